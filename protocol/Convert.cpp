@@ -1,0 +1,365 @@
+// JSON conversions for engram's requests and results.
+#include "protocol/Convert.h"
+
+#include "util/Paths.h"
+#include "util/Time.h"
+
+namespace engram::protocol {
+
+static const char* typeName(const json& j) {
+    switch (j.type()) {
+    case json::value_t::null: return "null";
+    case json::value_t::boolean: return "a boolean";
+    case json::value_t::string: return "a string";
+    case json::value_t::array: return "an array";
+    case json::value_t::object: return "an object";
+    case json::value_t::discarded: return "nothing";
+    default: return "a number";
+    }
+}
+
+Params::Params(const json& j, std::string path) : j_(j), path_(std::move(path)) {
+    if (!j_.is_object() && !j_.is_null())
+        throw invalidField(path_.empty() ? "params" : path_,
+                           std::string("expected an object, got ") + typeName(j_));
+}
+
+static const json* member(const json& j, const char* key) {
+    if (!j.is_object()) return nullptr;
+    auto it = j.find(key);
+    return it == j.end() || it->is_null() ? nullptr : &*it;
+}
+
+std::optional<std::string> Params::optString(const char* key) const {
+    const json* v = member(j_, key);
+    if (!v) return std::nullopt;
+    if (!v->is_string())
+        throw invalidField(field(key), std::string("expected a string, got ") + typeName(*v));
+    return v->get<std::string>();
+}
+
+std::string Params::reqString(const char* key) const {
+    auto v = optString(key);
+    if (!v) throw invalidField(field(key), "is required");
+    return *v;
+}
+
+std::optional<double> Params::optNumber(const char* key) const {
+    const json* v = member(j_, key);
+    if (!v) return std::nullopt;
+    if (!v->is_number())
+        throw invalidField(field(key), std::string("expected a number, got ") + typeName(*v));
+    return v->get<double>();
+}
+
+std::optional<int> Params::optInt(const char* key) const {
+    const json* v = member(j_, key);
+    if (!v) return std::nullopt;
+    if (!v->is_number_integer())
+        throw invalidField(field(key), std::string("expected an integer, got ") + typeName(*v));
+    auto n = v->get<int64_t>();
+    if (n < INT32_MIN || n > INT32_MAX) throw invalidField(field(key), "is out of range");
+    return int(n);
+}
+
+std::optional<bool> Params::optBool(const char* key) const {
+    const json* v = member(j_, key);
+    if (!v) return std::nullopt;
+    if (!v->is_boolean())
+        throw invalidField(field(key), std::string("expected a boolean, got ") + typeName(*v));
+    return v->get<bool>();
+}
+
+const json* Params::optObject(const char* key) const {
+    const json* v = member(j_, key);
+    if (v && !v->is_object())
+        throw invalidField(field(key), std::string("expected an object, got ") + typeName(*v));
+    return v;
+}
+
+const json* Params::optArray(const char* key) const {
+    const json* v = member(j_, key);
+    if (v && !v->is_array())
+        throw invalidField(field(key), std::string("expected an array, got ") + typeName(*v));
+    return v;
+}
+
+std::vector<std::string> Params::optStrings(const char* key) const {
+    std::vector<std::string> out;
+    const json* a = optArray(key);
+    if (!a) return out;
+    for (size_t i = 0; i < a->size(); ++i) {
+        const json& e = (*a)[i];
+        if (!e.is_string())
+            throw invalidField(field(key) + "[" + std::to_string(i) + "]",
+                               std::string("expected a string, got ") + typeName(e));
+        out.push_back(e.get<std::string>());
+    }
+    return out;
+}
+
+AnchorSpec parseAnchorSpec(const json& j, const std::string& path) {
+    Params p(j, path);
+    AnchorSpec a;
+    auto uri = p.optString("uri");
+    auto file = p.optString("path");
+    if (uri && file) throw invalidField(path, "give either path or uri, not both");
+    if (uri) {
+        auto local = uriToPath(*uri);
+        if (!local) throw invalidField(p.field("uri"), "must be a file:// URI");
+        a.path = *local;
+    } else if (file) {
+        a.path = *file;
+    } else {
+        throw invalidField(p.field("path"), "is required (or uri)");
+    }
+    a.symbol = p.optString("symbol");
+    if (const json* pos = p.optObject("position")) {
+        Params pp(*pos, p.field("position"));
+        auto line = pp.optInt("line");
+        if (!line) throw invalidField(pp.field("line"), "is required");
+        if (*line < 0) throw invalidField(pp.field("line"), "must be >= 0");
+        a.line = *line + 1; // LSP positions are 0-based
+    }
+    if (const json* r = p.optObject("range")) {
+        Params rp(*r, p.field("range"));
+        // Accept both an LSP Range and engram's {start_line, end_line} (1-based).
+        if (const json* start = rp.optObject("start")) {
+            const json* end = rp.optObject("end");
+            if (!end) throw invalidField(rp.field("end"), "is required");
+            auto s = Params(*start, rp.field("start")).optInt("line");
+            auto e = Params(*end, rp.field("end")).optInt("line");
+            if (!s || !e) throw invalidField(rp.field("start.line"), "is required");
+            a.lines = std::make_pair(*s + 1, *e + 1);
+        } else {
+            auto s = rp.optInt("start_line");
+            auto e = rp.optInt("end_line");
+            if (!s) throw invalidField(rp.field("start_line"), "is required");
+            a.lines = std::make_pair(*s, e.value_or(*s));
+        }
+    }
+    return a;
+}
+
+RememberRequest parseRemember(const json& params) {
+    Params p(params);
+    RememberRequest r;
+    r.text = p.reqString("text");
+    r.label = p.optString("label");
+    r.kind = p.optString("kind");
+    r.tags = p.optStrings("tags");
+    r.confidence = p.optNumber("confidence");
+    r.agent = p.reqString("agent");
+    if (const json* anchors = p.optArray("anchors"))
+        for (size_t i = 0; i < anchors->size(); ++i)
+            r.anchors.push_back(parseAnchorSpec((*anchors)[i], "anchors[" + std::to_string(i) + "]"));
+    if (const json* ev = p.optArray("evidence")) {
+        for (size_t i = 0; i < ev->size(); ++i) {
+            Params e((*ev)[i], "evidence[" + std::to_string(i) + "]");
+            // {"path": "src/a.py"} or {"type": "path", "value": "src/a.py"}
+            Evidence out;
+            for (const char* t : {"path", "url", "command", "note"})
+                if (auto v = e.optString(t)) out = {t, *v};
+            if (out.type.empty()) {
+                out.type = e.reqString("type");
+                out.value = e.reqString("value");
+            }
+            r.evidence.push_back(out);
+        }
+    }
+    r.tier = p.optString("tier").value_or("project");
+    r.forceReason = p.optString("force_reason").value_or("");
+    return r;
+}
+
+RecallRequest parseRecall(const json& params) {
+    Params p(params);
+    RecallRequest r;
+    r.query = p.optString("query");
+    r.tier = p.optString("tier");
+    r.path = p.optString("path");
+    if (auto uri = p.optString("uri")) {
+        auto local = uriToPath(*uri);
+        if (!local) throw invalidField("uri", "must be a file:// URI");
+        r.path = *local;
+    }
+    r.kinds = p.optStrings("kinds");
+    for (size_t i = 0; i < r.kinds.size(); ++i)
+        if (!isKnownKind(r.kinds[i]))
+            throw invalidField("kinds[" + std::to_string(i) + "]",
+                               "must be one of fact, decision, convention, gotcha, preference, todo");
+    auto include = p.optStrings("include");
+    for (size_t i = 0; i < include.size(); ++i) {
+        auto s = parseStatus(include[i]);
+        if (!s || *s == ClaimStatus::Committed)
+            throw invalidField("include[" + std::to_string(i) + "]",
+                               "must be frontier, retracted or superseded");
+        r.include.push_back(*s);
+    }
+    r.limit = p.optInt("limit").value_or(10);
+    r.maxChars = p.optInt("max_chars");
+    r.root = p.optString("root");
+    return r;
+}
+
+static json orUnknown(const std::string& s) { return s.empty() ? json("unknown") : json(s); }
+
+json toJson(const Claim& c) {
+    json anchors = json::array();
+    for (auto& a : c.anchors) {
+        json j = {{"path", a.path}, {"kind", a.nodeKind.empty() ? "unknown" : a.nodeKind}};
+        if (!a.symbol.empty()) j["symbol"] = a.symbol;
+        if (!a.language.empty()) j["language"] = a.language;
+        if (a.startLine > 0) j["range"] = {{"start_line", a.startLine}, {"end_line", a.endLine}};
+        if (!a.hash.empty()) j["hash"] = a.hash;
+        anchors.push_back(std::move(j));
+    }
+    json evidence = json::array();
+    for (auto& e : c.evidence) evidence.push_back({{"type", e.type}, {"value", e.value}});
+    json j = {
+        {"id", c.id},
+        {"version", c.version},
+        {"label", c.label.empty() ? json(nullptr) : json(c.label)},
+        {"text", c.text},
+        {"kind", orUnknown(c.kind)},
+        {"status", std::string(toString(c.status))},
+        {"confidence", c.confidence ? json(*c.confidence) : json("unknown")},
+        {"created", c.created ? json(formatUtc(*c.created)) : json("unknown")},
+        {"source_agent", orUnknown(c.sourceAgent)},
+        {"origin", orUnknown(c.origin)},
+        {"tags", c.tags},
+        {"anchors", std::move(anchors)},
+        {"evidence", std::move(evidence)},
+        {"feedback",
+         {{"correct", c.feedback.correct},
+          {"wrong", c.feedback.wrong},
+          {"partial", c.feedback.partial},
+          {"contested", c.feedback.contested()}}},
+    };
+    if (c.updated) j["updated"] = formatUtc(*c.updated);
+    if (c.verified) j["verified"] = formatUtc(*c.verified);
+    if (!c.supersedes.empty()) j["supersedes"] = c.supersedes;
+    if (!c.retractedBy.empty()) j["retracted_by"] = c.retractedBy;
+    if (!c.retractReason.empty()) j["retract_reason"] = c.retractReason;
+    if (!c.forceReason.empty()) j["force_reason"] = c.forceReason;
+    return j;
+}
+
+json toJson(const Envelope& e) {
+    json stores = json::array();
+    for (auto& s : e.stores) {
+        json j = {{"tier", s.tier},
+                  {"path", s.path},
+                  {"name", s.name},
+                  {"exists", s.exists},
+                  {"index_ready", s.indexReady},
+                  {"claims",
+                   {{"committed", s.committed},
+                    {"frontier", s.frontier},
+                    {"retracted", s.retracted},
+                    {"superseded", s.superseded}}},
+                  {"anchors", s.anchors},
+                  {"generation", s.generation},
+                  {"broken_files", s.brokenFiles}};
+        if (!s.error.empty()) j["error"] = s.error;
+        stores.push_back(std::move(j));
+    }
+    json recovery = nullptr;
+    if (!e.recovery.method.empty()) {
+        json args = json::object();
+        for (auto& [k, v] : e.recovery.arguments) args[k] = v;
+        recovery = {{"method", e.recovery.method}, {"arguments", args}, {"reason", e.recovery.reason}};
+    }
+    json observed = {{"method", e.observed.method}, {"candidates", e.observed.candidates}};
+    if (!e.observed.error.empty()) observed["error"] = e.observed.error;
+    return {{"schema", e.schema},
+            {"status", e.status},
+            {"trust_mode", e.trustMode},
+            {"observed", observed},
+            {"session",
+             {{"pid", e.session.pid},
+              {"version", e.session.version},
+              {"started", formatUtc(e.session.started)}}},
+            {"binding",
+             {{"root", e.binding.root},
+              {"fingerprint", e.binding.fingerprint},
+              {"source", e.binding.source},
+              {"requested_root",
+               e.binding.requestedRoot.empty() ? json(nullptr) : json(e.binding.requestedRoot)},
+              {"mismatch", e.binding.mismatch}}},
+            {"store", stores},
+            {"next_suggested", e.nextSuggested.empty() ? json(nullptr) : json(e.nextSuggested)},
+            {"recovery", recovery},
+            {"non_claims", e.nonClaims}};
+}
+
+json toJson(const RememberResult& r) {
+    json j = {{"claim", toJson(r.claim)}, {"tier", r.tier}};
+    j["superseded"] = r.superseded ? toJson(*r.superseded) : json(nullptr);
+    return j;
+}
+
+json toJson(const RecallRow& r) {
+    json j = toJson(r.claim);
+    j["score"] = std::round(r.score * 10000.0) / 10000.0;
+    j["tier"] = r.tier;
+    j["stale"] = r.stale ? json(*r.stale) : json("unknown");
+    j["age"] = r.ageSeconds ? json(humanAge(*r.ageSeconds)) : json("unknown");
+    j["anchor_state"] = r.anchorState;
+    j["why"] = r.why;
+    return j;
+}
+
+json toJson(const RecallResult& r) {
+    json rows = json::array();
+    for (auto& row : r.rows) rows.push_back(toJson(row));
+    json exists = json::object();
+    for (auto& m : r.memoryExists) exists[m.tier] = {{"live", m.live}, {"other", m.other}};
+    json j = {{"rows", std::move(rows)},
+              {"memory_exists", std::move(exists)},
+              {"truncated", r.truncated},
+              {"envelope", toJson(r.envelope)}};
+    if (!r.whyEmpty.empty()) j["why_empty"] = r.whyEmpty;
+    return j;
+}
+
+json toJson(const GetResult& r) {
+    json history = json::array();
+    for (auto& h : r.history) history.push_back(toJson(h));
+    json j = toJson(r.claim);
+    j["tier"] = r.tier;
+    j["file"] = r.file;
+    j["anchor_state"] = r.anchorState;
+    for (size_t i = 0; i < r.anchorStates.size() && i < j["anchors"].size(); ++i)
+        j["anchors"][i]["state"] = r.anchorStates[i];
+    return {{"claim", j}, {"history", history}};
+}
+
+json toJson(const LearnResult& r) {
+    return {{"claim", toJson(r.claim)},
+            {"tier", r.tier},
+            {"feedback",
+             {{"correct", r.claim.feedback.correct},
+              {"wrong", r.claim.feedback.wrong},
+              {"partial", r.claim.feedback.partial},
+              {"contested", r.claim.feedback.contested()}}}};
+}
+
+json toJson(const StatusResult& r) {
+    json broken = json::array();
+    for (auto& [file, why] : r.brokenFiles) broken.push_back({{"file", file}, {"problem", why}});
+    return {{"envelope", toJson(r.envelope)},
+            {"anchor_health",
+             {{"intact", r.anchorHealth.intact},
+              {"drifted", r.anchorHealth.drifted},
+              {"moved", r.anchorHealth.moved},
+              {"orphaned", r.anchorHealth.orphaned}}},
+            {"broken_files", broken}};
+}
+
+json toJson(const SyncReport& r) {
+    return {{"added", r.added},     {"updated", r.updated}, {"removed", r.removed},
+            {"broken", r.broken},   {"rebuilt", r.rebuilt}, {"reason", r.rebuildReason}};
+}
+
+} // namespace engram::protocol

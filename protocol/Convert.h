@@ -1,0 +1,53 @@
+// Conversion between engram's plain structs and their JSON wire form.
+//
+// Parsing is strict about types and names the offending field path in its
+// InvalidParams error ("anchors[1].path: expected a string"); unknown fields
+// are ignored so newer clients can talk to older servers. Output uses the
+// wire's snake_case names, and every provenance field that is unknown says
+// "unknown" rather than disappearing (invariant 4).
+#pragma once
+#include "engine/Requests.h"
+#include "index/Index.h"
+#include "protocol/JsonRpc.h"
+
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace engram::protocol {
+
+// Typed, path-aware access to one JSON object of parameters.
+class Params {
+public:
+    explicit Params(const json& j, std::string path = "");
+    std::optional<std::string> optString(const char* key) const;
+    std::string reqString(const char* key) const;
+    std::optional<double> optNumber(const char* key) const;
+    std::optional<int> optInt(const char* key) const;
+    std::optional<bool> optBool(const char* key) const;
+    std::vector<std::string> optStrings(const char* key) const;
+    // The nested object/array or nullptr when absent; throws when mistyped.
+    const json* optObject(const char* key) const;
+    const json* optArray(const char* key) const;
+    std::string field(const std::string& key) const { return path_.empty() ? key : path_ + "." + key; }
+
+private:
+    const json& j_;
+    std::string path_;
+};
+
+RememberRequest parseRemember(const json& params);
+RecallRequest parseRecall(const json& params);
+AnchorSpec parseAnchorSpec(const json& j, const std::string& path);
+
+json toJson(const Claim& c);
+json toJson(const Envelope& e);
+json toJson(const RememberResult& r);
+json toJson(const RecallRow& r);
+json toJson(const RecallResult& r);
+json toJson(const GetResult& r);
+json toJson(const LearnResult& r);
+json toJson(const StatusResult& r);
+json toJson(const SyncReport& r);
+
+} // namespace engram::protocol

@@ -1,0 +1,40 @@
+#!/usr/bin/env bash
+# Installs what engram builds from, idempotently: Debian packages (only the
+# missing ones, so a second run does no network work) and the pinned npm
+# packages carrying the tree-sitter runtime and grammars (only when the lock
+# file changed since the last install).
+set -euo pipefail
+here="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+
+debs=(build-essential cmake pkg-config git nodejs npm
+      nlohmann-json3-dev libuv1-dev libsqlite3-dev catch2 libsodium-dev)
+
+missing=()
+for p in "${debs[@]}"; do
+    # A tool already on PATH (node and npm are often installed outside apt)
+    # counts as present.
+    case "$p" in
+        nodejs) command -v node >/dev/null 2>&1 && continue ;;
+        npm) command -v npm >/dev/null 2>&1 && continue ;;
+        cmake) command -v cmake >/dev/null 2>&1 && continue ;;
+        git) command -v git >/dev/null 2>&1 && continue ;;
+    esac
+    dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+done
+
+if ((${#missing[@]})); then
+    sudo=""
+    [ "$(id -u)" -ne 0 ] && sudo="sudo"
+    echo "setup: installing Debian packages: ${missing[*]}"
+    $sudo apt-get update -qq
+    DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq --no-install-recommends "${missing[@]}"
+fi
+
+cd "$here"
+stamp="node_modules/.engram-lock-sha256"
+want="$(sha256sum package-lock.json | cut -d' ' -f1)"
+if [ ! -f "$stamp" ] || [ "$(cat "$stamp")" != "$want" ]; then
+    echo "setup: installing pinned npm packages (npm ci --ignore-scripts)"
+    npm ci --ignore-scripts --no-audit --no-fund --loglevel=error
+    echo "$want" > "$stamp"
+fi

@@ -1,0 +1,369 @@
+// Subcommand dispatch for the `engram` binary.
+#include "cli/Cli.h"
+
+#include "cli/Args.h"
+#include "cli/Render.h"
+#include "engine/Engine.h"
+#include "lsp/Log.h"
+#include "lsp/LspServer.h"
+#include "model/Error.h"
+#include "protocol/Convert.h"
+#include "store/AuditLog.h"
+#include "syntax/Languages.h"
+#include "util/Paths.h"
+
+#include <charconv>
+#include <cstdlib>
+#include <iostream>
+#include <sodium.h>
+
+namespace engram::cli {
+
+using protocol::json;
+
+namespace {
+
+const char* kUsage = R"(engram: memory for coding agents, anchored to code.
+
+usage: engram [--root DIR] [--home DIR] [--json] COMMAND [ARGS]
+
+commands:
+  serve [--stdio] [--log FILE]   run the LSP server on stdio (editors spawn this)
+  remember TEXT...               record a claim (TEXT '-' reads standard input)
+      [--label L] [--kind fact|decision|convention|gotcha|preference|todo]
+      [--tag T]... [--confidence 0..1] [--agent NAME] [--tier project|medulla]
+      [--anchor PATH | PATH:START-END]... [--evidence TYPE:VALUE]... [--force-reason R]
+  recall [QUERY...]              find claims [--tier T] [--path P] [--kind K]...
+      [--include frontier|retracted|superseded]... [--limit N] [--max-chars N]
+  get ID                         one claim with its history
+  retract ID --reason R          withdraw a claim [--agent NAME]
+  learn ID VERDICT               record correct|wrong|partial [--note N] [--agent NAME]
+  status                         the bound root, stores, counts and anchor health
+  reindex                        rebuild the indexes from the claim files
+  doctor                         check grammars, stores, indexes and audit logs
+
+global flags:
+  --root DIR    workspace root (default: $ENGRAM_ROOT, else the nearest ancestor
+                holding .engram/ or .git/, else the current directory)
+  --home DIR    engram's home for the medulla (default: $ENGRAM_HOME, else
+                $XDG_DATA_HOME/engram, else ~/.local/share/engram)
+  --json        machine-readable output
+  --version, --help
+
+exit codes: 0 ok, 1 findings or refusal, 2 usage error
+)";
+
+struct Context {
+    Args args;
+    std::string root, rootSource, home;
+    bool json = false;
+};
+
+std::string defaultHome() {
+    if (const char* h = std::getenv("ENGRAM_HOME"); h && *h) return h;
+    if (const char* x = std::getenv("XDG_DATA_HOME"); x && *x) return std::string(x) + "/engram";
+    if (const char* home = std::getenv("HOME"); home && *home)
+        return std::string(home) + "/.local/share/engram";
+    return "";
+}
+
+std::string defaultAgent() {
+    if (const char* a = std::getenv("ENGRAM_AGENT"); a && *a) return a;
+    const char* user = std::getenv("USER");
+    return std::string("human:") + (user && *user ? user : "unknown");
+}
+
+Engine makeEngine(const Context& ctx) {
+    return Engine({ctx.root, ctx.rootSource, ctx.home, 30, ENGRAM_VERSION});
+}
+
+template <class T>
+T number(const std::string& flag, const std::string& v) {
+    T out{};
+    auto r = std::from_chars(v.data(), v.data() + v.size(), out);
+    if (r.ec != std::errc() || r.ptr != v.data() + v.size())
+        throw UsageError(flag + ": '" + v + "' is not a number");
+    return out;
+}
+
+// --anchor PATH#SYMBOL | PATH:LINE | PATH:START-END | PATH
+AnchorSpec parseAnchorFlag(const std::string& v) {
+    AnchorSpec a;
+    if (auto hash = v.find('#'); hash != std::string::npos) {
+        a.path = v.substr(0, hash);
+        a.symbol = v.substr(hash + 1);
+        if (a.path.empty() || a.symbol->empty()) throw UsageError("--anchor: expected PATH#SYMBOL");
+        return a;
+    }
+    auto colon = v.rfind(':');
+    if (colon != std::string::npos && colon + 1 < v.size()) {
+        std::string spec = v.substr(colon + 1);
+        bool numeric = spec.find_first_not_of("0123456789-") == std::string::npos;
+        if (numeric) {
+            a.path = v.substr(0, colon);
+            auto dash = spec.find('-');
+            if (dash == std::string::npos) {
+                a.line = number<int>("--anchor", spec);
+            } else {
+                a.lines = std::make_pair(number<int>("--anchor", spec.substr(0, dash)),
+                                         number<int>("--anchor", spec.substr(dash + 1)));
+            }
+            return a;
+        }
+    }
+    a.path = v;
+    return a;
+}
+
+std::string joined(const std::vector<std::string>& parts) {
+    std::string out;
+    for (auto& p : parts) out += (out.empty() ? "" : " ") + p;
+    return out;
+}
+
+int print(const Context& ctx, const json& j, const std::string& human) {
+    if (ctx.json) std::cout << j.dump(2, ' ', false, json::error_handler_t::replace) << "\n";
+    else std::cout << human;
+    return 0;
+}
+
+int cmdRemember(const Context& ctx) {
+    RememberRequest r;
+    if (ctx.args.positionals.size() == 1 && ctx.args.positionals[0] == "-") {
+        r.text.assign(std::istreambuf_iterator<char>(std::cin), {});
+    } else {
+        r.text = joined(ctx.args.positionals);
+    }
+    if (r.text.empty()) throw UsageError("remember: give the claim text (or '-' to read stdin)");
+    r.label = ctx.args.get("--label");
+    r.kind = ctx.args.get("--kind");
+    r.tags = ctx.args.all("--tag");
+    if (auto c = ctx.args.get("--confidence")) r.confidence = number<double>("--confidence", *c);
+    r.agent = ctx.args.get("--agent").value_or(defaultAgent());
+    for (auto& a : ctx.args.all("--anchor")) r.anchors.push_back(parseAnchorFlag(a));
+    for (auto& e : ctx.args.all("--evidence")) {
+        auto colon = e.find(':');
+        if (colon == std::string::npos) throw UsageError("--evidence: expected TYPE:VALUE");
+        r.evidence.push_back({e.substr(0, colon), e.substr(colon + 1)});
+    }
+    r.tier = ctx.args.get("--tier").value_or("project");
+    r.forceReason = ctx.args.get("--force-reason").value_or("");
+    Engine engine = makeEngine(ctx);
+    auto result = engine.remember(r);
+    return print(ctx, protocol::toJson(result), renderRemember(result));
+}
+
+int cmdRecall(const Context& ctx) {
+    RecallRequest r;
+    if (!ctx.args.positionals.empty()) r.query = joined(ctx.args.positionals);
+    r.tier = ctx.args.get("--tier");
+    r.path = ctx.args.get("--path");
+    r.kinds = ctx.args.all("--kind");
+    for (auto& k : r.kinds)
+        if (!isKnownKind(k)) throw UsageError("--kind: unknown kind '" + k + "'");
+    for (auto& s : ctx.args.all("--include")) {
+        auto st = parseStatus(s);
+        if (!st || *st == ClaimStatus::Committed)
+            throw UsageError("--include: must be frontier, retracted or superseded");
+        r.include.push_back(*st);
+    }
+    if (auto l = ctx.args.get("--limit")) r.limit = number<int>("--limit", *l);
+    if (auto m = ctx.args.get("--max-chars")) r.maxChars = number<int>("--max-chars", *m);
+    Engine engine = makeEngine(ctx);
+    auto result = engine.recall(r);
+    print(ctx, protocol::toJson(result), renderRecall(result));
+    return 0;
+}
+
+std::string oneId(const Context& ctx, const char* cmd) {
+    if (ctx.args.positionals.empty()) throw UsageError(std::string(cmd) + ": give a claim id");
+    return ctx.args.positionals[0];
+}
+
+int cmdGet(const Context& ctx) {
+    Engine engine = makeEngine(ctx);
+    auto r = engine.get(oneId(ctx, "get"));
+    return print(ctx, protocol::toJson(r), renderGet(r));
+}
+
+int cmdRetract(const Context& ctx) {
+    auto reason = ctx.args.get("--reason");
+    if (!reason) throw UsageError("retract: --reason is required");
+    Engine engine = makeEngine(ctx);
+    auto c = engine.retract(oneId(ctx, "retract"), ctx.args.get("--agent").value_or(defaultAgent()),
+                            *reason);
+    return print(ctx, {{"claim", protocol::toJson(c)}}, "Retracted: " + renderClaimLine(c) + "\n");
+}
+
+int cmdLearn(const Context& ctx) {
+    if (ctx.args.positionals.size() < 2 && !ctx.args.get("--verdict"))
+        throw UsageError("learn: give a claim id and a verdict (correct, wrong or partial)");
+    std::string verdict = ctx.args.get("--verdict").value_or(
+        ctx.args.positionals.size() > 1 ? ctx.args.positionals[1] : "");
+    Engine engine = makeEngine(ctx);
+    auto r = engine.learn(oneId(ctx, "learn"), verdict,
+                          ctx.args.get("--agent").value_or(defaultAgent()),
+                          ctx.args.get("--note").value_or(""));
+    auto& f = r.claim.feedback;
+    return print(ctx, protocol::toJson(r),
+                 "Recorded '" + verdict + "' for " + r.claim.id + ": " + std::to_string(f.correct) +
+                     " correct, " + std::to_string(f.wrong) + " wrong, " +
+                     std::to_string(f.partial) + " partial" + (f.contested() ? " (contested)" : "") +
+                     "\n");
+}
+
+int cmdStatus(const Context& ctx) {
+    Engine engine = makeEngine(ctx);
+    auto r = engine.status();
+    return print(ctx, protocol::toJson(r), renderStatus(r));
+}
+
+int cmdReindex(const Context& ctx) {
+    Engine engine = makeEngine(ctx);
+    json reports = json::array();
+    std::string human;
+    for (auto& r : engine.reindex()) {
+        reports.push_back(protocol::toJson(r));
+        human += "reindexed: " + std::to_string(r.added) + " claims, " + std::to_string(r.broken) +
+                 " broken files\n";
+    }
+    if (reports.empty()) human = "no stores to index\n";
+    return print(ctx, {{"reports", reports}}, human);
+}
+
+int cmdDoctor(const Context& ctx) {
+    json checks = json::array();
+    std::string human;
+    bool ok = true;
+    auto check = [&](const std::string& name, bool pass, const std::string& detail) {
+        checks.push_back({{"check", name}, {"ok", pass}, {"detail", detail}});
+        human += std::string(pass ? "ok   " : "FAIL ") + name + ": " + detail + "\n";
+        ok &= pass;
+    };
+    static const std::map<std::string, std::string> samples = {
+        {"python", "def f():\n    return 1\n"},  {"javascript", "function f() { return 1; }\n"},
+        {"typescript", "function f(): number { return 1; }\n"},
+        {"tsx", "const A = () => <div/>;\n"},       {"c", "int f(void) { return 1; }\n"},
+        {"cpp", "namespace n { int f() { return 1; } }\n"},
+        {"go", "package p\nfunc F() int { return 1 }\n"},
+        {"rust", "fn f() -> i32 { 1 }\n"},          {"java", "class A { int f() { return 1; } }\n"},
+    };
+    for (auto& lang : syntax::languages()) {
+        auto it = samples.find(lang.name);
+        auto kind = it == samples.end() ? std::nullopt : syntax::parseRootKind(lang.name, it->second);
+        check("grammar " + lang.name, kind.has_value(),
+              kind ? "parses (ABI " + std::to_string(lang.abiVersion) + ", root " + *kind + ")"
+                   : "does not parse its sample");
+    }
+    Engine engine = makeEngine(ctx);
+    auto st = engine.status();
+    for (auto& s : st.envelope.stores) {
+        check(s.tier + " store", s.error.empty(),
+              !s.exists ? s.path + " does not exist yet"
+                        : s.error.empty() ? s.path + ": " + std::to_string(s.committed) + " live claims"
+                                          : s.error);
+        if (s.exists) {
+            auto v = AuditLog(s.path + "/audit.log").verify();
+            check(s.tier + " audit log", v.ok,
+                  v.ok ? std::to_string(v.entries) + " entries, chain intact"
+                       : "entry " + std::to_string(v.brokenAt) + ": " + v.problem);
+        }
+    }
+    check("claim files", st.brokenFiles.empty(),
+          st.brokenFiles.empty() ? "all parse" : std::to_string(st.brokenFiles.size()) + " broken");
+    print(ctx, {{"ok", ok}, {"checks", checks}}, human);
+    return ok ? 0 : 1;
+}
+
+} // namespace
+
+int run(int argc, char** argv) {
+    if (sodium_init() < 0) {
+        std::cerr << "engram: libsodium failed to initialise\n";
+        return 2;
+    }
+    FlagSpec global{{"--root", "--home"}, {}, {"--json", "--help", "--version"}};
+    std::map<std::string, FlagSpec> commands = {
+        {"serve", {{"--log"}, {}, {"--stdio"}}},
+        {"remember",
+         {{"--label", "--kind", "--confidence", "--agent", "--tier", "--force-reason"},
+          {"--tag", "--anchor", "--evidence"},
+          {}}},
+        {"recall", {{"--tier", "--path", "--limit", "--max-chars"}, {"--kind", "--include"}, {}}},
+        {"get", {}},
+        {"retract", {{"--reason", "--agent"}, {}, {}}},
+        {"learn", {{"--verdict", "--note", "--agent"}, {}, {}}},
+        {"status", {}},
+        {"reindex", {}},
+        {"doctor", {}},
+        {"help", {}},
+    };
+    Context ctx;
+    try {
+        ctx.args = parseArgs(argc, argv, commands, global);
+    } catch (const UsageError& e) {
+        std::cerr << "engram: " << e.what() << "\n(see engram --help)\n";
+        return 2;
+    }
+    if (ctx.args.has("--version")) {
+        std::cout << "engram " << ENGRAM_VERSION << "\n";
+        return 0;
+    }
+    if (ctx.args.has("--help") || ctx.args.command == "help") {
+        std::cout << kUsage;
+        return 0;
+    }
+    if (ctx.args.command.empty()) {
+        std::cerr << kUsage;
+        return 2;
+    }
+    ctx.json = ctx.args.has("--json");
+    if (auto r = ctx.args.get("--root")) {
+        ctx.root = canonicalPath(*r);
+        ctx.rootSource = "--root";
+    } else if (const char* env = std::getenv("ENGRAM_ROOT"); env && *env) {
+        ctx.root = canonicalPath(env);
+        ctx.rootSource = "ENGRAM_ROOT";
+    } else {
+        ctx.root = discoverRoot(currentDir());
+        ctx.rootSource = "discovered";
+    }
+    ctx.home = ctx.args.get("--home").value_or(defaultHome());
+    if (!ctx.home.empty()) ctx.home = canonicalPath(ctx.home);
+
+    try {
+        const std::string& c = ctx.args.command;
+        if (c == "serve") {
+            if (!openLog(ctx.args.get("--log").value_or(""))) {
+                std::cerr << "engram: cannot open log file " << *ctx.args.get("--log") << "\n";
+                return 2;
+            }
+            LspServer server({ctx.root, ctx.rootSource, ctx.home, ENGRAM_VERSION});
+            return server.run();
+        }
+        if (c == "remember") return cmdRemember(ctx);
+        if (c == "recall") return cmdRecall(ctx);
+        if (c == "get") return cmdGet(ctx);
+        if (c == "retract") return cmdRetract(ctx);
+        if (c == "learn") return cmdLearn(ctx);
+        if (c == "status") return cmdStatus(ctx);
+        if (c == "reindex") return cmdReindex(ctx);
+        if (c == "doctor") return cmdDoctor(ctx);
+    } catch (const UsageError& e) {
+        std::cerr << "engram: " << e.what() << "\n";
+        return 2;
+    } catch (const EngramError& e) {
+        if (ctx.json) {
+            std::cout << protocol::errorReply(nullptr, e)["error"].dump(2) << "\n";
+        } else {
+            std::cerr << "engram: " << toString(e.kind) << ": " << e.what() << "\n";
+        }
+        return e.kind == ErrorKind::InvalidParams ? 2 : 1;
+    } catch (const std::exception& e) {
+        std::cerr << "engram: internal error: " << e.what() << "\n";
+        return 1;
+    }
+    return 2;
+}
+
+} // namespace engram::cli

@@ -1,0 +1,124 @@
+// Terminal rendering: what a person at a shell reads.
+#include "cli/Render.h"
+
+#include "store/ClaimFile.h"
+#include "util/Time.h"
+
+namespace engram::cli {
+
+static std::string orUnknown(const std::string& s) { return s.empty() ? "unknown" : s; }
+
+static std::string indent(const std::string& text, const std::string& pad) {
+    std::string out = pad;
+    for (char c : text) {
+        out += c;
+        if (c == '\n') out += pad;
+    }
+    return out;
+}
+
+std::string renderClaimLine(const Claim& c) {
+    std::string s = "[" + orUnknown(c.kind) + "] ";
+    if (!c.label.empty()) s += c.label + "  ";
+    s += "(" + c.id + " v" + std::to_string(c.version) + ", " + std::string(toString(c.status));
+    if (c.confidence) s += ", confidence " + formatConfidence(*c.confidence);
+    s += ", by " + orUnknown(c.sourceAgent) + ", from " + orUnknown(c.origin) + ")";
+    return s;
+}
+
+std::string renderRecall(const RecallResult& r) {
+    std::string out;
+    int i = 0;
+    for (auto& row : r.rows) {
+        out += std::to_string(++i) + ". " + renderClaimLine(row.claim) + "\n";
+        out += "   " + row.tier + " · anchor " + row.anchorState + " · age " +
+               (row.ageSeconds ? humanAge(*row.ageSeconds) : std::string("unknown")) +
+               (row.stale && *row.stale ? " · STALE" : "") + "\n";
+        out += indent(row.claim.text, "   ") + "\n";
+        if (!row.why.empty()) {
+            out += "   why:";
+            for (auto& w : row.why) out += " " + w + ";";
+            out.pop_back();
+            out += "\n";
+        }
+    }
+    if (r.rows.empty()) {
+        out += "No claims returned. " + r.whyEmpty + ".\n";
+        for (auto& m : r.memoryExists)
+            out += "  " + m.tier + ": " + std::to_string(m.live) + " live claims\n";
+        if (!r.envelope.recovery.method.empty()) out += "  next: " + r.envelope.recovery.reason + "\n";
+    } else if (r.truncated) {
+        out += "(more rows matched; raise --limit or --max-chars)\n";
+    }
+    out += "trust: " + r.envelope.trustMode + "\n";
+    return out;
+}
+
+std::string renderGet(const GetResult& r) {
+    std::string out = renderClaimLine(r.claim) + "\n";
+    out += "tier " + r.tier + " · anchor " + r.anchorState + " · file " + r.file + "\n";
+    out += "created " + (r.claim.created ? formatUtc(*r.claim.created) : std::string("unknown"));
+    if (r.claim.verified) out += " · verified " + formatUtc(*r.claim.verified);
+    out += "\n";
+    if (!r.claim.tags.empty()) {
+        out += "tags:";
+        for (auto& t : r.claim.tags) out += " " + t;
+        out += "\n";
+    }
+    for (size_t i = 0; i < r.claim.anchors.size(); ++i)
+        out += "anchor: " + formatAnchor(r.claim.anchors[i]) + " (" +
+               (i < r.anchorStates.size() ? r.anchorStates[i] : "unknown") + ")\n";
+    for (auto& e : r.claim.evidence) out += "evidence: " + e.type + " " + e.value + "\n";
+    auto& f = r.claim.feedback;
+    if (f.correct || f.wrong || f.partial)
+        out += "feedback: " + std::to_string(f.correct) + " correct, " + std::to_string(f.wrong) +
+               " wrong, " + std::to_string(f.partial) + " partial" +
+               (f.contested() ? " (contested)" : "") + "\n";
+    if (r.claim.status == ClaimStatus::Retracted)
+        out += "retracted by " + orUnknown(r.claim.retractedBy) + ": " + r.claim.retractReason + "\n";
+    out += "\n" + indent(r.claim.text, "  ") + "\n";
+    if (!r.history.empty()) {
+        out += "\nhistory:\n";
+        for (auto& h : r.history)
+            out += "  v" + std::to_string(h.version) + " (" +
+                   (h.updated ? formatUtc(*h.updated) : std::string("unknown")) + ", " +
+                   orUnknown(h.sourceAgent) + "): " + h.text.substr(0, 100) + "\n";
+    }
+    return out;
+}
+
+std::string renderStatus(const StatusResult& r) {
+    auto& e = r.envelope;
+    std::string out = "engram " + e.session.version + " · root " + e.binding.root +
+                      " (fingerprint " + e.binding.fingerprint + ", " + e.binding.source + ")\n";
+    out += "trust: " + e.trustMode + " · status " + e.status + "\n";
+    for (auto& s : e.stores) {
+        out += s.tier + ": " + s.path;
+        if (!s.exists) {
+            out += " (no store yet)\n";
+            continue;
+        }
+        out += "\n  " + std::to_string(s.committed) + " live, " + std::to_string(s.frontier) +
+               " frontier, " + std::to_string(s.retracted) + " retracted, " +
+               std::to_string(s.superseded) + " superseded · " + std::to_string(s.anchors) +
+               " anchors · index generation " + std::to_string(s.generation) + "\n";
+        if (!s.error.empty()) out += "  error: " + s.error + "\n";
+    }
+    auto& h = r.anchorHealth;
+    out += "anchors: " + std::to_string(h.intact) + " intact, " + std::to_string(h.drifted) +
+           " drifted, " + std::to_string(h.moved) + " moved, " + std::to_string(h.orphaned) +
+           " orphaned\n";
+    for (auto& [file, why] : r.brokenFiles) out += "broken: " + file + ": " + why + "\n";
+    if (!e.recovery.method.empty()) out += "next: " + e.recovery.reason + "\n";
+    return out;
+}
+
+std::string renderRemember(const RememberResult& r) {
+    std::string out = (r.superseded ? "Superseded v" + std::to_string(r.superseded->version) +
+                                          " with v" + std::to_string(r.claim.version) + ": "
+                                    : std::string("Remembered: ")) +
+                      renderClaimLine(r.claim) + "\n";
+    return out;
+}
+
+} // namespace engram::cli

@@ -1,0 +1,208 @@
+// Engine set-up, tiers, the envelope, status and get.
+#include "engine/Engine.h"
+
+#include "engine/Anchoring.h"
+#include "engine/Tier.h"
+#include "model/Error.h"
+#include "store/ClaimFile.h"
+#include "util/Paths.h"
+#include "util/Time.h"
+
+#include <unistd.h>
+
+namespace engram {
+
+static std::string baseName(const std::string& path) {
+    auto slash = path.find_last_of('/');
+    std::string b = slash == std::string::npos ? path : path.substr(slash + 1);
+    return b.empty() ? "root" : b;
+}
+
+Engine::Engine(EngineOptions opts)
+    : opts_(std::move(opts)), fingerprint_(rootFingerprint(opts_.root)), started_(nowUnix()) {
+    tiers_.push_back(std::make_unique<Tier>(
+        Tier{"project", std::make_unique<Store>(opts_.root + "/.engram", "project",
+                                                baseName(opts_.root)),
+             nullptr}));
+    if (!opts_.home.empty())
+        tiers_.push_back(std::make_unique<Tier>(Tier{
+            "medulla", std::make_unique<Store>(opts_.home + "/medulla", "medulla", "medulla"),
+            nullptr}));
+}
+
+Engine::~Engine() = default;
+
+std::string Engine::projectDir() const { return tiers_[0]->store->dir(); }
+
+Engine::Tier* Engine::tier(const std::string& name) {
+    for (auto& t : tiers_)
+        if (t->name == name) return t.get();
+    return nullptr;
+}
+
+bool Engine::ready(Tier& t) {
+    if (t.index) return true;
+    if (!t.store->exists()) return false;
+    t.index = std::make_unique<Index>(*t.store);
+    t.index->sync();
+    return true;
+}
+
+Engine::Tier& Engine::writableTier(const std::string& name) {
+    Tier* t = tier(name);
+    if (!t)
+        throw invalidField("tier", name == "medulla" ? "no medulla: ENGRAM_HOME is not set"
+                                                     : "must be 'project' or 'medulla'");
+    t->store->ensureLayout();
+    ready(*t);
+    return *t;
+}
+
+Engine::Tier& Engine::locate(const std::string& id) {
+    if (!Store::validId(id)) throw invalidField("id", "'" + id + "' is not a claim id");
+    for (auto& t : tiers_) {
+        if (!ready(*t)) continue;
+        if (t->index->byId(id) || statFile(t->store->claimPath(id))) return *t;
+    }
+    throw EngramError(ErrorKind::UnknownClaim, "no claim with id '" + id + "' in any tier",
+                      {{"id", id}});
+}
+
+std::vector<SyncReport> Engine::refresh(const std::vector<std::string>* projectIds) {
+    std::vector<SyncReport> out;
+    for (auto& t : tiers_) {
+        bool fresh = !t->index;
+        if (!ready(*t)) continue;
+        // ready() has just synced a freshly opened index.
+        if (fresh) continue;
+        out.push_back(t->index->sync(t->name == "project" ? projectIds : nullptr));
+    }
+    return out;
+}
+
+std::vector<SyncReport> Engine::reindex() {
+    std::vector<SyncReport> out;
+    for (auto& t : tiers_) {
+        if (!t->store->exists()) continue;
+        if (!t->index) t->index = std::make_unique<Index>(*t->store);
+        auto lock = t->store->lock();
+        out.push_back(t->index->rebuild("requested"));
+    }
+    return out;
+}
+
+TierState Engine::tierState(Tier& t) {
+    TierState s;
+    s.tier = t.name;
+    s.path = t.store->dir();
+    s.name = t.store->originLabel();
+    try {
+        s.exists = ready(t);
+        if (s.exists) {
+            auto st = t.index->stats();
+            s.committed = st.committed;
+            s.frontier = st.frontier;
+            s.retracted = st.retracted;
+            s.superseded = st.superseded;
+            s.anchors = st.anchors;
+            s.generation = st.generation;
+            s.brokenFiles = int64_t(t.index->brokenFiles().size());
+            s.indexReady = true;
+        }
+    } catch (const std::exception& e) {
+        s.error = e.what();
+    }
+    return s;
+}
+
+Envelope Engine::envelope(const std::string& method,
+                          const std::optional<std::string>& requestedRoot) {
+    Envelope e;
+    e.observed.method = method;
+    e.session = {int64_t(::getpid()), opts_.version, started_};
+    e.binding.root = opts_.root;
+    e.binding.fingerprint = fingerprint_;
+    e.binding.source = opts_.rootSource;
+    if (requestedRoot) {
+        e.binding.requestedRoot = *requestedRoot;
+        e.binding.mismatch = canonicalPath(*requestedRoot) != opts_.root;
+    }
+    int64_t live = 0;
+    for (auto& t : tiers_) {
+        e.stores.push_back(tierState(*t));
+        live += e.stores.back().committed;
+        if (!e.stores.back().error.empty()) {
+            e.status = "blocked";
+            e.observed.error = e.stores.back().tier + ": " + e.stores.back().error;
+        }
+    }
+    e.nonClaims = {"Claims are what agents and people wrote down; they are not verified facts "
+                   "about the code.",
+                   "An intact anchor means the anchored code is unchanged since the claim was "
+                   "anchored or re-verified, not that the claim is true."};
+    if (e.binding.mismatch) {
+        e.trustMode = "wrong_workspace_binding";
+        e.status = "blocked";
+        e.nextSuggested = "engram/status";
+        e.recovery = {"engram serve",
+                      {{"root", e.binding.requestedRoot}},
+                      "this engram is bound to " + opts_.root + ", not to the requested root; "
+                      "start engram for that root (or pass --root)"};
+    } else if (live == 0) {
+        e.trustMode = "needs_index";
+        e.nextSuggested = "engram/remember";
+        e.recovery = {"engram/remember",
+                      {},
+                      "no live claims exist in any tier yet; an empty answer means nothing has "
+                      "been recorded, not that nothing is true"};
+    }
+    return e;
+}
+
+StatusResult Engine::status(const std::optional<std::string>& requestedRoot) {
+    StatusResult r;
+    r.envelope = envelope("engram/status", requestedRoot);
+    for (auto& t : tiers_) {
+        if (!t->index) continue;
+        for (auto& b : t->index->brokenFiles())
+            r.brokenFiles.emplace_back(t->store->dir() + "/" + b.file,
+                                       "line " + std::to_string(b.line) + ": " + b.message);
+        // Anchor health over anchored live claims only: unanchored claims
+        // have nothing to check.
+        for (auto rowid : t->index->recent(ClaimStatus::Committed, 1 << 30)) {
+            auto ic = t->index->byRowid(rowid);
+            if (!ic || ic->claim.anchors.empty()) continue;
+            for (auto& a : ic->claim.anchors) {
+                auto s = anchorState(opts_.root, a);
+                if (s == "intact") ++r.anchorHealth.intact;
+                else if (s == "drifted") ++r.anchorHealth.drifted;
+                else if (s == "moved") ++r.anchorHealth.moved;
+                else ++r.anchorHealth.orphaned;
+            }
+        }
+    }
+    return r;
+}
+
+GetResult Engine::get(const std::string& id) {
+    Tier& t = locate(id);
+    GetResult r;
+    r.tier = t.name;
+    r.file = t.store->claimPath(id);
+    std::optional<Claim> c;
+    try {
+        c = t.store->load(id);
+    } catch (const ClaimFileError& e) {
+        throw EngramError(ErrorKind::InvalidClaimFile, r.file + ": " + e.what(),
+                          {{"file", r.file}, {"line", int64_t(e.line)}});
+    }
+    if (!c) throw EngramError(ErrorKind::UnknownClaim, "claim '" + id + "' has no file", {{"id", id}});
+    r.claim = *c;
+    for (auto& a : c->anchors) r.anchorStates.push_back(anchorState(opts_.root, a));
+    r.anchorState = claimAnchorState(opts_.root, *c);
+    r.history = t.store->versions(id);
+    if (!r.history.empty()) r.history.pop_back(); // the current version is r.claim
+    return r;
+}
+
+} // namespace engram

@@ -1,0 +1,75 @@
+// The product: engram's operations over a bound workspace, without JSON.
+//
+// An Engine is bound to one workspace root. It owns the project tier
+// (`<root>/.engram`) and the user's medulla (`$ENGRAM_HOME/medulla`), each a
+// Store (files, the truth) plus an Index (SQLite, derived). The LSP server,
+// the CLI and (later) the MCP server are thin layers over this class.
+//
+// Write operations follow one discipline: take the store's lock, check
+// against the current state, write the claim file durably, update the index,
+// append to the audit log, release. Only then is the caller answered.
+#pragma once
+#include "engine/Requests.h"
+#include "index/Index.h"
+#include "store/Store.h"
+
+#include <memory>
+#include <string>
+#include <vector>
+
+namespace engram {
+
+struct EngineOptions {
+    std::string root;          // canonical workspace root
+    std::string rootSource;    // how it was chosen (envelope binding.source)
+    std::string home;          // $ENGRAM_HOME; empty = no medulla
+    int staleDays = 30;
+    std::string version;       // engram's version, for the envelope
+};
+
+class Engine {
+public:
+    explicit Engine(EngineOptions opts);
+    ~Engine();
+
+    const std::string& root() const { return opts_.root; }
+    const std::string& fingerprint() const { return fingerprint_; }
+
+    RememberResult remember(const RememberRequest& req);
+    RecallResult recall(const RecallRequest& req);
+    GetResult get(const std::string& id);
+    Claim retract(const std::string& id, const std::string& agent, const std::string& reason);
+    LearnResult learn(const std::string& id, const std::string& verdict, const std::string& agent,
+                      const std::string& note);
+    StatusResult status(const std::optional<std::string>& requestedRoot = std::nullopt);
+
+    // Brings every tier's index in line with its files (start-up, file
+    // watching). With ids, only those claims of the project tier.
+    std::vector<SyncReport> refresh(const std::vector<std::string>* projectIds = nullptr);
+    // Drops and rebuilds every index from the claim files.
+    std::vector<SyncReport> reindex();
+
+    // The project store directory (watched by the server).
+    std::string projectDir() const;
+
+private:
+    struct Tier;
+    Tier* tier(const std::string& name);
+    Tier& writableTier(const std::string& name);
+    // Opens the tier's index lazily; false when the store does not exist yet.
+    bool ready(Tier& t);
+    // The tier holding the claim, or UnknownClaim.
+    Tier& locate(const std::string& id);
+    Claim loadForUpdate(Tier& t, const std::string& id);
+    void commitWrite(Tier& t, const Claim& c, const std::string& act, const std::string& agent,
+                     const std::string& detail);
+    Envelope envelope(const std::string& method, const std::optional<std::string>& requestedRoot);
+    TierState tierState(Tier& t);
+
+    EngineOptions opts_;
+    std::string fingerprint_;
+    int64_t started_;
+    std::vector<std::unique_ptr<Tier>> tiers_;
+};
+
+} // namespace engram

@@ -1,0 +1,227 @@
+// Writes: remember (with supersession), retract, learn.
+#include "engine/Anchoring.h"
+#include "engine/Engine.h"
+#include "engine/Tier.h"
+#include "model/Error.h"
+#include "secrets/SecretScan.h"
+#include "store/ClaimFile.h"
+#include "util/Time.h"
+#include "util/Utf8.h"
+
+namespace engram {
+
+namespace {
+
+constexpr size_t kMaxText = 16 * 1024; // a claim is a note, not a document
+constexpr size_t kMaxLabel = 120;
+constexpr size_t kMaxShort = 200; // agent, tag, reason lines
+
+void checkUtf8(const std::string& field, const std::string& v) {
+    if (auto bad = firstInvalidUtf8(v))
+        throw invalidField(field, "is not valid UTF-8 (byte " + std::to_string(*bad) + ")");
+}
+
+void checkLine(const std::string& field, const std::string& v, size_t max, bool required) {
+    checkUtf8(field, v);
+    if (required && v.find_first_not_of(" \t") == std::string::npos)
+        throw invalidField(field, "must not be empty");
+    if (v.size() > max)
+        throw invalidField(field, "is longer than " + std::to_string(max) + " bytes");
+    if (v.find_first_of("\n\r") != std::string::npos)
+        throw invalidField(field, "must be a single line");
+}
+
+// Invariant 6: refuse, naming the rule and span, never echoing the secret.
+// A scanner failure refuses too: the scan fails closed.
+void scanForSecrets(const std::string& field, const std::string& v) {
+    std::vector<secrets::Hit> hits;
+    try {
+        hits = secrets::scan(v);
+    } catch (const std::exception& e) {
+        throw EngramError(ErrorKind::SecretDetected,
+                          field + ": the secret scan could not complete (" + e.what() +
+                              "); the write was refused",
+                          {{"field", field}, {"rule", std::string("scanner-failure")}});
+    }
+    if (hits.empty()) return;
+    auto& h = hits.front();
+    throw EngramError(ErrorKind::SecretDetected,
+                      field + ": looks like a " + h.description + " (rule " + h.rule +
+                          ", characters " + std::to_string(h.begin) + "-" +
+                          std::to_string(h.end) + "); the write was refused",
+                      {{"field", field},
+                       {"rule", h.rule},
+                       {"start", int64_t(h.begin)},
+                       {"end", int64_t(h.end)},
+                       {"hits", int64_t(hits.size())}});
+}
+
+std::string trimmed(const std::string& s) {
+    auto b = s.find_first_not_of(" \t\r\n");
+    auto e = s.find_last_not_of(" \t\r\n");
+    return b == std::string::npos ? std::string() : s.substr(b, e - b + 1);
+}
+
+} // namespace
+
+Claim Engine::loadForUpdate(Tier& t, const std::string& id) {
+    try {
+        if (auto c = t.store->load(id)) return *c;
+    } catch (const ClaimFileError& e) {
+        std::string file = t.store->claimPath(id);
+        throw EngramError(ErrorKind::InvalidClaimFile, file + ": " + e.what(),
+                          {{"file", file}, {"line", int64_t(e.line)}});
+    }
+    throw EngramError(ErrorKind::UnknownClaim, "no claim with id '" + id + "'", {{"id", id}});
+}
+
+void Engine::commitWrite(Tier& t, const Claim& c, const std::string& act,
+                         const std::string& agent, const std::string& detail) {
+    t.store->write(c);
+    auto st = statFile(t.store->claimPath(c.id));
+    t.index->upsert(c, st.value_or(FileStat{}));
+    t.store->audit().append(act, c.id + "@" + std::to_string(c.version), agent, detail);
+}
+
+RememberResult Engine::remember(const RememberRequest& in) {
+    RememberRequest req = in;
+    req.text = trimmed(req.text);
+    checkUtf8("text", req.text);
+    if (req.text.empty()) throw invalidField("text", "must not be empty");
+    if (req.text.size() > kMaxText)
+        throw invalidField("text", "is longer than " + std::to_string(kMaxText) +
+                                       " bytes; a claim should be a short note");
+    checkLine("agent", req.agent, kMaxShort, true);
+    if (req.label) {
+        *req.label = trimmed(*req.label);
+        checkLine("label", *req.label, kMaxLabel, true);
+    }
+    if (req.kind && !isKnownKind(*req.kind))
+        throw invalidField("kind", "must be one of fact, decision, convention, gotcha, "
+                                   "preference, todo");
+    if (req.confidence && !(*req.confidence >= 0.0 && *req.confidence <= 1.0))
+        throw invalidField("confidence", "must be a number in [0, 1]");
+    for (size_t i = 0; i < req.tags.size(); ++i) {
+        std::string f = "tags[" + std::to_string(i) + "]";
+        req.tags[i] = trimmed(req.tags[i]);
+        checkLine(f, req.tags[i], kMaxShort, true);
+        if (req.tags[i].find(',') != std::string::npos) throw invalidField(f, "must not contain ','");
+    }
+    for (size_t i = 0; i < req.evidence.size(); ++i) {
+        auto& e = req.evidence[i];
+        std::string f = "evidence[" + std::to_string(i) + "]";
+        if (e.type != "path" && e.type != "url" && e.type != "command" && e.type != "note")
+            throw invalidField(f + ".type", "must be path, url, command or note");
+        checkUtf8(f + ".value", e.value);
+        if (trimmed(e.value).empty()) throw invalidField(f + ".value", "must not be empty");
+    }
+    if (!req.forceReason.empty()) checkLine("force_reason", req.forceReason, kMaxShort, false);
+
+    scanForSecrets("text", req.text);
+    if (req.label) scanForSecrets("label", *req.label);
+    for (size_t i = 0; i < req.tags.size(); ++i)
+        scanForSecrets("tags[" + std::to_string(i) + "]", req.tags[i]);
+    for (size_t i = 0; i < req.evidence.size(); ++i)
+        scanForSecrets("evidence[" + std::to_string(i) + "].value", req.evidence[i].value);
+    if (!req.forceReason.empty()) scanForSecrets("force_reason", req.forceReason);
+
+    std::vector<Anchor> anchors;
+    for (size_t i = 0; i < req.anchors.size(); ++i)
+        anchors.push_back(resolveAnchor(opts_.root, req.anchors[i],
+                                        "anchors[" + std::to_string(i) + "]"));
+
+    Tier& t = writableTier(req.tier);
+    auto lock = t.store->lock();
+    int64_t now = nowUnix();
+
+    Claim c;
+    c.text = req.text;
+    c.label = req.label.value_or("");
+    c.kind = req.kind.value_or("fact");
+    c.confidence = req.confidence.value_or(0.7);
+    c.tags = req.tags;
+    c.anchors = anchors;
+    c.evidence = req.evidence;
+    c.sourceAgent = req.agent;
+    c.updated = now;
+    c.forceReason = req.forceReason;
+
+    RememberResult result;
+    result.tier = t.name;
+    std::optional<IndexedClaim> prior;
+    if (!c.label.empty()) prior = t.index->liveByLabel(c.label);
+    if (prior) {
+        // Supersession: same label, a new version of the same claim.
+        Claim old = loadForUpdate(t, prior->claim.id);
+        double oldConf = old.confidence.value_or(0.0);
+        if (*c.confidence < oldConf && req.forceReason.empty())
+            throw EngramError(
+                ErrorKind::WouldDowngrade,
+                "claim '" + c.label + "' (" + old.id + ") has confidence " +
+                    formatConfidence(oldConf) + "; a write at " +
+                    formatConfidence(*c.confidence) +
+                    " would downgrade it (give force_reason to record why it should)",
+                {{"id", old.id},
+                 {"label", c.label},
+                 {"existing_confidence", oldConf},
+                 {"requested_confidence", *c.confidence}});
+        c.id = old.id;
+        c.version = old.version + 1;
+        c.created = old.created; // birth is immutable across versions
+        c.origin = old.origin;
+        c.supersedes = old.id + "@" + std::to_string(old.version);
+        // Feedback was about the old wording; it does not carry over.
+        Claim history = old;
+        history.status = ClaimStatus::Superseded;
+        // History first: a crash between the two writes leaves the old version
+        // both in history and current, which readers resolve (Store::versions).
+        t.store->writeHistory(history);
+        result.superseded = history;
+    } else {
+        do {
+            c.id = Store::newId();
+        } while (statFile(t.store->claimPath(c.id)));
+        c.created = now;
+        c.origin = t.store->originLabel();
+    }
+    commitWrite(t, c, prior ? "supersede" : "remember", req.agent,
+                prior ? "replaces " + c.supersedes + (req.forceReason.empty() ? "" : "; forced: " + req.forceReason)
+                      : "");
+    result.claim = c;
+    return result;
+}
+
+Claim Engine::retract(const std::string& id, const std::string& agent, const std::string& reason) {
+    checkLine("agent", agent, kMaxShort, true);
+    checkLine("reason", reason, kMaxShort, true);
+    scanForSecrets("reason", reason);
+    Tier& t = locate(id);
+    auto lock = t.store->lock();
+    Claim c = loadForUpdate(t, id);
+    if (c.status == ClaimStatus::Retracted) return c; // already done; nothing to record
+    c.status = ClaimStatus::Retracted;
+    c.retractedBy = agent;
+    c.retractReason = reason;
+    c.updated = nowUnix();
+    commitWrite(t, c, "retract", agent, reason);
+    return c;
+}
+
+LearnResult Engine::learn(const std::string& id, const std::string& verdict,
+                          const std::string& agent, const std::string& note) {
+    checkLine("agent", agent, kMaxShort, true);
+    if (verdict != "correct" && verdict != "wrong" && verdict != "partial")
+        throw invalidField("verdict", "must be correct, wrong or partial");
+    checkUtf8("note", note);
+    if (!note.empty()) scanForSecrets("note", note);
+    Tier& t = locate(id);
+    auto lock = t.store->lock();
+    Claim c = loadForUpdate(t, id);
+    if (verdict == "correct") ++c.feedback.correct;
+    else if (verdict == "wrong") ++c.feedback.wrong;
+    else ++c.feedback.partial;
+    commitWrite(t, c, "learn", agent, verdict + (note.empty() ? "" : ": " + note));
+    return {c, t.name};
+}
+
+} // namespace engram

@@ -1,0 +1,14 @@
+// One tier of memory inside the engine: a store and its lazily opened index.
+// Private to engine/.
+#pragma once
+#include "engine/Engine.h"
+
+namespace engram {
+
+struct Engine::Tier {
+    std::string name; // project | medulla
+    std::unique_ptr<Store> store;
+    std::unique_ptr<Index> index; // null until the store exists and is first used
+};
+
+} // namespace engram

@@ -1,0 +1,474 @@
+// Index schema, synchronisation with the claim files, and lookups.
+#include "index/Index.h"
+
+#include "model/Error.h"
+#include "store/ClaimFile.h"
+#include "store/Store.h"
+
+#include <unordered_map>
+
+namespace engram {
+
+// 'engr' in ASCII: marks the file as ours so a stray database is not mistaken
+// for an index.
+static constexpr int64_t kApplicationId = 0x656e6772;
+
+static const char* kSchema = R"SQL(
+CREATE TABLE claims(
+  rowid INTEGER PRIMARY KEY,
+  id TEXT NOT NULL UNIQUE,
+  version INTEGER NOT NULL,
+  label TEXT,
+  kind TEXT,
+  status TEXT NOT NULL,
+  confidence REAL,
+  created INTEGER,
+  updated INTEGER,
+  verified INTEGER,
+  source_agent TEXT,
+  origin TEXT,
+  supersedes TEXT,
+  tags TEXT,
+  text TEXT NOT NULL,
+  code TEXT,
+  anchors TEXT,
+  anchor_count INTEGER NOT NULL DEFAULT 0,
+  evidence TEXT,
+  fb_correct INTEGER NOT NULL DEFAULT 0,
+  fb_wrong INTEGER NOT NULL DEFAULT 0,
+  fb_partial INTEGER NOT NULL DEFAULT 0,
+  retracted_by TEXT,
+  retract_reason TEXT,
+  file_mtime INTEGER NOT NULL,
+  file_size INTEGER NOT NULL
+);
+CREATE INDEX claims_label ON claims(label);
+CREATE INDEX claims_status ON claims(status);
+CREATE TABLE anchors(claim_rowid INTEGER NOT NULL, path TEXT NOT NULL, symbol TEXT);
+CREATE INDEX anchors_path ON anchors(path, claim_rowid);
+CREATE INDEX anchors_claim ON anchors(claim_rowid);
+CREATE TABLE broken(file TEXT PRIMARY KEY, line INTEGER, message TEXT,
+                    file_mtime INTEGER, file_size INTEGER);
+CREATE TABLE stats(k INTEGER PRIMARY KEY CHECK (k = 0),
+  total INTEGER, committed INTEGER, frontier INTEGER, retracted INTEGER, superseded INTEGER,
+  anchors INTEGER, generation INTEGER,
+  sum_label INTEGER, sum_text INTEGER, sum_tags INTEGER, sum_code INTEGER);
+INSERT INTO stats VALUES (0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0);
+CREATE VIRTUAL TABLE claims_fts USING fts5(label, text, tags, code,
+  content='claims', content_rowid='rowid', tokenize='engram');
+CREATE VIRTUAL TABLE claims_vocab USING fts5vocab(claims_fts, 'row');
+CREATE TRIGGER claims_ai AFTER INSERT ON claims BEGIN
+  INSERT INTO claims_fts(rowid, label, text, tags, code)
+    VALUES (new.rowid, new.label, new.text, new.tags, new.code);
+  UPDATE stats SET total = total + 1,
+    committed = committed + (new.status = 'committed'),
+    frontier = frontier + (new.status = 'frontier'),
+    retracted = retracted + (new.status = 'retracted'),
+    superseded = superseded + (new.status = 'superseded'),
+    anchors = anchors + new.anchor_count,
+    generation = generation + 1,
+    sum_label = sum_label + length(coalesce(new.label, '')),
+    sum_text = sum_text + length(new.text),
+    sum_tags = sum_tags + length(coalesce(new.tags, '')),
+    sum_code = sum_code + length(coalesce(new.code, ''));
+END;
+CREATE TRIGGER claims_ad AFTER DELETE ON claims BEGIN
+  INSERT INTO claims_fts(claims_fts, rowid, label, text, tags, code)
+    VALUES ('delete', old.rowid, old.label, old.text, old.tags, old.code);
+  DELETE FROM anchors WHERE claim_rowid = old.rowid;
+  UPDATE stats SET total = total - 1,
+    committed = committed - (old.status = 'committed'),
+    frontier = frontier - (old.status = 'frontier'),
+    retracted = retracted - (old.status = 'retracted'),
+    superseded = superseded - (old.status = 'superseded'),
+    anchors = anchors - old.anchor_count,
+    generation = generation + 1,
+    sum_label = sum_label - length(coalesce(old.label, '')),
+    sum_text = sum_text - length(old.text),
+    sum_tags = sum_tags - length(coalesce(old.tags, '')),
+    sum_code = sum_code - length(coalesce(old.code, ''));
+END;
+)SQL";
+
+static const char* kColumns =
+    "rowid, id, version, label, kind, status, confidence, created, updated, verified, "
+    "source_agent, origin, supersedes, tags, text, code, anchors, evidence, fb_correct, "
+    "fb_wrong, fb_partial, retracted_by, retract_reason";
+
+Index::Index(const Store& store) : store_(store), path_(store.indexPath()) { open(true); }
+
+static void removeIndexFiles(const std::string& path) {
+    removeFile(path);
+    removeFile(path + "-wal");
+    removeFile(path + "-shm");
+}
+
+void Index::open(bool allowRecreate) {
+    bool existed = statFile(path_).has_value();
+    try {
+        db_ = sql::Db(path_);
+        sql::registerTokenizer(db_);
+        int64_t app = db_.pragmaInt("application_id");
+        int64_t ver = db_.pragmaInt("user_version");
+        bool empty = false;
+        {
+            auto s = db_.prepare("SELECT count(*) FROM sqlite_master");
+            s.step();
+            empty = s.int64(0) == 0;
+        }
+        if (!existed || (empty && app == 0)) {
+            createSchema();
+            fresh_ = true;
+            recreateReason_ = existed ? "the index was empty" : "the index did not exist";
+        } else if (app != kApplicationId) {
+            throw sql::Error(26 /* SQLITE_NOTADB */, "not an engram index");
+        } else if (ver > kSchemaVersion) {
+            throw EngramError(ErrorKind::IndexUnavailable,
+                              "the index " + path_ + " has schema version " + std::to_string(ver) +
+                                  ", newer than this engram understands (" +
+                                  std::to_string(kSchemaVersion) +
+                                  "); run a newer engram, or delete the file to rebuild it",
+                              {{"path", path_}, {"schema_version", ver}});
+        } else if (ver < kSchemaVersion) {
+            throw sql::Error(26, "index schema version " + std::to_string(ver) + " is older");
+        }
+        db_.exec("PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL; PRAGMA foreign_keys=OFF;");
+        prepare();
+        stats(); // touches the data pages: a damaged file fails here, not mid-request
+    } catch (const sql::Error& e) {
+        if (!allowRecreate) throw;
+        db_ = sql::Db();
+        removeIndexFiles(path_);
+        recreateReason_ = std::string("the index was unusable (") + e.what() + ")";
+        std::string reason = recreateReason_;
+        open(false);
+        fresh_ = true;
+        recreateReason_ = reason;
+    }
+}
+
+void Index::createSchema() {
+    sql::Transaction tx(db_);
+    db_.exec(kSchema);
+    db_.exec("PRAGMA application_id = " + std::to_string(kApplicationId));
+    db_.exec("PRAGMA user_version = " + std::to_string(kSchemaVersion));
+    tx.commit();
+}
+
+void Index::prepare() {
+    insert_ = db_.prepare(
+        "INSERT INTO claims(id, version, label, kind, status, confidence, created, updated, "
+        "verified, source_agent, origin, supersedes, tags, text, code, anchors, anchor_count, "
+        "evidence, fb_correct, fb_wrong, fb_partial, retracted_by, retract_reason, file_mtime, "
+        "file_size) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, "
+        "?16, ?17, ?18, ?19, ?20, ?21, ?22, ?23, ?24, ?25)");
+    deleteById_ = db_.prepare("DELETE FROM claims WHERE id = ?1");
+    insertAnchor_ = db_.prepare("INSERT INTO anchors(claim_rowid, path, symbol) VALUES (?1, ?2, ?3)");
+    selectById_ = db_.prepare(std::string("SELECT ") + kColumns + " FROM claims WHERE id = ?1");
+    selectByRowid_ =
+        db_.prepare(std::string("SELECT ") + kColumns + " FROM claims WHERE rowid = ?1");
+    selectLiveLabel_ = db_.prepare(std::string("SELECT ") + kColumns +
+                                   " FROM claims WHERE label = ?1 AND status = 'committed' "
+                                   "ORDER BY rowid DESC LIMIT 1");
+    selectStats_ = db_.prepare("SELECT total, committed, frontier, retracted, superseded, anchors, "
+                               "generation, sum_label, sum_text, sum_tags, sum_code FROM stats");
+    selectDf_ = db_.prepare("SELECT doc FROM claims_vocab WHERE term = ?1");
+    selectMatch_ = db_.prepare(
+        "SELECT rowid FROM claims_fts WHERE claims_fts MATCH ?1 ORDER BY rowid DESC LIMIT ?2");
+    selectRecent_ = db_.prepare("SELECT rowid FROM claims ORDER BY rowid DESC LIMIT ?1");
+    selectRecentStatus_ = db_.prepare(
+        "SELECT rowid FROM claims WHERE status = ?1 ORDER BY rowid DESC LIMIT ?2");
+    selectAnchoredIn_ = db_.prepare("SELECT DISTINCT claim_rowid FROM anchors WHERE path = ?1 "
+                                    "ORDER BY claim_rowid DESC LIMIT ?2");
+    selectFiles_ = db_.prepare("SELECT id, file_mtime, file_size FROM claims");
+    upsertBroken_ = db_.prepare("INSERT OR REPLACE INTO broken(file, line, message, file_mtime, "
+                                "file_size) VALUES (?1, ?2, ?3, ?4, ?5)");
+    deleteBroken_ = db_.prepare("DELETE FROM broken WHERE file = ?1");
+}
+
+static std::string joinLines(const std::vector<std::string>& lines) {
+    std::string out;
+    for (auto& l : lines) out += (out.empty() ? "" : "\n") + l;
+    return out;
+}
+
+void Index::upsert(const Claim& c, const FileStat& st) {
+    removeId(c.id);
+    std::string tags, code;
+    std::vector<std::string> anchorLines, evidenceLines;
+    for (auto& t : c.tags) tags += (tags.empty() ? "" : ", ") + t;
+    for (auto& a : c.anchors) {
+        anchorLines.push_back(formatAnchor(a));
+        code += (code.empty() ? "" : " ") + a.path + (a.symbol.empty() ? "" : " " + a.symbol);
+    }
+    for (auto& e : c.evidence) evidenceLines.push_back(e.type + " " + escapeValue(e.value));
+    auto opt = [](const std::string& s) {
+        return s.empty() ? std::optional<std::string>() : std::optional<std::string>(s);
+    };
+    insert_.bind(1, c.id).bind(2, c.version).bind(3, opt(c.label)).bind(4, opt(c.kind));
+    insert_.bind(5, toString(c.status)).bind(6, c.confidence).bind(7, c.created);
+    insert_.bind(8, c.updated).bind(9, c.verified).bind(10, opt(c.sourceAgent));
+    insert_.bind(11, opt(c.origin)).bind(12, opt(c.supersedes)).bind(13, opt(tags));
+    insert_.bind(14, c.text).bind(15, opt(code)).bind(16, opt(joinLines(anchorLines)));
+    insert_.bind(17, int64_t(c.anchors.size())).bind(18, opt(joinLines(evidenceLines)));
+    insert_.bind(19, c.feedback.correct).bind(20, c.feedback.wrong).bind(21, c.feedback.partial);
+    insert_.bind(22, opt(c.retractedBy)).bind(23, opt(c.retractReason));
+    insert_.bind(24, st.mtimeNs).bind(25, st.size);
+    insert_.exec();
+    int64_t rowid = db_.lastInsertRowid();
+    for (auto& a : c.anchors) {
+        insertAnchor_.bind(1, rowid).bind(2, a.path);
+        if (a.symbol.empty()) insertAnchor_.bindNull(3);
+        else insertAnchor_.bind(3, a.symbol);
+        insertAnchor_.exec();
+    }
+    deleteBroken_.bind(1, "claims/" + c.id + ".md").exec();
+}
+
+void Index::removeId(const std::string& id) { deleteById_.bind(1, id).exec(); }
+
+void Index::setBroken(const std::string& file, int line, const std::string& msg,
+                      const FileStat& st) {
+    upsertBroken_.bind(1, file).bind(2, line).bind(3, msg).bind(4, st.mtimeNs).bind(5, st.size);
+    upsertBroken_.exec();
+}
+
+SyncReport Index::sync(const std::vector<std::string>* ids) {
+    SyncReport r = syncImpl(ids);
+    if (fresh_) {
+        r.rebuilt = true;
+        r.rebuildReason = recreateReason_;
+        fresh_ = false;
+    }
+    return r;
+}
+
+SyncReport Index::rebuild(std::string reason) {
+    {
+        sql::Transaction tx(db_);
+        db_.exec("DELETE FROM claims; DELETE FROM broken;");
+        tx.commit();
+    }
+    db_.exec("INSERT INTO claims_fts(claims_fts) VALUES ('optimize')");
+    SyncReport r = syncImpl(nullptr);
+    r.rebuilt = true;
+    r.rebuildReason = std::move(reason);
+    return r;
+}
+
+SyncReport Index::syncImpl(const std::vector<std::string>* ids) {
+    SyncReport r;
+    struct Seen {
+        int64_t mtime, size;
+    };
+    std::unordered_map<std::string, Seen> indexed, broken;
+    std::vector<std::string> names;
+    if (ids) {
+        for (auto& id : *ids) names.push_back(id + ".md");
+        for (auto& id : *ids) {
+            if (auto c = byId(id)) indexed[id] = {-1, -1}; // existence only; re-read below
+        }
+    } else {
+        names = listFiles(store_.claimsDir());
+        while (selectFiles_.step())
+            indexed[selectFiles_.text(0)] = {selectFiles_.int64(1), selectFiles_.int64(2)};
+        selectFiles_.reset();
+    }
+    {
+        auto s = db_.prepare("SELECT file, file_mtime, file_size FROM broken");
+        while (s.step()) broken[s.text(0)] = {s.int64(1), s.int64(2)};
+    }
+
+    sql::Transaction tx(db_);
+    std::unordered_map<std::string, bool> present;
+    for (auto& name : names) {
+        if (name.size() < 4 || name.compare(name.size() - 3, 3, ".md") != 0) continue;
+        std::string id = name.substr(0, name.size() - 3);
+        std::string rel = "claims/" + name;
+        std::string full = store_.claimsDir() + "/" + name;
+        auto st = statFile(full);
+        if (!st) continue; // vanished (or a watched id that was deleted)
+        present[id] = true;
+        if (auto it = indexed.find(id);
+            it != indexed.end() && it->second.mtime == st->mtimeNs && it->second.size == st->size)
+            continue;
+        if (auto it = broken.find(rel);
+            it != broken.end() && it->second.mtime == st->mtimeNs && it->second.size == st->size)
+            continue;
+        bool wasIndexed = indexed.count(id) > 0;
+        if (!Store::validId(id)) {
+            if (wasIndexed) removeId(id);
+            setBroken(rel, 0, "the file name is not a valid claim id (a-z, 0-9, '-', '_')", *st);
+            ++r.broken;
+            continue;
+        }
+        auto text = readFile(full);
+        if (!text) continue;
+        try {
+            Claim c = parseClaim(*text, id);
+            upsert(c, *st);
+            ++(wasIndexed ? r.updated : r.added);
+        } catch (const ClaimFileError& e) {
+            if (wasIndexed) removeId(id);
+            setBroken(rel, e.line, e.what(), *st);
+            ++r.broken;
+        }
+    }
+    // Claims whose files are gone.
+    for (auto& [id, seen] : indexed) {
+        if (present.count(id)) continue;
+        removeId(id);
+        ++r.removed;
+    }
+    for (auto& [file, seen] : broken) {
+        std::string id = file.substr(7, file.size() - 10);
+        if (ids) {
+            bool asked = false;
+            for (auto& want : *ids) asked |= want == id;
+            if (!asked) continue;
+        }
+        if (!present.count(id)) deleteBroken_.bind(1, file).exec();
+    }
+    tx.commit();
+    return r;
+}
+
+IndexedClaim Index::rowToClaim(sql::Stmt& s) {
+    IndexedClaim ic;
+    ic.rowid = s.int64(0);
+    Claim& c = ic.claim;
+    c.id = s.text(1);
+    c.version = int(s.int64(2));
+    c.label = s.text(3);
+    c.kind = s.text(4);
+    c.status = parseStatus(s.view(5)).value_or(ClaimStatus::Committed);
+    if (!s.isNull(6)) c.confidence = s.real(6);
+    if (!s.isNull(7)) c.created = s.int64(7);
+    if (!s.isNull(8)) c.updated = s.int64(8);
+    if (!s.isNull(9)) c.verified = s.int64(9);
+    c.sourceAgent = s.text(10);
+    c.origin = s.text(11);
+    c.supersedes = s.text(12);
+    std::string_view tags = s.view(13);
+    while (!tags.empty()) {
+        auto comma = tags.find(", ");
+        c.tags.emplace_back(tags.substr(0, comma));
+        tags = comma == std::string_view::npos ? std::string_view{} : tags.substr(comma + 2);
+    }
+    c.text = s.text(14);
+    ic.code = s.text(15);
+    auto lines = [](std::string_view v, auto&& fn) {
+        while (!v.empty()) {
+            auto nl = v.find('\n');
+            fn(v.substr(0, nl));
+            v = nl == std::string_view::npos ? std::string_view{} : v.substr(nl + 1);
+        }
+    };
+    lines(s.view(16), [&](std::string_view l) {
+        try {
+            c.anchors.push_back(parseAnchor(l));
+        } catch (const ClaimFileError&) {
+        }
+    });
+    lines(s.view(17), [&](std::string_view l) {
+        auto sp = l.find(' ');
+        c.evidence.push_back({std::string(l.substr(0, sp)),
+                              sp == std::string_view::npos ? "" : unescapeValue(l.substr(sp + 1))});
+    });
+    c.feedback = {int(s.int64(18)), int(s.int64(19)), int(s.int64(20))};
+    c.retractedBy = s.text(21);
+    c.retractReason = s.text(22);
+    return ic;
+}
+
+std::optional<IndexedClaim> Index::byId(const std::string& id) {
+    selectById_.bind(1, id);
+    std::optional<IndexedClaim> out;
+    if (selectById_.step()) out = rowToClaim(selectById_);
+    selectById_.reset();
+    return out;
+}
+
+std::optional<IndexedClaim> Index::byRowid(int64_t rowid) {
+    selectByRowid_.bind(1, rowid);
+    std::optional<IndexedClaim> out;
+    if (selectByRowid_.step()) out = rowToClaim(selectByRowid_);
+    selectByRowid_.reset();
+    return out;
+}
+
+std::optional<IndexedClaim> Index::liveByLabel(const std::string& label) {
+    selectLiveLabel_.bind(1, label);
+    std::optional<IndexedClaim> out;
+    if (selectLiveLabel_.step()) out = rowToClaim(selectLiveLabel_);
+    selectLiveLabel_.reset();
+    return out;
+}
+
+IndexStats Index::stats() {
+    IndexStats st;
+    if (selectStats_.step()) {
+        st.total = selectStats_.int64(0);
+        st.committed = selectStats_.int64(1);
+        st.frontier = selectStats_.int64(2);
+        st.retracted = selectStats_.int64(3);
+        st.superseded = selectStats_.int64(4);
+        st.anchors = selectStats_.int64(5);
+        st.generation = selectStats_.int64(6);
+        double n = st.total > 0 ? double(st.total) : 1.0;
+        auto avg = [&](int col) { return std::max(1.0, double(selectStats_.int64(col)) / n); };
+        st.avgLabel = avg(7);
+        st.avgText = avg(8);
+        st.avgTags = avg(9);
+        st.avgCode = avg(10);
+    }
+    selectStats_.reset();
+    return st;
+}
+
+std::vector<BrokenFile> Index::brokenFiles() {
+    std::vector<BrokenFile> out;
+    auto s = db_.prepare("SELECT file, line, message FROM broken ORDER BY file");
+    while (s.step()) out.push_back({s.text(0), int(s.int64(1)), s.text(2)});
+    return out;
+}
+
+int64_t Index::docFrequency(const std::string& term) {
+    selectDf_.bind(1, term);
+    int64_t n = selectDf_.step() ? selectDf_.int64(0) : 0;
+    selectDf_.reset();
+    return n;
+}
+
+static std::vector<int64_t> collect(sql::Stmt& s) {
+    std::vector<int64_t> out;
+    while (s.step()) out.push_back(s.int64(0));
+    s.reset();
+    return out;
+}
+
+std::vector<int64_t> Index::match(const std::string& term, int limit) {
+    // Terms come from text::tokenize; quoting makes FTS5 treat them as one
+    // string whatever characters they hold.
+    std::string q = "\"";
+    for (char c : term) q += c == '"' ? std::string("\"\"") : std::string(1, c);
+    q += "\"";
+    selectMatch_.bind(1, q).bind(2, limit);
+    return collect(selectMatch_);
+}
+
+std::vector<int64_t> Index::recent(std::optional<ClaimStatus> status, int limit) {
+    if (status) {
+        selectRecentStatus_.bind(1, toString(*status)).bind(2, limit);
+        return collect(selectRecentStatus_);
+    }
+    selectRecent_.bind(1, limit);
+    return collect(selectRecent_);
+}
+
+std::vector<int64_t> Index::anchoredIn(const std::string& path, int limit) {
+    selectAnchoredIn_.bind(1, path).bind(2, limit);
+    return collect(selectAnchoredIn_);
+}
+
+} // namespace engram

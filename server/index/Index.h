@@ -1,0 +1,114 @@
+// The SQLite index of one store: derived, disposable, fast.
+//
+// Invariant 9: the index is derived from the claim files. It is rebuilt when
+// it is missing, damaged or of an older schema, and brought up to date with
+// the files (hand edits, `git pull`) by sync(), which compares each file's
+// mtime and size with what was indexed. A newer schema written by a newer
+// engram is refused rather than rebuilt under it.
+//
+// Full-text search is an external-content FTS5 table over the claims table,
+// kept in step by triggers, using the "engram" tokenizer. Triggers also keep
+// per-status counts and column length sums, so status and ranking never scan.
+#pragma once
+#include "index/Sqlite.h"
+#include "model/Claim.h"
+#include "util/Fs.h"
+
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace engram {
+
+class Store;
+
+struct IndexedClaim {
+    int64_t rowid = 0;
+    Claim claim;
+    std::string code; // anchor paths and symbols, as indexed for search
+};
+
+struct IndexStats {
+    int64_t total = 0;
+    int64_t committed = 0;
+    int64_t frontier = 0;
+    int64_t retracted = 0;
+    int64_t superseded = 0;
+    int64_t anchors = 0;
+    int64_t generation = 0;
+    // Average byte length per searchable column (BM25 length normalisation).
+    double avgLabel = 1, avgText = 1, avgTags = 1, avgCode = 1;
+};
+
+struct BrokenFile {
+    std::string file; // path relative to the store directory
+    int line = 0;
+    std::string message;
+};
+
+struct SyncReport {
+    int added = 0;
+    int updated = 0;
+    int removed = 0;
+    int broken = 0;
+    bool rebuilt = false;
+    std::string rebuildReason;
+};
+
+class Index {
+public:
+    static constexpr int kSchemaVersion = 1;
+
+    // Opens or creates the index beside the store's claims. A missing,
+    // corrupt or older index is recreated empty (sync() then fills it).
+    explicit Index(const Store& store);
+
+    // Brings the index in line with the claim files. With `ids`, only those
+    // claims are looked at (file-watch events); otherwise every file.
+    SyncReport sync(const std::vector<std::string>* ids = nullptr);
+    // Drops everything and re-reads every claim file.
+    SyncReport rebuild(std::string reason);
+
+    // Records a claim engram itself just wrote.
+    void upsert(const Claim& c, const FileStat& st);
+
+    std::optional<IndexedClaim> byId(const std::string& id);
+    std::optional<IndexedClaim> byRowid(int64_t rowid);
+    std::optional<IndexedClaim> liveByLabel(const std::string& label);
+    IndexStats stats();
+    std::vector<BrokenFile> brokenFiles();
+
+    // Number of indexed claims containing the (already tokenized) term.
+    int64_t docFrequency(const std::string& term);
+    // Rowids of claims containing the term, newest first, at most `limit`.
+    std::vector<int64_t> match(const std::string& term, int limit);
+    // Most recently written claims (no query), optionally one status only.
+    std::vector<int64_t> recent(std::optional<ClaimStatus> status, int limit);
+    // Claims with an anchor in `path` (exact file), newest first.
+    std::vector<int64_t> anchoredIn(const std::string& path, int limit);
+
+    const std::string& path() const { return path_; }
+    bool freshlyCreated() const { return fresh_; }
+
+private:
+    void open(bool allowRecreate);
+    void createSchema();
+    void prepare();
+    void removeId(const std::string& id);
+    void setBroken(const std::string& file, int line, const std::string& msg,
+                   const FileStat& st);
+    IndexedClaim rowToClaim(sql::Stmt& s);
+    SyncReport syncImpl(const std::vector<std::string>* ids);
+
+    const Store& store_;
+    std::string path_;
+    sql::Db db_;
+    bool fresh_ = false;
+    std::string recreateReason_;
+
+    sql::Stmt insert_, deleteById_, deleteAnchors_, insertAnchor_, selectById_, selectByRowid_,
+        selectLiveLabel_, selectStats_, selectDf_, selectMatch_, selectRecent_,
+        selectRecentStatus_, selectAnchoredIn_, selectFiles_, upsertBroken_, deleteBroken_;
+};
+
+} // namespace engram

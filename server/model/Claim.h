@@ -1,0 +1,77 @@
+// The claim: engram's unit of memory, as plain data.
+//
+// These structs are what the core hands around; they know nothing of JSON,
+// SQLite or files. Optional fields model "unknown": a claim file missing its
+// created time or author is shown as unknown, never guessed (BRIEF 3).
+#pragma once
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+namespace engram {
+
+enum class ClaimStatus { Committed, Frontier, Retracted, Superseded };
+std::string_view toString(ClaimStatus s);
+std::optional<ClaimStatus> parseStatus(std::string_view s);
+
+// The kinds a claim may have; files may carry others (shown as written).
+inline constexpr std::string_view kClaimKinds[] = {"fact",       "decision",   "convention",
+                                                   "gotcha",     "preference", "todo"};
+bool isKnownKind(std::string_view kind);
+
+// A pointer from a claim into code. Symbol anchors arrive with tree-sitter;
+// the fields are all here now so the file format does not change later.
+struct Anchor {
+    std::string path;     // workspace-relative, '/'-separated
+    std::string symbol;   // qualified symbol path; empty for file and range anchors
+    std::string language; // empty when unknown
+    std::string nodeKind; // "function", "method", "class"..., or "file" / "range"
+    int startLine = 0;    // 1-based inclusive range for range anchors (0 = none)
+    int endLine = 0;
+    std::string hash; // digest of the anchored content when anchored / re-verified
+};
+
+struct Evidence {
+    std::string type; // path | url | command | note
+    std::string value;
+};
+
+struct Feedback {
+    int correct = 0;
+    int wrong = 0;
+    int partial = 0;
+    bool contested() const { return wrong > correct; }
+};
+
+struct Claim {
+    std::string id;
+    int version = 1;
+    std::string label;
+    std::string text;
+    std::string kind; // empty = unknown
+    ClaimStatus status = ClaimStatus::Committed;
+    std::optional<double> confidence;
+    std::optional<int64_t> created;  // UTC seconds; immutable across versions
+    std::optional<int64_t> verified; // last re-verification, when any
+    std::optional<int64_t> updated;  // when this version was written
+    std::string sourceAgent;         // empty = unknown
+    std::string origin;              // the store it was born in; empty = unknown
+    std::string supersedes;          // "<id>@<version>" of the version this replaced
+    std::vector<std::string> tags;
+    std::vector<Anchor> anchors;
+    std::vector<Evidence> evidence;
+    Feedback feedback;
+    std::string retractedBy;
+    std::string retractReason;
+    std::string forceReason; // why a downgrade was forced, when it was
+    // Fields this version of engram does not know, kept in file order so a
+    // rewrite by an older engram does not drop a newer one's data.
+    std::vector<std::pair<std::string, std::string>> extra;
+
+    bool live() const { return status == ClaimStatus::Committed; }
+};
+
+} // namespace engram

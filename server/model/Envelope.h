@@ -1,0 +1,64 @@
+// The envelope carried by every recall, delegate and status answer.
+//
+// An agent that gets zero rows must be able to tell "nothing is known" from
+// "wrong workspace", "index not built" and "your query missed" without asking
+// in prose (BRIEF 8). The envelope is that state, as data.
+#pragma once
+#include <cstdint>
+#include <string>
+#include <utility>
+#include <vector>
+
+namespace engram {
+
+struct TierState {
+    std::string tier; // project | medulla
+    std::string path; // the store directory
+    std::string name; // store name (origin label)
+    bool exists = false;
+    int64_t committed = 0;
+    int64_t frontier = 0;
+    int64_t retracted = 0;
+    int64_t superseded = 0;
+    int64_t anchors = 0;
+    int64_t generation = 0;
+    int64_t brokenFiles = 0;
+    bool indexReady = false;
+    std::string error; // why the tier could not be read, when it could not
+};
+
+struct Recovery {
+    std::string method; // the exact call that would fix the state
+    std::vector<std::pair<std::string, std::string>> arguments;
+    std::string reason;
+};
+
+struct Envelope {
+    std::string schema = "engram.envelope/1";
+    std::string status = "ok";          // ok | triaging | blocked
+    std::string trustMode = "full_trust"; // full_trust | needs_index | wrong_workspace_binding |
+                                          // retrieval_needs_recovery
+    struct Observed {
+        std::string method;
+        int64_t candidates = 0;
+        std::string error;
+    } observed;
+    struct Session {
+        int64_t pid = 0;
+        std::string version;
+        int64_t started = 0;
+    } session;
+    struct Binding {
+        std::string root;
+        std::string fingerprint;
+        std::string source; // initialize | --root | ENGRAM_ROOT | discovered | cwd
+        std::string requestedRoot;
+        bool mismatch = false;
+    } binding;
+    std::vector<TierState> stores;
+    std::string nextSuggested;
+    Recovery recovery; // empty method = nothing to recover
+    std::vector<std::string> nonClaims;
+};
+
+} // namespace engram

@@ -1,0 +1,95 @@
+// Append and verify the hash-chained audit log.
+//
+// Line format (tab-separated, values escaped like claim header values):
+//   seq  time  act  claim  agent  detail  prev  hash
+#include "store/AuditLog.h"
+
+#include "store/ClaimFile.h"
+#include "util/Fs.h"
+#include "util/Hash.h"
+#include "util/Time.h"
+
+#include <fcntl.h>
+#include <unistd.h>
+#include <vector>
+
+namespace engram {
+
+static const std::string kGenesis(64, '0');
+
+static std::string body(const AuditEntry& e) {
+    return std::to_string(e.seq) + "\t" + formatUtc(e.time) + "\t" + escapeValue(e.act) + "\t" +
+           escapeValue(e.claim) + "\t" + escapeValue(e.agent) + "\t" + escapeValue(e.detail) +
+           "\t" + e.prev;
+}
+
+static std::vector<std::string> splitTabs(const std::string& line) {
+    std::vector<std::string> out(1);
+    for (char c : line) {
+        if (c == '\t') out.emplace_back();
+        else out.back() += c;
+    }
+    return out;
+}
+
+// The last complete line of the log, read from the end so appends stay O(1).
+static std::string lastLine(const std::string& path) {
+    UniqueFd fd(::open(path.c_str(), O_RDONLY | O_CLOEXEC));
+    if (!fd) return {};
+    off_t size = ::lseek(fd.get(), 0, SEEK_END);
+    off_t chunk = std::min<off_t>(size, 8192);
+    std::string buf(size_t(chunk), '\0');
+    if (::pread(fd.get(), buf.data(), size_t(chunk), size - chunk) != chunk) return {};
+    while (!buf.empty() && buf.back() == '\n') buf.pop_back();
+    auto nl = buf.rfind('\n');
+    return nl == std::string::npos ? buf : buf.substr(nl + 1);
+}
+
+AuditEntry AuditLog::append(std::string act, std::string claim, std::string agent,
+                            std::string detail) {
+    AuditEntry e{0, nowUnix(), std::move(act), std::move(claim), std::move(agent),
+                 std::move(detail), kGenesis, ""};
+    auto last = splitTabs(lastLine(path_));
+    if (last.size() == 8) {
+        e.seq = std::atoll(last[0].c_str()) + 1;
+        e.prev = last[7];
+    } else {
+        e.seq = 1;
+    }
+    std::string b = body(e);
+    e.hash = sha256Hex(b);
+    appendDurable(path_, b + "\t" + e.hash + "\n");
+    return e;
+}
+
+AuditVerdict AuditLog::verify() const {
+    AuditVerdict v;
+    auto text = readFile(path_);
+    if (!text) return v;
+    std::string prev = kGenesis;
+    size_t pos = 0;
+    while (pos < text->size()) {
+        size_t nl = text->find('\n', pos);
+        if (nl == std::string::npos) nl = text->size();
+        std::string line = text->substr(pos, nl - pos);
+        pos = nl + 1;
+        if (line.empty()) continue;
+        ++v.entries;
+        auto f = splitTabs(line);
+        if (f.size() != 8) {
+            v = {false, v.entries, v.entries, "malformed entry"};
+            return v;
+        }
+        auto tab = line.rfind('\t');
+        if (f[6] != prev || sha256Hex(line.substr(0, tab)) != f[7]) {
+            v = {false, v.entries, v.entries,
+                 f[6] != prev ? "entry does not chain to the previous one"
+                              : "entry hash does not match its contents"};
+            return v;
+        }
+        prev = f[7];
+    }
+    return v;
+}
+
+} // namespace engram

@@ -1,0 +1,312 @@
+// Serialising and parsing claim files.
+#include "store/ClaimFile.h"
+
+#include "util/Time.h"
+
+#include <charconv>
+#include <cmath>
+#include <cstdio>
+#include <set>
+
+namespace engram {
+
+std::string escapeValue(std::string_view v) {
+    std::string out;
+    out.reserve(v.size());
+    for (char c : v) {
+        switch (c) {
+        case '\\': out += "\\\\"; break;
+        case '\n': out += "\\n"; break;
+        case '\r': out += "\\r"; break;
+        case '\t': out += "\\t"; break;
+        default: out += c;
+        }
+    }
+    return out;
+}
+
+std::string unescapeValue(std::string_view v) {
+    std::string out;
+    out.reserve(v.size());
+    for (size_t i = 0; i < v.size(); ++i) {
+        if (v[i] == '\\' && i + 1 < v.size()) {
+            char n = v[++i];
+            out += n == 'n' ? '\n' : n == 'r' ? '\r' : n == 't' ? '\t' : n;
+        } else {
+            out += v[i];
+        }
+    }
+    return out;
+}
+
+std::string formatConfidence(double c) {
+    char buf[32];
+    std::snprintf(buf, sizeof buf, "%.3f", c);
+    std::string s = buf;
+    while (s.back() == '0') s.pop_back();
+    if (s.back() == '.') s.pop_back();
+    return s;
+}
+
+// Anchor attribute values are percent-encoded where they could be confused
+// with the `k=v k=v` syntax (space, '=', '%') or break the line.
+static std::string pct(std::string_view v) {
+    std::string out;
+    for (unsigned char c : v) {
+        if (c <= ' ' || c == '%' || c == '=' || c == 0x7f) {
+            char buf[4];
+            std::snprintf(buf, sizeof buf, "%%%02X", c);
+            out += buf;
+        } else {
+            out += char(c);
+        }
+    }
+    return out;
+}
+
+static std::string unpct(std::string_view v) {
+    std::string out;
+    for (size_t i = 0; i < v.size(); ++i) {
+        if (v[i] == '%' && i + 2 < v.size()) {
+            int x = 0;
+            auto r = std::from_chars(v.data() + i + 1, v.data() + i + 3, x, 16);
+            if (r.ec == std::errc() && r.ptr == v.data() + i + 3) {
+                out += char(x);
+                i += 2;
+                continue;
+            }
+        }
+        out += v[i];
+    }
+    return out;
+}
+
+std::string formatAnchor(const Anchor& a) {
+    std::string s = "path=" + pct(a.path);
+    if (!a.symbol.empty()) s += " symbol=" + pct(a.symbol);
+    if (!a.language.empty()) s += " lang=" + pct(a.language);
+    if (!a.nodeKind.empty()) s += " kind=" + pct(a.nodeKind);
+    if (a.startLine > 0)
+        s += " lines=" + std::to_string(a.startLine) + "-" + std::to_string(a.endLine);
+    if (!a.hash.empty()) s += " hash=" + pct(a.hash);
+    return s;
+}
+
+std::string serializeClaim(const Claim& c) {
+    std::string out = "---\n";
+    auto field = [&](std::string_view key, std::string_view value) {
+        out += key;
+        out += ": ";
+        out += escapeValue(value);
+        out += '\n';
+    };
+    field("id", c.id);
+    field("version", std::to_string(c.version));
+    if (!c.label.empty()) field("label", c.label);
+    if (!c.kind.empty()) field("kind", c.kind);
+    field("status", toString(c.status));
+    if (c.confidence) field("confidence", formatConfidence(*c.confidence));
+    if (c.created) field("created", formatUtc(*c.created));
+    if (c.updated) field("updated", formatUtc(*c.updated));
+    if (c.verified) field("verified", formatUtc(*c.verified));
+    if (!c.sourceAgent.empty()) field("source_agent", c.sourceAgent);
+    if (!c.origin.empty()) field("origin", c.origin);
+    if (!c.supersedes.empty()) field("supersedes", c.supersedes);
+    if (!c.forceReason.empty()) field("force_reason", c.forceReason);
+    if (!c.tags.empty()) {
+        std::string t;
+        for (auto& tag : c.tags) t += (t.empty() ? "" : ", ") + tag;
+        field("tags", t);
+    }
+    for (auto& a : c.anchors) field("anchor", formatAnchor(a));
+    for (auto& e : c.evidence) field("evidence", e.type + " " + e.value);
+    if (c.feedback.correct || c.feedback.wrong || c.feedback.partial)
+        field("feedback", "correct=" + std::to_string(c.feedback.correct) +
+                              " wrong=" + std::to_string(c.feedback.wrong) +
+                              " partial=" + std::to_string(c.feedback.partial));
+    if (!c.retractedBy.empty()) field("retracted_by", c.retractedBy);
+    if (!c.retractReason.empty()) field("retract_reason", c.retractReason);
+    for (auto& [k, v] : c.extra) field(k, v);
+    out += "---\n";
+    out += c.text;
+    out += '\n';
+    return out;
+}
+
+namespace {
+
+std::string_view trim(std::string_view s) {
+    while (!s.empty() && (s.front() == ' ' || s.front() == '\t')) s.remove_prefix(1);
+    while (!s.empty() && (s.back() == ' ' || s.back() == '\t' || s.back() == '\r'))
+        s.remove_suffix(1);
+    return s;
+}
+
+template <class T>
+bool parseNumber(std::string_view s, T& out) {
+    auto r = std::from_chars(s.data(), s.data() + s.size(), out);
+    return r.ec == std::errc() && r.ptr == s.data() + s.size();
+}
+
+Anchor parseAnchorAt(std::string_view v, int line) {
+    Anchor a;
+    size_t i = 0;
+    while (i < v.size()) {
+        while (i < v.size() && v[i] == ' ') ++i;
+        size_t end = v.find(' ', i);
+        if (end == std::string_view::npos) end = v.size();
+        std::string_view kv = v.substr(i, end - i);
+        i = end;
+        if (kv.empty()) continue;
+        auto eq = kv.find('=');
+        if (eq == std::string_view::npos)
+            throw ClaimFileError(line, "anchor attribute '" + std::string(kv) +
+                                           "' is not key=value");
+        auto key = kv.substr(0, eq);
+        auto val = unpct(kv.substr(eq + 1));
+        if (key == "path") a.path = val;
+        else if (key == "symbol") a.symbol = val;
+        else if (key == "lang") a.language = val;
+        else if (key == "kind") a.nodeKind = val;
+        else if (key == "hash") a.hash = val;
+        else if (key == "lines") {
+            auto dash = val.find('-');
+            if (dash == std::string::npos ||
+                !parseNumber(std::string_view(val).substr(0, dash), a.startLine) ||
+                !parseNumber(std::string_view(val).substr(dash + 1), a.endLine) ||
+                a.startLine < 1 || a.endLine < a.startLine)
+                throw ClaimFileError(line, "anchor lines must be START-END (1-based)");
+        }
+        // Unknown anchor attributes are ignored, as unknown fields are.
+    }
+    if (a.path.empty()) throw ClaimFileError(line, "anchor has no path=");
+    return a;
+}
+
+} // namespace
+
+Anchor parseAnchor(std::string_view spec) { return parseAnchorAt(spec, 0); }
+
+Claim parseClaim(std::string_view contents, std::string_view expectedId) {
+    Claim c;
+    c.version = 0;
+    int line = 0;
+    size_t pos = 0;
+    auto nextLine = [&](std::string_view& out) {
+        if (pos >= contents.size()) return false;
+        size_t nl = contents.find('\n', pos);
+        if (nl == std::string_view::npos) nl = contents.size();
+        out = contents.substr(pos, nl - pos);
+        if (!out.empty() && out.back() == '\r') out.remove_suffix(1);
+        pos = nl + 1;
+        ++line;
+        return true;
+    };
+
+    std::string_view l;
+    if (!nextLine(l) || trim(l) != "---")
+        throw ClaimFileError(1, "expected '---' opening the claim header");
+
+    std::set<std::string, std::less<>> seen;
+    bool closed = false;
+    bool haveStatus = false;
+    while (nextLine(l)) {
+        auto t = trim(l);
+        if (t == "---") {
+            closed = true;
+            break;
+        }
+        if (t.empty() || t.front() == '#') continue;
+        auto colon = t.find(':');
+        if (colon == std::string_view::npos || colon == 0)
+            throw ClaimFileError(line, "expected 'key: value'");
+        std::string key(trim(t.substr(0, colon)));
+        std::string val = unescapeValue(trim(t.substr(colon + 1)));
+        bool repeatable = key == "anchor" || key == "evidence";
+        if (!repeatable && !seen.insert(key).second)
+            throw ClaimFileError(line, "duplicate field '" + key + "'");
+
+        auto time = [&](std::optional<int64_t>& out) {
+            out = parseUtc(val);
+            if (!out) throw ClaimFileError(line, key + " must be a UTC time like 2026-01-31T12:00:00Z");
+        };
+        if (key == "id") c.id = val;
+        else if (key == "version") {
+            if (!parseNumber(std::string_view(val), c.version) || c.version < 1)
+                throw ClaimFileError(line, "version must be a positive integer");
+        } else if (key == "label") c.label = val;
+        else if (key == "kind") c.kind = val;
+        else if (key == "status") {
+            auto s = parseStatus(val);
+            if (!s)
+                throw ClaimFileError(line, "status must be committed, frontier, retracted or "
+                                           "superseded, not '" + val + "'");
+            c.status = *s;
+            haveStatus = true;
+        } else if (key == "confidence") {
+            double d = 0;
+            if (!parseNumber(std::string_view(val), d) || !(d >= 0.0 && d <= 1.0))
+                throw ClaimFileError(line, "confidence must be a number in [0, 1]");
+            c.confidence = d;
+        } else if (key == "created") time(c.created);
+        else if (key == "updated") time(c.updated);
+        else if (key == "verified") time(c.verified);
+        else if (key == "source_agent") c.sourceAgent = val;
+        else if (key == "origin") c.origin = val;
+        else if (key == "supersedes") c.supersedes = val;
+        else if (key == "force_reason") c.forceReason = val;
+        else if (key == "tags") {
+            std::string_view rest = val;
+            while (!rest.empty()) {
+                auto comma = rest.find(',');
+                auto tag = trim(rest.substr(0, comma));
+                if (!tag.empty()) c.tags.emplace_back(tag);
+                if (comma == std::string_view::npos) break;
+                rest.remove_prefix(comma + 1);
+            }
+        } else if (key == "anchor") c.anchors.push_back(parseAnchorAt(val, line));
+        else if (key == "evidence") {
+            auto sp = val.find(' ');
+            if (sp == std::string::npos)
+                throw ClaimFileError(line, "evidence must be '<path|url|command|note> <value>'");
+            c.evidence.push_back({val.substr(0, sp), std::string(trim(std::string_view(val).substr(sp + 1)))});
+        } else if (key == "feedback") {
+            // "correct=N wrong=N partial=N", any order, missing = 0.
+            std::string_view rest = val;
+            while (!rest.empty()) {
+                auto sp = rest.find(' ');
+                auto kv = rest.substr(0, sp);
+                rest = sp == std::string_view::npos ? std::string_view{} : rest.substr(sp + 1);
+                if (kv.empty()) continue;
+                auto eq = kv.find('=');
+                int n = 0;
+                if (eq == std::string_view::npos || !parseNumber(kv.substr(eq + 1), n) || n < 0)
+                    throw ClaimFileError(line, "feedback must be 'correct=N wrong=N partial=N'");
+                auto k = kv.substr(0, eq);
+                if (k == "correct") c.feedback.correct = n;
+                else if (k == "wrong") c.feedback.wrong = n;
+                else if (k == "partial") c.feedback.partial = n;
+            }
+        } else if (key == "retracted_by") c.retractedBy = val;
+        else if (key == "retract_reason") c.retractReason = val;
+        else c.extra.emplace_back(key, val);
+    }
+    if (!closed) throw ClaimFileError(line + 1, "the header is not closed by a '---' line");
+
+    std::string_view body = contents.substr(std::min(pos, contents.size()));
+    while (!body.empty() && (body.back() == '\n' || body.back() == '\r')) body.remove_suffix(1);
+    while (!body.empty() && (body.front() == '\n' || body.front() == '\r')) body.remove_prefix(1);
+    if (body.empty()) throw ClaimFileError(line + 1, "the claim has no text after the header");
+    c.text = std::string(body);
+
+    if (c.id.empty()) c.id = std::string(expectedId);
+    else if (!expectedId.empty() && c.id != expectedId)
+        throw ClaimFileError(2, "id '" + c.id + "' does not match the file name '" +
+                                    std::string(expectedId) + ".md'");
+    if (c.version == 0) c.version = 1;
+    // A hand-written claim without a status is meant to be live.
+    if (!haveStatus) c.status = ClaimStatus::Committed;
+    return c;
+}
+
+} // namespace engram

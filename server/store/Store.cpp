@@ -1,0 +1,123 @@
+// Claim store directory management.
+#include "store/Store.h"
+
+#include "store/ClaimFile.h"
+
+#include <algorithm>
+#include <sodium.h>
+
+namespace engram {
+
+static const char* kGitignore =
+    "# Written by engram: derived and local files stay out of git.\n"
+    "index.sqlite\n"
+    "index.sqlite-*\n"
+    "audit.log\n"
+    "lock\n"
+    "*.tmp-*\n";
+
+Store::Store(std::string dir, std::string tier, std::string defaultName)
+    : dir_(std::move(dir)), tier_(std::move(tier)), name_(std::move(defaultName)),
+      audit_(dir_ + "/audit.log") {
+    if (auto conf = readFile(dir_ + "/store.conf")) {
+        // One `name: value` line; anything else is ignored.
+        size_t p = conf->find("name:");
+        if (p != std::string::npos) {
+            size_t e = conf->find('\n', p);
+            std::string v = conf->substr(p + 5, e == std::string::npos ? e : e - p - 5);
+            v.erase(0, v.find_first_not_of(" \t"));
+            v.erase(v.find_last_not_of(" \t\r") + 1);
+            if (!v.empty()) name_ = v;
+        }
+    }
+}
+
+std::string Store::originLabel() const {
+    return tier_ == "medulla" ? std::string("medulla") : "project:" + name_;
+}
+
+bool Store::exists() const { return statFile(claimsDir()).has_value(); }
+
+std::string Store::claimPath(const std::string& id) const {
+    return claimsDir() + "/" + id + ".md";
+}
+
+std::string Store::historyPath(const std::string& id, int version) const {
+    return historyDir() + "/" + id + ".v" + std::to_string(version) + ".md";
+}
+
+void Store::ensureLayout() {
+    makeDirs(claimsDir());
+    makeDirs(historyDir());
+    if (!statFile(dir_ + "/.gitignore")) atomicWrite(dir_ + "/.gitignore", kGitignore);
+    if (!statFile(dir_ + "/store.conf"))
+        atomicWrite(dir_ + "/store.conf", "# engram store\nname: " + name_ + "\n");
+}
+
+FileLock Store::lock() {
+    makeDirs(dir_);
+    return FileLock(dir_ + "/lock");
+}
+
+std::optional<Claim> Store::load(const std::string& id) const {
+    auto text = readFile(claimPath(id));
+    if (!text) return std::nullopt;
+    return parseClaim(*text, id);
+}
+
+void Store::write(const Claim& c) { atomicWrite(claimPath(c.id), serializeClaim(c)); }
+
+void Store::writeHistory(const Claim& c) {
+    atomicWrite(historyPath(c.id, c.version), serializeClaim(c));
+}
+
+std::vector<Claim> Store::versions(const std::string& id) const {
+    std::vector<Claim> out;
+    std::string prefix = id + ".v";
+    for (auto& f : listFiles(historyDir())) {
+        if (f.rfind(prefix, 0) != 0 || f.size() < 3 || f.substr(f.size() - 3) != ".md") continue;
+        if (auto text = readFile(historyDir() + "/" + f)) {
+            try {
+                out.push_back(parseClaim(*text, id));
+            } catch (const ClaimFileError&) {
+                // A broken history file does not hide the rest of the history;
+                // `engram check` reports it.
+            }
+        }
+    }
+    if (auto cur = load(id)) {
+        // A crash between writing history and the new current file can leave
+        // the current version also in history; keep one copy.
+        std::erase_if(out, [&](const Claim& h) { return h.version >= cur->version; });
+        out.push_back(*cur);
+    }
+    std::sort(out.begin(), out.end(),
+              [](const Claim& a, const Claim& b) { return a.version < b.version; });
+    return out;
+}
+
+bool Store::validId(std::string_view id) {
+    if (id.size() < 3 || id.size() > 64) return false;
+    for (char c : id)
+        if (!((c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '-' || c == '_'))
+            return false;
+    return true;
+}
+
+std::string Store::newId() {
+    // 60 random bits in Crockford-style base32: collision-free across
+    // teammates' machines without coordination, short enough to type.
+    static const char* alphabet = "0123456789abcdefghjkmnpqrstvwxyz";
+    unsigned char bytes[8];
+    randombytes_buf(bytes, sizeof bytes);
+    uint64_t v = 0;
+    for (auto b : bytes) v = (v << 8) | b;
+    std::string id = "c-";
+    for (int i = 0; i < 12; ++i) {
+        id += alphabet[v & 31];
+        v >>= 5;
+    }
+    return id;
+}
+
+} // namespace engram

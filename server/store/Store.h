@@ -1,0 +1,67 @@
+// A claim store on disk: the truth that the index is derived from.
+//
+// Layout of a store directory (a project's `<root>/.engram/`, or the medulla):
+//   store.conf          the store's name (committed; stable across clones)
+//   claims/<id>.md      the current version of each claim (committed)
+//   history/<id>.v<N>.md earlier versions, never destroyed (committed)
+//   .gitignore          lists everything below that is derived or local
+//   index.sqlite*       the derived SQLite index
+//   audit.log           the local hash-chained log of every state change
+//   lock                the writers' lock file
+// The store knows files, not SQLite: Index (index/) is rebuilt from it.
+#pragma once
+#include "model/Claim.h"
+#include "store/AuditLog.h"
+#include "util/Fs.h"
+
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace engram {
+
+class Store {
+public:
+    // `tier` is "project" or "medulla"; `name` is the default store name used
+    // when store.conf does not exist yet (the root's base name).
+    Store(std::string dir, std::string tier, std::string defaultName);
+
+    const std::string& dir() const { return dir_; }
+    const std::string& tier() const { return tier_; }
+    const std::string& name() const { return name_; }
+    // What `origin` says for claims born here: "project:<name>" or "medulla".
+    std::string originLabel() const;
+    bool exists() const;
+
+    std::string claimsDir() const { return dir_ + "/claims"; }
+    std::string historyDir() const { return dir_ + "/history"; }
+    std::string indexPath() const { return dir_ + "/index.sqlite"; }
+    std::string claimPath(const std::string& id) const;
+    std::string historyPath(const std::string& id, int version) const;
+
+    // Creates the directories, store.conf and .gitignore on the first write.
+    void ensureLayout();
+    // Serialises writers across processes; hold it around read-check-write.
+    FileLock lock();
+
+    // Reads claims/<id>.md. nullopt when absent; throws ClaimFileError when
+    // the file is broken.
+    std::optional<Claim> load(const std::string& id) const;
+    void write(const Claim& c);
+    void writeHistory(const Claim& c);
+    // Every stored version of the claim, oldest first (history + current).
+    std::vector<Claim> versions(const std::string& id) const;
+
+    AuditLog& audit() { return audit_; }
+
+    static bool validId(std::string_view id);
+    static std::string newId();
+
+private:
+    std::string dir_;
+    std::string tier_;
+    std::string name_;
+    AuditLog audit_;
+};
+
+} // namespace engram

@@ -1,0 +1,87 @@
+// Grammar registry over the statically linked tree-sitter grammars.
+#include "syntax/Languages.h"
+
+#include <memory>
+#include <tree_sitter/api.h>
+
+extern "C" {
+const TSLanguage* tree_sitter_python();
+const TSLanguage* tree_sitter_javascript();
+const TSLanguage* tree_sitter_typescript();
+const TSLanguage* tree_sitter_tsx();
+const TSLanguage* tree_sitter_c();
+const TSLanguage* tree_sitter_cpp();
+const TSLanguage* tree_sitter_go();
+const TSLanguage* tree_sitter_rust();
+const TSLanguage* tree_sitter_java();
+}
+
+namespace engram::syntax {
+
+namespace {
+
+struct Entry {
+    const char* name;
+    const TSLanguage* (*fn)();
+    std::vector<std::string> exts;
+};
+
+const std::vector<Entry>& entries() {
+    static const std::vector<Entry> all = {
+        {"python", tree_sitter_python, {".py", ".pyi"}},
+        {"javascript", tree_sitter_javascript, {".js", ".mjs", ".cjs", ".jsx"}},
+        {"typescript", tree_sitter_typescript, {".ts", ".mts", ".cts"}},
+        {"tsx", tree_sitter_tsx, {".tsx"}},
+        {"c", tree_sitter_c, {".c", ".h"}},
+        {"cpp", tree_sitter_cpp, {".cc", ".cpp", ".cxx", ".hh", ".hpp", ".hxx"}},
+        {"go", tree_sitter_go, {".go"}},
+        {"rust", tree_sitter_rust, {".rs"}},
+        {"java", tree_sitter_java, {".java"}},
+    };
+    return all;
+}
+
+struct ParserDeleter {
+    void operator()(TSParser* p) const { ts_parser_delete(p); }
+};
+struct TreeDeleter {
+    void operator()(TSTree* t) const { ts_tree_delete(t); }
+};
+
+} // namespace
+
+const std::vector<LanguageInfo>& languages() {
+    static const std::vector<LanguageInfo> infos = [] {
+        std::vector<LanguageInfo> out;
+        for (auto& e : entries()) out.push_back({e.name, e.exts, ts_language_abi_version(e.fn())});
+        return out;
+    }();
+    return infos;
+}
+
+std::optional<std::string> languageForPath(std::string_view path) {
+    auto dot = path.find_last_of('.');
+    if (dot == std::string_view::npos) return std::nullopt;
+    auto ext = path.substr(dot);
+    for (auto& e : entries())
+        for (auto& x : e.exts)
+            if (x == ext) return std::string(e.name);
+    return std::nullopt;
+}
+
+std::optional<std::string> parseRootKind(std::string_view language, std::string_view source) {
+    for (auto& e : entries()) {
+        if (language != e.name) continue;
+        std::unique_ptr<TSParser, ParserDeleter> parser(ts_parser_new());
+        if (!ts_parser_set_language(parser.get(), e.fn())) return std::nullopt;
+        std::unique_ptr<TSTree, TreeDeleter> tree(
+            ts_parser_parse_string(parser.get(), nullptr, source.data(), uint32_t(source.size())));
+        if (!tree) return std::nullopt;
+        TSNode root = ts_tree_root_node(tree.get());
+        if (ts_node_has_error(root)) return std::nullopt;
+        return std::string(ts_node_type(root));
+    }
+    return std::nullopt;
+}
+
+} // namespace engram::syntax

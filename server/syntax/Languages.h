@@ -1,0 +1,28 @@
+// The tree-sitter grammars engram is built with, by name and file extension.
+//
+// This module (syntax/) is the only one that includes tree_sitter/api.h.
+// Anchoring to symbols builds on it; for now it answers which languages exist
+// and can prove each grammar parses (engram doctor).
+#pragma once
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace engram::syntax {
+
+struct LanguageInfo {
+    std::string name;                    // python, javascript, typescript, tsx, c, cpp, go, rust, java
+    std::vector<std::string> extensions; // with the dot: ".py"
+    unsigned abiVersion = 0;
+};
+
+const std::vector<LanguageInfo>& languages();
+// The language for a workspace-relative path, by extension.
+std::optional<std::string> languageForPath(std::string_view path);
+// Parses `source` with the named grammar; returns the root node's type
+// ("module", "translation_unit"...) or nullopt when the grammar is unknown or
+// the tree has errors.
+std::optional<std::string> parseRootKind(std::string_view language, std::string_view source);
+
+} // namespace engram::syntax

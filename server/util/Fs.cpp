@@ -1,0 +1,161 @@
+// POSIX implementation of the durable file primitives.
+#include "util/Fs.h"
+
+#include <cerrno>
+#include <cstring>
+#include <dirent.h>
+#include <fcntl.h>
+#include <sys/file.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+namespace engram {
+
+static FsError sysError(const std::string& what, const std::string& path) {
+    return FsError(what + " " + path + ": " + std::strerror(errno));
+}
+
+UniqueFd& UniqueFd::operator=(UniqueFd&& o) noexcept {
+    if (this != &o) {
+        if (fd_ >= 0) ::close(fd_);
+        fd_ = o.release();
+    }
+    return *this;
+}
+
+UniqueFd::~UniqueFd() {
+    if (fd_ >= 0) ::close(fd_);
+}
+
+int UniqueFd::release() {
+    int fd = fd_;
+    fd_ = -1;
+    return fd;
+}
+
+FileLock::FileLock(const std::string& path)
+    : fd_(::open(path.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0644)) {
+    if (!fd_) throw sysError("cannot open lock file", path);
+    while (::flock(fd_.get(), LOCK_EX) != 0) {
+        if (errno != EINTR) throw sysError("cannot lock", path);
+    }
+    // The lock is released when fd_ closes.
+}
+
+std::optional<std::string> readFile(const std::string& path) {
+    UniqueFd fd(::open(path.c_str(), O_RDONLY | O_CLOEXEC));
+    if (!fd) return std::nullopt;
+    std::string out;
+    struct stat st;
+    if (::fstat(fd.get(), &st) == 0 && st.st_size > 0) out.reserve(size_t(st.st_size));
+    char buf[16384];
+    for (;;) {
+        ssize_t n = ::read(fd.get(), buf, sizeof buf);
+        if (n < 0) {
+            if (errno == EINTR) continue;
+            return std::nullopt;
+        }
+        if (n == 0) break;
+        out.append(buf, size_t(n));
+    }
+    return out;
+}
+
+static void writeAll(int fd, std::string_view data, const std::string& path) {
+    while (!data.empty()) {
+        ssize_t n = ::write(fd, data.data(), data.size());
+        if (n < 0) {
+            if (errno == EINTR) continue;
+            throw sysError("cannot write", path);
+        }
+        data.remove_prefix(size_t(n));
+    }
+}
+
+static std::string parentDir(const std::string& path) {
+    auto slash = path.find_last_of('/');
+    if (slash == std::string::npos) return ".";
+    return slash == 0 ? "/" : path.substr(0, slash);
+}
+
+void fsyncDir(const std::string& dir) {
+    UniqueFd fd(::open(dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC));
+    if (!fd) throw sysError("cannot open directory", dir);
+    if (::fsync(fd.get()) != 0) throw sysError("cannot fsync directory", dir);
+}
+
+void atomicWrite(const std::string& path, std::string_view contents) {
+    // The temporary name is unique per process and call so that concurrent
+    // writers never share one; a leftover ".tmp-" file after a crash is never
+    // read as a claim (readers only take "*.md").
+    static unsigned counter = 0;
+    std::string tmp = path + ".tmp-" + std::to_string(::getpid()) + "-" + std::to_string(++counter);
+    {
+        UniqueFd fd(::open(tmp.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644));
+        if (!fd) throw sysError("cannot create", tmp);
+        try {
+            writeAll(fd.get(), contents, tmp);
+            if (::fsync(fd.get()) != 0) throw sysError("cannot fsync", tmp);
+        } catch (...) {
+            ::unlink(tmp.c_str());
+            throw;
+        }
+    }
+    if (::rename(tmp.c_str(), path.c_str()) != 0) {
+        auto err = sysError("cannot rename onto", path);
+        ::unlink(tmp.c_str());
+        throw err;
+    }
+    fsyncDir(parentDir(path));
+}
+
+void appendDurable(const std::string& path, std::string_view contents) {
+    UniqueFd fd(::open(path.c_str(), O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644));
+    if (!fd) throw sysError("cannot open", path);
+    writeAll(fd.get(), contents, path);
+    if (::fdatasync(fd.get()) != 0) throw sysError("cannot fsync", path);
+}
+
+void makeDirs(const std::string& path) {
+    if (path.empty()) return;
+    std::string cur;
+    size_t pos = 0;
+    while (pos != std::string::npos) {
+        pos = path.find('/', pos + 1);
+        cur = path.substr(0, pos);
+        if (cur.empty()) continue;
+        if (::mkdir(cur.c_str(), 0755) != 0 && errno != EEXIST)
+            throw sysError("cannot create directory", cur);
+    }
+}
+
+std::optional<FileStat> statFile(const std::string& path) {
+    struct stat st;
+    if (::stat(path.c_str(), &st) != 0) return std::nullopt;
+    return FileStat{int64_t(st.st_mtim.tv_sec) * 1000000000 + st.st_mtim.tv_nsec,
+                    int64_t(st.st_size)};
+}
+
+std::vector<std::string> listFiles(const std::string& dir) {
+    std::vector<std::string> out;
+    DIR* d = ::opendir(dir.c_str());
+    if (!d) return out;
+    while (auto* e = ::readdir(d)) {
+        if (e->d_name[0] == '.') continue;
+        if (e->d_type != DT_REG && e->d_type != DT_UNKNOWN && e->d_type != DT_LNK) continue;
+        out.emplace_back(e->d_name);
+    }
+    ::closedir(d);
+    return out;
+}
+
+bool removeFile(const std::string& path) { return ::unlink(path.c_str()) == 0; }
+
+std::string joinPath(std::string_view a, std::string_view b) {
+    std::string out(a);
+    if (!out.empty() && out.back() != '/') out += '/';
+    out += b;
+    return out;
+}
+
+} // namespace engram

@@ -1,0 +1,67 @@
+// File-system primitives with the durability engram promises.
+//
+// Invariant 8 (nothing acknowledged is lost) rests on atomicWrite: a claim
+// file is written to a temporary sibling, fsynced, renamed over the target and
+// the directory fsynced, so a crash leaves either the old or the new file and
+// never a torn one. Every POSIX descriptor is owned by a UniqueFd.
+#pragma once
+#include <cstdint>
+#include <optional>
+#include <stdexcept>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace engram {
+
+struct FsError : std::runtime_error {
+    using std::runtime_error::runtime_error;
+};
+
+class UniqueFd {
+public:
+    UniqueFd() = default;
+    explicit UniqueFd(int fd) : fd_(fd) {}
+    UniqueFd(UniqueFd&& o) noexcept : fd_(o.release()) {}
+    UniqueFd& operator=(UniqueFd&& o) noexcept;
+    UniqueFd(const UniqueFd&) = delete;
+    UniqueFd& operator=(const UniqueFd&) = delete;
+    ~UniqueFd();
+    int get() const { return fd_; }
+    int release();
+    explicit operator bool() const { return fd_ >= 0; }
+
+private:
+    int fd_ = -1;
+};
+
+// An exclusive advisory lock (flock) on a lock file, held for the object's
+// life. Serialises writers across engram processes sharing one store.
+class FileLock {
+public:
+    explicit FileLock(const std::string& path);
+    FileLock(FileLock&&) = default;
+
+private:
+    UniqueFd fd_;
+};
+
+struct FileStat {
+    int64_t mtimeNs = 0;
+    int64_t size = 0;
+};
+
+std::optional<std::string> readFile(const std::string& path);
+// Durable replace of path's contents (temp file + fsync + rename + dir fsync).
+void atomicWrite(const std::string& path, std::string_view contents);
+// Appends and fdatasyncs; used by the audit log.
+void appendDurable(const std::string& path, std::string_view contents);
+void fsyncDir(const std::string& dir);
+void makeDirs(const std::string& path);
+std::optional<FileStat> statFile(const std::string& path);
+// Regular-file names in dir (not recursive), unsorted; empty when dir is absent.
+std::vector<std::string> listFiles(const std::string& dir);
+bool removeFile(const std::string& path);
+std::string joinPath(std::string_view a, std::string_view b);
+
+} // namespace engram

@@ -1,0 +1,29 @@
+// Workspace roots and the paths inside them.
+//
+// Anchors never point outside the root (BRIEF 3): every path a caller gives
+// goes through relativeToRoot, which refuses `..` escapes, absolute paths
+// elsewhere and symlinks that lead out.
+#pragma once
+#include <optional>
+#include <string>
+
+namespace engram {
+
+// Absolute, symlink-free form of an existing path; an absolute lexical
+// normalisation when it does not exist.
+std::string canonicalPath(const std::string& path);
+// First 16 hex digits of SHA-256 of the canonical absolute path.
+std::string rootFingerprint(const std::string& canonicalRoot);
+// The nearest ancestor of `start` holding `.engram/` or `.git/`, else start.
+std::string discoverRoot(const std::string& start);
+std::string currentDir();
+
+// The workspace-relative form of `path` (relative to root, or absolute), or
+// nullopt when it lies outside the root (lexically or through a symlink).
+std::optional<std::string> relativeToRoot(const std::string& root, const std::string& path);
+
+// file:// URIs (percent-decoding); nullopt for other schemes.
+std::optional<std::string> uriToPath(const std::string& uri);
+std::string pathToUri(const std::string& path);
+
+} // namespace engram

@@ -1,0 +1,18 @@
+// Wall-clock time as engram stores it: UTC, whole seconds, ISO 8601.
+#pragma once
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+
+namespace engram {
+
+int64_t nowUnix();
+// "2026-11-21T22:34:41Z"
+std::string formatUtc(int64_t unixSeconds);
+// Accepts "YYYY-MM-DDTHH:MM:SSZ" (and a date alone); nullopt otherwise.
+std::optional<int64_t> parseUtc(std::string_view s);
+// "3 days", "5 hours", "just now": ages shown to people and agents.
+std::string humanAge(int64_t seconds);
+
+} // namespace engram

@@ -1,0 +1,19 @@
+// UTF-8 validation.
+//
+// Claim texts are committed to git and shown in editors; a claim whose bytes
+// are not valid UTF-8 would corrupt both, so every write path validates first.
+#pragma once
+#include <cstddef>
+#include <optional>
+#include <string_view>
+
+namespace engram {
+
+// The byte offset of the first invalid sequence, or nullopt when the text is
+// well-formed UTF-8 (no overlongs, no surrogates, nothing above U+10FFFF).
+std::optional<size_t> firstInvalidUtf8(std::string_view s);
+
+// Number of code points (for character budgets such as max_chars).
+size_t utf8Length(std::string_view s);
+
+} // namespace engram
