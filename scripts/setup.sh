@@ -7,7 +7,7 @@ set -euo pipefail
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 
 debs=(build-essential cmake pkg-config git nodejs npm
-      nlohmann-json3-dev libuv1-dev libsqlite3-dev catch2 libsodium-dev)
+      nlohmann-json3-dev libuv1-dev libsqlite3-dev catch2 libsodium-dev clang-format)
 
 missing=()
 for p in "${debs[@]}"; do
@@ -18,6 +18,7 @@ for p in "${debs[@]}"; do
         npm) command -v npm >/dev/null 2>&1 && continue ;;
         cmake) command -v cmake >/dev/null 2>&1 && continue ;;
         git) command -v git >/dev/null 2>&1 && continue ;;
+        clang-format) command -v clang-format >/dev/null 2>&1 && continue ;;
     esac
     dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
 done

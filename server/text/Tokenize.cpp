@@ -117,21 +117,27 @@ constexpr bool isLetterOrDigit(Kind k) {
 // Lower-cases t[begin, end) onto out, dropping '_' and spelling U+2019 as '\''
 // so both apostrophes give the same term.
 void appendTerm(std::string& out, std::string_view t, size_t begin, size_t end) {
+    // Sized once up front (the term can only be shorter than the bytes it comes
+    // from), then trimmed: a push_back per byte costs a capacity check each time.
+    size_t start = out.size();
+    out.resize(start + (end - begin));
+    char* w = out.data() + start;
     for (size_t i = begin; i < end; ++i) {
         char c = t[i];
         if (c >= 'A' && c <= 'Z') {
-            out.push_back(static_cast<char>(c + ('a' - 'A')));
+            *w++ = static_cast<char>(c + ('a' - 'A'));
         } else if (c == '_') {
             continue;
         } else if (static_cast<unsigned char>(c) == 0xE2 && i + 2 < end &&
                    static_cast<unsigned char>(t[i + 1]) == 0x80 &&
                    static_cast<unsigned char>(t[i + 2]) == 0x99) {
-            out.push_back('\'');
+            *w++ = '\'';
             i += 2;
         } else {
-            out.push_back(c);
+            *w++ = c;
         }
     }
+    out.resize(static_cast<size_t>(w - out.data()));
 }
 
 struct Part {
@@ -233,10 +239,20 @@ private:
             emitted = emitTerm(parts_[0].begin, parts_[nParts_ - 1].end, false);
         }
         for (size_t p = 0; p < nParts_; ++p) {
+            size_t begin = parts_[p].begin, end = parts_[p].end;
             tok_.term.clear();
-            appendTerm(tok_.term, t_, parts_[p].begin, parts_[p].end);
-            if (emitTerm(parts_[p].begin, parts_[p].end, emitted)) emitted = true;
+            appendTerm(tok_.term, t_, begin, isPluralAcronym(begin, end) ? end - 1 : end);
+            if (emitTerm(begin, end, emitted)) emitted = true;
         }
+    }
+
+    // "JWTs", "CPUs": Porter2 keeps the s of "jwts" (no vowel before it), so the
+    // plural would never match the acronym itself; drop it here instead.
+    bool isPluralAcronym(size_t begin, size_t end) const {
+        if (end - begin < 3 || t_[end - 1] != 's') return false;
+        for (size_t i = begin; i + 1 < end; ++i)
+            if (t_[i] < 'A' || t_[i] > 'Z') return false;
+        return true;
     }
 
     bool emitTerm(size_t begin, size_t end, bool colocated) {

@@ -188,6 +188,7 @@ TEST_CASE("password-assignment flags the value, not the key", "[secrets]") {
 TEST_CASE("password-assignment ignores placeholders and non-assignments", "[secrets]") {
     requireNoHits("password=<your password>");
     requireNoHits("password: ${DB_PASSWORD}");
+    requireNoHits("api_key: \"<YOUR_API_KEY>\"");
     requireNoHits("password = \"${DB_PASSWORD}\"");
     requireNoHits("password=$DB_PASSWORD");
     requireNoHits("password: ********");
@@ -248,6 +249,26 @@ TEST_CASE("high-entropy-token ignores hashes, ids, identifiers, paths and prose"
     requireNoHits("Pneumonoultramicroscopicsilicovolcanoconiosis and "
                   "Antidisestablishmentarianism are ordinary long words in prose.");
     requireNoHits("\"integrity\": \"sha512-" + fakeChars(86, 65) + "==\"");
+}
+
+TEST_CASE("high-entropy-token skips URL host and path but not credentials in URLs", "[secrets]") {
+    requireNoHits("download https://cdn.example.com/files/" + fakeChars(40, 66) + "/archive.zip");
+    const std::string userinfo = fakeChars(40, 67);
+    requireSingleHit("clone https://agent:" + userinfo + "@git.example.com/repo.git",
+                     "high-entropy-token", userinfo);
+    const std::string query = fakeChars(40, 68);
+    requireSingleHit("callback https://example.com/cb?code=" + query + "&state=1",
+                     "high-entropy-token", query);
+}
+
+TEST_CASE("high-entropy-token needs entropy, not just mixed classes", "[secrets]") {
+    std::string repetitive;
+    for (int i = 0; i < 12; ++i)
+        repetitive += "aB3/";
+    requireNoHits("pattern " + repetitive + " repeats");
+    // Grouped hex (key fingerprints, ids) is not a credential either, even when every digit is
+    // equally frequent and the dashes push the entropy over the threshold.
+    requireNoHits("fingerprint 0f1e2d-3c4b5a-697887-96a5b4-c3d2e1-f03c2d-1e0f7a-6b5948");
 }
 
 TEST_CASE("merge-conflict-marker flags whole marker lines", "[secrets]") {

@@ -222,6 +222,12 @@ TEST_CASE("tokenize splits acronyms and keeps digits inside parts", "[text][toke
     CHECK(describe("v2API") == Strings{"v2api 0-5"});
 }
 
+TEST_CASE("tokenize keeps plural acronyms whole and singular", "[text][tokenize]") {
+    CHECK(describe("JWTs JWT CPUs") == Strings{"jwt 0-4", "jwt 5-8", "cpu 9-13"});
+    CHECK(describe("URLsForUser") == Strings{"urlsforus 0-11", "url 0-4 +", "user 7-11 +"});
+    CHECK(describe("getJWTs") == Strings{"getjwt 0-7", "get 0-3 +", "jwt 3-7 +"});
+}
+
 TEST_CASE("tokenize gives snake_case, SCREAMING_CASE and camelCase the same whole term",
           "[text][tokenize]") {
     CHECK(describe("max_tokens") == Strings{"maxtoken 0-10", "max 0-3 +", "token 4-10 +"});
@@ -306,7 +312,7 @@ TEST_CASE("tokenize output is consistent for a realistic claim", "[text][tokeniz
         fromTokens.push_back(t.term);
     CHECK(terms(claim) == fromTokens);
     CHECK(fromTokens == Strings{"tokenvalid", "token",      "valid",  "valid",  "reject",
-                                "jwts",       "exp",        "past",   "see",    "server",
+                                "jwt",        "exp",        "past",   "see",    "server",
                                 "auth",       "tokenvalid", "token",  "valid",  "cpp",
                                 "httpserver", "http",       "server", "handl",  "maxretrycount",
                                 "max",        "retri",      "count",  "caller", "shouldn't",

@@ -1,0 +1,84 @@
+// JSON parameter parsing names the offending field; output says "unknown".
+#include "protocol/Convert.h"
+
+#include <catch2/catch.hpp>
+
+using namespace engram;
+using namespace engram::protocol;
+
+namespace {
+
+std::string errorOf(const std::function<void()>& fn) {
+    try {
+        fn();
+    } catch (const EngramError& e) {
+        CHECK(e.kind == ErrorKind::InvalidParams);
+        return e.what();
+    }
+    return "(accepted)";
+}
+
+} // namespace
+
+TEST_CASE("remember parameters are parsed with their nested shapes") {
+    auto r = parseRemember(json::parse(R"({
+        "text": "t", "agent": "a", "label": "l", "kind": "gotcha", "tags": ["x"],
+        "confidence": 0.9,
+        "anchors": [{"path": "src/a.py"}, {"path": "b.txt", "range": {"start_line": 2, "end_line": 4}},
+                    {"uri": "file:///w/c.py", "position": {"line": 9, "character": 0}}],
+        "evidence": [{"path": "src/a.py"}, {"type": "note", "value": "seen in review"}],
+        "tier": "medulla", "unknown_field": true})"));
+    CHECK(r.text == "t");
+    CHECK(*r.confidence == Approx(0.9));
+    REQUIRE(r.anchors.size() == 3);
+    CHECK(r.anchors[1].lines == std::make_pair(2, 4));
+    CHECK(r.anchors[2].path == "/w/c.py");
+    CHECK(*r.anchors[2].line == 10); // LSP lines are 0-based
+    REQUIRE(r.evidence.size() == 2);
+    CHECK(r.evidence[0].type == "path");
+    CHECK(r.evidence[1].value == "seen in review");
+    CHECK(r.tier == "medulla");
+}
+
+TEST_CASE("wrong parameter types name the field path") {
+    CHECK(errorOf([] { parseRemember(json::parse(R"({"agent": "a"})")); }).rfind("text:", 0) == 0);
+    CHECK(errorOf([] { parseRemember(json::parse(R"({"text": 1, "agent": "a"})")); })
+              .rfind("text: expected a string, got a number", 0) == 0);
+    CHECK(errorOf([] {
+              parseRemember(json::parse(R"({"text": "t", "agent": "a", "anchors": [{"path": 3}]})"));
+          }).rfind("anchors[0].path:", 0) == 0);
+    CHECK(errorOf([] { parseRecall(json::parse(R"({"limit": "ten"})")); }).rfind("limit:", 0) == 0);
+    CHECK(errorOf([] { parseRecall(json::parse(R"({"tags": 1, "include": ["committed"]})")); })
+              .rfind("include[0]:", 0) == 0);
+    CHECK(errorOf([] { parseRecall(json::parse(R"([1, 2])")); }).rfind("params:", 0) == 0);
+    CHECK(errorOf([] { parseRecall(json::parse(R"({"kinds": ["rumour"]})")); })
+              .rfind("kinds[0]:", 0) == 0);
+}
+
+TEST_CASE("unknown provenance is shown as unknown, never dropped") {
+    Claim c;
+    c.id = "c-x";
+    c.text = "hand written";
+    json j = toJson(c);
+    CHECK(j["source_agent"] == "unknown");
+    CHECK(j["origin"] == "unknown");
+    CHECK(j["created"] == "unknown");
+    CHECK(j["kind"] == "unknown");
+    CHECK(j["confidence"] == "unknown");
+    RecallRow row;
+    row.claim = c;
+    row.anchorState = "unanchored";
+    json r = toJson(row);
+    CHECK(r["age"] == "unknown");
+    CHECK(r["stale"] == "unknown");
+    CHECK(r["anchor_state"] == "unanchored");
+}
+
+TEST_CASE("engine errors become JSON-RPC errors with a stable code and kind") {
+    EngramError e(ErrorKind::WouldDowngrade, "would downgrade", {{"id", std::string("c-1")}});
+    json reply = errorReply(7, e);
+    CHECK(reply["id"] == 7);
+    CHECK(reply["error"]["code"] == code::WouldDowngrade);
+    CHECK(reply["error"]["data"]["kind"] == "WouldDowngrade");
+    CHECK(reply["error"]["data"]["id"] == "c-1");
+}

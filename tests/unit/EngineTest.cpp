@@ -1,0 +1,243 @@
+// The engine's operations against a real workspace directory.
+#include "engine/Engine.h"
+#include "store/AuditLog.h"
+#include "model/Error.h"
+#include "support/TempDir.h"
+#include "util/Fs.h"
+
+#include <catch2/catch.hpp>
+
+using namespace engram;
+using engram::test::TempDir;
+
+namespace {
+
+struct Workspace {
+    TempDir root;
+    TempDir home;
+    Engine engine{{root.path(), "test", home.path(), 30, "test"}};
+
+    RememberResult remember(const std::string& text, const std::string& label = "",
+                            double confidence = 0.7) {
+        RememberRequest r;
+        r.text = text;
+        if (!label.empty()) r.label = label;
+        r.confidence = confidence;
+        r.agent = "test:agent";
+        return engine.remember(r);
+    }
+    std::vector<std::string> recallIds(const std::string& q) {
+        RecallRequest r;
+        r.query = q;
+        std::vector<std::string> out;
+        for (auto& row : engine.recall(r).rows) out.push_back(row.claim.id);
+        return out;
+    }
+};
+
+ErrorKind kindOf(const std::function<void()>& fn) {
+    try {
+        fn();
+    } catch (const EngramError& e) {
+        return e.kind;
+    }
+    FAIL("expected an EngramError");
+    return ErrorKind::Internal;
+}
+
+} // namespace
+
+TEST_CASE("recall ranks the claim about the query first, across word forms") {
+    Workspace w;
+    auto tokens = w.remember("TokenValidator.validate rejects expired tokens silently", "tokens");
+    w.remember("The connection pool holds ten connections");
+    w.remember("Builds use CMake with warnings enabled");
+    auto ids = w.recallIds("token expiry");
+    REQUIRE_FALSE(ids.empty());
+    CHECK(ids[0] == tokens.claim.id);
+    // Identifier parts are searchable.
+    CHECK(w.recallIds("validator").at(0) == tokens.claim.id);
+}
+
+TEST_CASE("a same-label write supersedes when at least as confident, and keeps the old version") {
+    Workspace w;
+    auto v1 = w.remember("Pool size is 10", "pool", 0.8);
+    CHECK(kindOf([&] { w.remember("Pool size is 5", "pool", 0.5); }) == ErrorKind::WouldDowngrade);
+    CHECK(w.engine.get(v1.claim.id).claim.text == "Pool size is 10");
+
+    auto v2 = w.remember("Pool size is 20", "pool", 0.9);
+    CHECK(v2.claim.id == v1.claim.id);
+    CHECK(v2.claim.version == 2);
+    CHECK(v2.claim.created == v1.claim.created);
+    REQUIRE(v2.superseded);
+    CHECK(v2.superseded->status == ClaimStatus::Superseded);
+    auto got = w.engine.get(v1.claim.id);
+    CHECK(got.claim.text == "Pool size is 20");
+    REQUIRE(got.history.size() == 1);
+    CHECK(got.history[0].text == "Pool size is 10");
+
+    // A forced downgrade is allowed and records why.
+    RememberRequest r;
+    r.text = "Pool size is 4";
+    r.label = "pool";
+    r.confidence = 0.3;
+    r.agent = "test:agent";
+    r.forceReason = "measured in production";
+    auto v3 = w.engine.remember(r);
+    CHECK(v3.claim.version == 3);
+    CHECK(v3.claim.forceReason == "measured in production");
+}
+
+TEST_CASE("retracted claims leave default recall but can be asked for") {
+    Workspace w;
+    auto c = w.remember("Caching is disabled in tests");
+    w.engine.retract(c.claim.id, "test:agent", "no longer true");
+    CHECK(w.recallIds("caching").empty());
+    RecallRequest r;
+    r.query = "caching";
+    r.include = {ClaimStatus::Retracted};
+    auto res = w.engine.recall(r);
+    REQUIRE(res.rows.size() == 1);
+    CHECK(res.rows[0].claim.status == ClaimStatus::Retracted);
+    CHECK(res.rows[0].claim.retractReason == "no longer true");
+}
+
+TEST_CASE("an empty answer over a non-empty store says memory exists and how to recover") {
+    Workspace w;
+    for (int i = 0; i < 25; ++i) w.remember("Fact number " + std::to_string(i) + " about billing");
+    RecallRequest r;
+    r.query = "kubernetes";
+    auto res = w.engine.recall(r);
+    CHECK(res.rows.empty());
+    REQUIRE_FALSE(res.memoryExists.empty());
+    CHECK(res.memoryExists[0].live == 25);
+    CHECK(res.envelope.trustMode == "retrieval_needs_recovery");
+    CHECK_FALSE(res.envelope.recovery.method.empty());
+    CHECK(res.whyEmpty.find("25 live claims") != std::string::npos);
+}
+
+TEST_CASE("an empty store answers needs_index, not a bare empty list") {
+    Workspace w;
+    RecallRequest r;
+    r.query = "anything";
+    auto res = w.engine.recall(r);
+    CHECK(res.rows.empty());
+    CHECK(res.envelope.trustMode == "needs_index");
+    CHECK_FALSE(statFile(w.root / ".engram")); // reading creates nothing
+}
+
+TEST_CASE("secrets are refused with the rule and span, and nothing is stored") {
+    Workspace w;
+    std::string key = std::string("gh") + "p_" + std::string(36, 'a') + "B1";
+    try {
+        w.remember("Deploy with token " + key + " please");
+        FAIL("secret accepted");
+    } catch (const EngramError& e) {
+        CHECK(e.kind == ErrorKind::SecretDetected);
+        std::string msg = e.what();
+        CHECK(msg.find(key) == std::string::npos);
+        CHECK(msg.find("github-token") != std::string::npos);
+    }
+    CHECK(listFiles(w.root / ".engram/claims").empty());
+}
+
+TEST_CASE("invalid input is refused naming the field") {
+    Workspace w;
+    auto fieldOf = [&](RememberRequest r) {
+        try {
+            w.engine.remember(r);
+        } catch (const EngramError& e) {
+            for (auto& [k, v] : e.details)
+                if (k == "field") return std::get<std::string>(v);
+        }
+        return std::string("(accepted)");
+    };
+    RememberRequest ok;
+    ok.text = "text";
+    ok.agent = "a";
+    auto bad = ok;
+    bad.text = "bad \xff byte";
+    CHECK(fieldOf(bad) == "text");
+    bad = ok;
+    bad.confidence = 1.5;
+    CHECK(fieldOf(bad) == "confidence");
+    bad = ok;
+    bad.kind = "rumour";
+    CHECK(fieldOf(bad) == "kind");
+    bad = ok;
+    bad.agent = "";
+    CHECK(fieldOf(bad) == "agent");
+    bad = ok;
+    bad.tags = {"ok", "a,b"};
+    CHECK(fieldOf(bad) == "tags[1]");
+    bad = ok;
+    bad.anchors = {{"../outside.txt", {}, {}, {}}};
+    CHECK(fieldOf(bad) == "anchors[0].path");
+    CHECK(listFiles(w.root / ".engram/claims").empty());
+}
+
+TEST_CASE("file and range anchors report intact, drifted and orphaned") {
+    Workspace w;
+    w.root.write("src/a.py", "def f():\n    return 1\n\ndef g():\n    return 2\n");
+    RememberRequest r;
+    r.text = "f returns one";
+    r.agent = "a";
+    r.anchors = {{"src/a.py", {}, {}, std::make_pair(1, 2)}};
+    auto c = w.remember("unused"); // a second, unanchored claim
+    auto anchored = w.engine.remember(r);
+    auto state = [&] { return w.engine.get(anchored.claim.id).anchorState; };
+    CHECK(state() == "intact");
+    CHECK(w.engine.get(c.claim.id).anchorState == "unanchored");
+    w.root.write("src/a.py", "def f():\n        return 1   \n\ndef g():\n    return 2\n");
+    CHECK(state() == "intact"); // white space only
+    w.root.write("src/a.py", "def f():\n    return 7\n\ndef g():\n    return 2\n");
+    CHECK(state() == "drifted");
+    removeFile(w.root / "src/a.py");
+    CHECK(state() == "orphaned");
+}
+
+TEST_CASE("learn counts verdicts and marks a claim contested") {
+    Workspace w;
+    auto c = w.remember("Retries are capped at three");
+    w.engine.learn(c.claim.id, "wrong", "a", "");
+    auto r = w.engine.learn(c.claim.id, "partial", "a", "half right");
+    CHECK(r.claim.feedback.wrong == 1);
+    CHECK(r.claim.feedback.partial == 1);
+    CHECK(r.claim.feedback.contested());
+    CHECK(kindOf([&] { w.engine.learn(c.claim.id, "maybe", "a", ""); }) ==
+          ErrorKind::InvalidParams);
+    CHECK(kindOf([&] { w.engine.learn("c-missing", "correct", "a", ""); }) ==
+          ErrorKind::UnknownClaim);
+}
+
+TEST_CASE("doctrine born in the medulla is recalled from any workspace by default") {
+    TempDir home;
+    TempDir rootA, rootB;
+    Engine a({rootA.path(), "test", home.path(), 30, "t"});
+    Engine b({rootB.path(), "test", home.path(), 30, "t"});
+    RememberRequest r;
+    r.text = "Prefer small pull requests";
+    r.agent = "human:ana";
+    r.tier = "medulla";
+    auto doctrine = a.remember(r);
+    CHECK(doctrine.claim.origin == "medulla");
+    RecallRequest q;
+    q.query = "pull requests";
+    auto res = b.recall(q);
+    REQUIRE(res.rows.size() == 1);
+    CHECK(res.rows[0].tier == "medulla");
+    q.tier = "project";
+    CHECK(b.recall(q).rows.empty());
+}
+
+TEST_CASE("every state change is in the audit log") {
+    Workspace w;
+    auto c = w.remember("One", "one", 0.5);
+    w.remember("One again", "one", 0.6);
+    w.engine.learn(c.claim.id, "correct", "a", "");
+    w.engine.retract(c.claim.id, "a", "done");
+    auto log = *readFile(w.root / ".engram/audit.log");
+    for (auto* act : {"\tremember\t", "\tsupersede\t", "\tlearn\t", "\tretract\t"})
+        CHECK(log.find(act) != std::string::npos);
+    CHECK(AuditLog(w.root / ".engram/audit.log").verify().ok);
+}
