@@ -8,17 +8,26 @@ namespace engram::protocol {
 
 static const char* typeName(const json& j) {
     switch (j.type()) {
-    case json::value_t::null: return "null";
-    case json::value_t::boolean: return "a boolean";
-    case json::value_t::string: return "a string";
-    case json::value_t::array: return "an array";
-    case json::value_t::object: return "an object";
-    case json::value_t::discarded: return "nothing";
-    default: return "a number";
+    case json::value_t::null:
+        return "null";
+    case json::value_t::boolean:
+        return "a boolean";
+    case json::value_t::string:
+        return "a string";
+    case json::value_t::array:
+        return "an array";
+    case json::value_t::object:
+        return "an object";
+    case json::value_t::discarded:
+        return "nothing";
+    default:
+        return "a number";
     }
 }
 
-Params::Params(const json& j, std::string path) : j_(j), path_(std::move(path)) {
+Params::Params(const json& j, std::string path)
+    : j_(j)
+    , path_(std::move(path)) {
     if (!j_.is_object() && !j_.is_null())
         throw invalidField(path_.empty() ? "params" : path_,
                            std::string("expected an object, got ") + typeName(j_));
@@ -152,7 +161,8 @@ RememberRequest parseRemember(const json& params) {
     r.agent = p.reqString("agent");
     if (const json* anchors = p.optArray("anchors"))
         for (size_t i = 0; i < anchors->size(); ++i)
-            r.anchors.push_back(parseAnchorSpec((*anchors)[i], "anchors[" + std::to_string(i) + "]"));
+            r.anchors.push_back(
+                parseAnchorSpec((*anchors)[i], "anchors[" + std::to_string(i) + "]"));
     if (const json* ev = p.optArray("evidence")) {
         for (size_t i = 0; i < ev->size(); ++i) {
             Params e((*ev)[i], "evidence[" + std::to_string(i) + "]");
@@ -186,8 +196,9 @@ RecallRequest parseRecall(const json& params) {
     r.kinds = p.optStrings("kinds");
     for (size_t i = 0; i < r.kinds.size(); ++i)
         if (!isKnownKind(r.kinds[i]))
-            throw invalidField("kinds[" + std::to_string(i) + "]",
-                               "must be one of fact, decision, convention, gotcha, preference, todo");
+            throw invalidField(
+                "kinds[" + std::to_string(i) + "]",
+                "must be one of fact, decision, convention, gotcha, preference, todo");
     auto include = p.optStrings("include");
     for (size_t i = 0; i < include.size(); ++i) {
         auto s = parseStatus(include[i]);
@@ -202,7 +213,9 @@ RecallRequest parseRecall(const json& params) {
     return r;
 }
 
-static json orUnknown(const std::string& s) { return s.empty() ? json("unknown") : json(s); }
+static json orUnknown(const std::string& s) {
+    return s.empty() ? json("unknown") : json(s);
+}
 
 json toJson(const Claim& c) {
     json anchors = json::array();
@@ -215,7 +228,8 @@ json toJson(const Claim& c) {
         anchors.push_back(std::move(j));
     }
     json evidence = json::array();
-    for (auto& e : c.evidence) evidence.push_back({{"type", e.type}, {"value", e.value}});
+    for (auto& e : c.evidence)
+        evidence.push_back({{"type", e.type}, {"value", e.value}});
     json j = {
         {"id", c.id},
         {"version", c.version},
@@ -267,8 +281,10 @@ json toJson(const Envelope& e) {
     json recovery = nullptr;
     if (!e.recovery.method.empty()) {
         json args = json::object();
-        for (auto& [k, v] : e.recovery.arguments) args[k] = v;
-        recovery = {{"method", e.recovery.method}, {"arguments", args}, {"reason", e.recovery.reason}};
+        for (auto& [k, v] : e.recovery.arguments)
+            args[k] = v;
+        recovery = {
+            {"method", e.recovery.method}, {"arguments", args}, {"reason", e.recovery.reason}};
     }
     json observed = {{"method", e.observed.method}, {"candidates", e.observed.candidates}};
     if (!e.observed.error.empty()) observed["error"] = e.observed.error;
@@ -312,9 +328,11 @@ json toJson(const RecallRow& r) {
 
 json toJson(const RecallResult& r) {
     json rows = json::array();
-    for (auto& row : r.rows) rows.push_back(toJson(row));
+    for (auto& row : r.rows)
+        rows.push_back(toJson(row));
     json exists = json::object();
-    for (auto& m : r.memoryExists) exists[m.tier] = {{"live", m.live}, {"other", m.other}};
+    for (auto& m : r.memoryExists)
+        exists[m.tier] = {{"live", m.live}, {"other", m.other}};
     json j = {{"rows", std::move(rows)},
               {"memory_exists", std::move(exists)},
               {"truncated", r.truncated},
@@ -325,7 +343,8 @@ json toJson(const RecallResult& r) {
 
 json toJson(const GetResult& r) {
     json history = json::array();
-    for (auto& h : r.history) history.push_back(toJson(h));
+    for (auto& h : r.history)
+        history.push_back(toJson(h));
     json j = toJson(r.claim);
     j["tier"] = r.tier;
     j["file"] = r.file;
@@ -347,7 +366,8 @@ json toJson(const LearnResult& r) {
 
 json toJson(const StatusResult& r) {
     json broken = json::array();
-    for (auto& [file, why] : r.brokenFiles) broken.push_back({{"file", file}, {"problem", why}});
+    for (auto& [file, why] : r.brokenFiles)
+        broken.push_back({{"file", file}, {"problem", why}});
     return {{"envelope", toJson(r.envelope)},
             {"anchor_health",
              {{"intact", r.anchorHealth.intact},
@@ -358,8 +378,8 @@ json toJson(const StatusResult& r) {
 }
 
 json toJson(const SyncReport& r) {
-    return {{"added", r.added},     {"updated", r.updated}, {"removed", r.removed},
-            {"broken", r.broken},   {"rebuilt", r.rebuilt}, {"reason", r.rebuildReason}};
+    return {{"added", r.added},   {"updated", r.updated}, {"removed", r.removed},
+            {"broken", r.broken}, {"rebuilt", r.rebuilt}, {"reason", r.rebuildReason}};
 }
 
 } // namespace engram::protocol

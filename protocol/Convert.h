@@ -29,7 +29,9 @@ public:
     // The nested object/array or nullptr when absent; throws when mistyped.
     const json* optObject(const char* key) const;
     const json* optArray(const char* key) const;
-    std::string field(const std::string& key) const { return path_.empty() ? key : path_ + "." + key; }
+    std::string field(const std::string& key) const {
+        return path_.empty() ? key : path_ + "." + key;
+    }
 
 private:
     const json& j_;

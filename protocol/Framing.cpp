@@ -9,8 +9,7 @@ namespace engram::protocol {
 namespace {
 
 bool iequals(std::string_view a, std::string_view b) {
-    return a.size() == b.size() &&
-           std::equal(a.begin(), a.end(), b.begin(), [](char x, char y) {
+    return a.size() == b.size() && std::equal(a.begin(), a.end(), b.begin(), [](char x, char y) {
                return std::tolower(static_cast<unsigned char>(x)) ==
                       std::tolower(static_cast<unsigned char>(y));
            });
@@ -24,8 +23,10 @@ size_t findContentLength(std::string_view s) {
 }
 
 std::string_view trim(std::string_view s) {
-    while (!s.empty() && (s.front() == ' ' || s.front() == '\t')) s.remove_prefix(1);
-    while (!s.empty() && (s.back() == ' ' || s.back() == '\t')) s.remove_suffix(1);
+    while (!s.empty() && (s.front() == ' ' || s.front() == '\t'))
+        s.remove_prefix(1);
+    while (!s.empty() && (s.back() == ' ' || s.back() == '\t'))
+        s.remove_suffix(1);
     return s;
 }
 
@@ -84,7 +85,8 @@ void FrameDecoder::step(std::vector<FrameEvent>& out, bool& progress) {
 
     // Stray line breaks between frames are tolerated.
     size_t lead = 0;
-    while (lead < buf_.size() && (buf_[lead] == '\r' || buf_[lead] == '\n')) ++lead;
+    while (lead < buf_.size() && (buf_[lead] == '\r' || buf_[lead] == '\n'))
+        ++lead;
     if (lead) buf_.erase(0, lead);
     if (buf_.empty()) return;
 
@@ -101,8 +103,8 @@ void FrameDecoder::step(std::vector<FrameEvent>& out, bool& progress) {
         return;
     }
     if (end > kMaxHeaderBytes) {
-        out.push_back({FrameEvent::Error, "header block longer than " +
-                                              std::to_string(kMaxHeaderBytes) + " bytes"});
+        out.push_back({FrameEvent::Error,
+                       "header block longer than " + std::to_string(kMaxHeaderBytes) + " bytes"});
         buf_.erase(0, end + 4);
         state_ = State::Resync;
         progress = true;
@@ -142,10 +144,9 @@ void FrameDecoder::step(std::vector<FrameEvent>& out, bool& progress) {
         return;
     }
     if (length > kMaxFrameBytes) {
-        out.push_back({FrameEvent::Error, "Content-Length " + std::to_string(length) +
-                                              " exceeds the limit of " +
-                                              std::to_string(kMaxFrameBytes) +
-                                              " bytes; the body is skipped"});
+        out.push_back({FrameEvent::Error,
+                       "Content-Length " + std::to_string(length) + " exceeds the limit of " +
+                           std::to_string(kMaxFrameBytes) + " bytes; the body is skipped"});
         need_ = length;
         state_ = State::Skip;
         return;

@@ -5,17 +5,28 @@ namespace engram::protocol {
 
 int codeFor(ErrorKind k) {
     switch (k) {
-    case ErrorKind::InvalidParams: return code::InvalidParams;
-    case ErrorKind::NotBound: return code::NotBound;
-    case ErrorKind::WouldDowngrade: return code::WouldDowngrade;
-    case ErrorKind::SecretDetected: return code::SecretDetected;
-    case ErrorKind::AnchorNotFound: return code::AnchorNotFound;
-    case ErrorKind::OutsideRoot: return code::OutsideRoot;
-    case ErrorKind::UnknownClaim: return code::UnknownClaim;
-    case ErrorKind::InvalidClaimFile: return code::InvalidClaimFile;
-    case ErrorKind::AmbiguousRoot: return code::AmbiguousRoot;
-    case ErrorKind::IndexUnavailable: return code::IndexUnavailable;
-    case ErrorKind::Internal: return code::InternalError;
+    case ErrorKind::InvalidParams:
+        return code::InvalidParams;
+    case ErrorKind::NotBound:
+        return code::NotBound;
+    case ErrorKind::WouldDowngrade:
+        return code::WouldDowngrade;
+    case ErrorKind::SecretDetected:
+        return code::SecretDetected;
+    case ErrorKind::AnchorNotFound:
+        return code::AnchorNotFound;
+    case ErrorKind::OutsideRoot:
+        return code::OutsideRoot;
+    case ErrorKind::UnknownClaim:
+        return code::UnknownClaim;
+    case ErrorKind::InvalidClaimFile:
+        return code::InvalidClaimFile;
+    case ErrorKind::AmbiguousRoot:
+        return code::AmbiguousRoot;
+    case ErrorKind::IndexUnavailable:
+        return code::IndexUnavailable;
+    case ErrorKind::Internal:
+        return code::InternalError;
     }
     return code::InternalError;
 }

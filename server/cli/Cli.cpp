@@ -117,13 +117,16 @@ AnchorSpec parseAnchorFlag(const std::string& v) {
 
 std::string joined(const std::vector<std::string>& parts) {
     std::string out;
-    for (auto& p : parts) out += (out.empty() ? "" : " ") + p;
+    for (auto& p : parts)
+        out += (out.empty() ? "" : " ") + p;
     return out;
 }
 
 int print(const Context& ctx, const json& j, const std::string& human) {
-    if (ctx.json) std::cout << j.dump(2, ' ', false, json::error_handler_t::replace) << "\n";
-    else std::cout << human;
+    if (ctx.json)
+        std::cout << j.dump(2, ' ', false, json::error_handler_t::replace) << "\n";
+    else
+        std::cout << human;
     return 0;
 }
 
@@ -140,7 +143,8 @@ int cmdRemember(const Context& ctx) {
     r.tags = ctx.args.all("--tag");
     if (auto c = ctx.args.get("--confidence")) r.confidence = number<double>("--confidence", *c);
     r.agent = ctx.args.get("--agent").value_or(defaultAgent());
-    for (auto& a : ctx.args.all("--anchor")) r.anchors.push_back(parseAnchorFlag(a));
+    for (auto& a : ctx.args.all("--anchor"))
+        r.anchors.push_back(parseAnchorFlag(a));
     for (auto& e : ctx.args.all("--evidence")) {
         auto colon = e.find(':');
         if (colon == std::string::npos) throw UsageError("--evidence: expected TYPE:VALUE");
@@ -198,18 +202,19 @@ int cmdRetract(const Context& ctx) {
 int cmdLearn(const Context& ctx) {
     if (ctx.args.positionals.size() < 2 && !ctx.args.get("--verdict"))
         throw UsageError("learn: give a claim id and a verdict (correct, wrong or partial)");
-    std::string verdict = ctx.args.get("--verdict").value_or(
-        ctx.args.positionals.size() > 1 ? ctx.args.positionals[1] : "");
+    std::string verdict =
+        ctx.args.get("--verdict")
+            .value_or(ctx.args.positionals.size() > 1 ? ctx.args.positionals[1] : "");
     Engine engine = makeEngine(ctx);
-    auto r = engine.learn(oneId(ctx, "learn"), verdict,
-                          ctx.args.get("--agent").value_or(defaultAgent()),
-                          ctx.args.get("--note").value_or(""));
+    auto r =
+        engine.learn(oneId(ctx, "learn"), verdict, ctx.args.get("--agent").value_or(defaultAgent()),
+                     ctx.args.get("--note").value_or(""));
     auto& f = r.claim.feedback;
     return print(ctx, protocol::toJson(r),
                  "Recorded '" + verdict + "' for " + r.claim.id + ": " + std::to_string(f.correct) +
                      " correct, " + std::to_string(f.wrong) + " wrong, " +
-                     std::to_string(f.partial) + " partial" + (f.contested() ? " (contested)" : "") +
-                     "\n");
+                     std::to_string(f.partial) + " partial" +
+                     (f.contested() ? " (contested)" : "") + "\n");
 }
 
 int cmdStatus(const Context& ctx) {
@@ -241,16 +246,20 @@ int cmdDoctor(const Context& ctx) {
         ok &= pass;
     };
     static const std::map<std::string, std::string> samples = {
-        {"python", "def f():\n    return 1\n"},  {"javascript", "function f() { return 1; }\n"},
+        {"python", "def f():\n    return 1\n"},
+        {"javascript", "function f() { return 1; }\n"},
         {"typescript", "function f(): number { return 1; }\n"},
-        {"tsx", "const A = () => <div/>;\n"},       {"c", "int f(void) { return 1; }\n"},
+        {"tsx", "const A = () => <div/>;\n"},
+        {"c", "int f(void) { return 1; }\n"},
         {"cpp", "namespace n { int f() { return 1; } }\n"},
         {"go", "package p\nfunc F() int { return 1 }\n"},
-        {"rust", "fn f() -> i32 { 1 }\n"},          {"java", "class A { int f() { return 1; } }\n"},
+        {"rust", "fn f() -> i32 { 1 }\n"},
+        {"java", "class A { int f() { return 1; } }\n"},
     };
     for (auto& lang : syntax::languages()) {
         auto it = samples.find(lang.name);
-        auto kind = it == samples.end() ? std::nullopt : syntax::parseRootKind(lang.name, it->second);
+        auto kind =
+            it == samples.end() ? std::nullopt : syntax::parseRootKind(lang.name, it->second);
         check("grammar " + lang.name, kind.has_value(),
               kind ? "parses (ABI " + std::to_string(lang.abiVersion) + ", root " + *kind + ")"
                    : "does not parse its sample");
@@ -259,9 +268,9 @@ int cmdDoctor(const Context& ctx) {
     auto st = engine.status();
     for (auto& s : st.envelope.stores) {
         check(s.tier + " store", s.error.empty(),
-              !s.exists ? s.path + " does not exist yet"
-                        : s.error.empty() ? s.path + ": " + std::to_string(s.committed) + " live claims"
-                                          : s.error);
+              !s.exists         ? s.path + " does not exist yet"
+              : s.error.empty() ? s.path + ": " + std::to_string(s.committed) + " live claims"
+                                : s.error);
         if (s.exists) {
             auto v = AuditLog(s.path + "/audit.log").verify();
             check(s.tier + " audit log", v.ok,

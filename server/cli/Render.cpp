@@ -6,7 +6,9 @@
 
 namespace engram::cli {
 
-static std::string orUnknown(const std::string& s) { return s.empty() ? "unknown" : s; }
+static std::string orUnknown(const std::string& s) {
+    return s.empty() ? "unknown" : s;
+}
 
 static std::string indent(const std::string& text, const std::string& pad) {
     std::string out = pad;
@@ -37,7 +39,8 @@ std::string renderRecall(const RecallResult& r) {
         out += indent(row.claim.text, "   ") + "\n";
         if (!row.why.empty()) {
             out += "   why:";
-            for (auto& w : row.why) out += " " + w + ";";
+            for (auto& w : row.why)
+                out += " " + w + ";";
             out.pop_back();
             out += "\n";
         }
@@ -46,7 +49,8 @@ std::string renderRecall(const RecallResult& r) {
         out += "No claims returned. " + r.whyEmpty + ".\n";
         for (auto& m : r.memoryExists)
             out += "  " + m.tier + ": " + std::to_string(m.live) + " live claims\n";
-        if (!r.envelope.recovery.method.empty()) out += "  next: " + r.envelope.recovery.reason + "\n";
+        if (!r.envelope.recovery.method.empty())
+            out += "  next: " + r.envelope.recovery.reason + "\n";
     } else if (r.truncated) {
         out += "(more rows matched; raise --limit or --max-chars)\n";
     }
@@ -62,20 +66,23 @@ std::string renderGet(const GetResult& r) {
     out += "\n";
     if (!r.claim.tags.empty()) {
         out += "tags:";
-        for (auto& t : r.claim.tags) out += " " + t;
+        for (auto& t : r.claim.tags)
+            out += " " + t;
         out += "\n";
     }
     for (size_t i = 0; i < r.claim.anchors.size(); ++i)
         out += "anchor: " + formatAnchor(r.claim.anchors[i]) + " (" +
                (i < r.anchorStates.size() ? r.anchorStates[i] : "unknown") + ")\n";
-    for (auto& e : r.claim.evidence) out += "evidence: " + e.type + " " + e.value + "\n";
+    for (auto& e : r.claim.evidence)
+        out += "evidence: " + e.type + " " + e.value + "\n";
     auto& f = r.claim.feedback;
     if (f.correct || f.wrong || f.partial)
         out += "feedback: " + std::to_string(f.correct) + " correct, " + std::to_string(f.wrong) +
                " wrong, " + std::to_string(f.partial) + " partial" +
                (f.contested() ? " (contested)" : "") + "\n";
     if (r.claim.status == ClaimStatus::Retracted)
-        out += "retracted by " + orUnknown(r.claim.retractedBy) + ": " + r.claim.retractReason + "\n";
+        out +=
+            "retracted by " + orUnknown(r.claim.retractedBy) + ": " + r.claim.retractReason + "\n";
     out += "\n" + indent(r.claim.text, "  ") + "\n";
     if (!r.history.empty()) {
         out += "\nhistory:\n";
@@ -108,7 +115,8 @@ std::string renderStatus(const StatusResult& r) {
     out += "anchors: " + std::to_string(h.intact) + " intact, " + std::to_string(h.drifted) +
            " drifted, " + std::to_string(h.moved) + " moved, " + std::to_string(h.orphaned) +
            " orphaned\n";
-    for (auto& [file, why] : r.brokenFiles) out += "broken: " + file + ": " + why + "\n";
+    for (auto& [file, why] : r.brokenFiles)
+        out += "broken: " + file + ": " + why + "\n";
     if (!e.recovery.method.empty()) out += "next: " + e.recovery.reason + "\n";
     return out;
 }

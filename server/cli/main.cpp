@@ -1,4 +1,6 @@
 // The `engram` executable.
 #include "cli/Cli.h"
 
-int main(int argc, char** argv) { return engram::cli::run(argc, argv); }
+int main(int argc, char** argv) {
+    return engram::cli::run(argc, argv);
+}

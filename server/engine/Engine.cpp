@@ -19,20 +19,24 @@ static std::string baseName(const std::string& path) {
 }
 
 Engine::Engine(EngineOptions opts)
-    : opts_(std::move(opts)), fingerprint_(rootFingerprint(opts_.root)), started_(nowUnix()) {
+    : opts_(std::move(opts))
+    , fingerprint_(rootFingerprint(opts_.root))
+    , started_(nowUnix()) {
     tiers_.push_back(std::make_unique<Tier>(
-        Tier{"project", std::make_unique<Store>(opts_.root + "/.engram", "project",
-                                                baseName(opts_.root)),
+        Tier{"project",
+             std::make_unique<Store>(opts_.root + "/.engram", "project", baseName(opts_.root)),
              nullptr}));
     if (!opts_.home.empty())
-        tiers_.push_back(std::make_unique<Tier>(Tier{
-            "medulla", std::make_unique<Store>(opts_.home + "/medulla", "medulla", "medulla"),
-            nullptr}));
+        tiers_.push_back(std::make_unique<Tier>(
+            Tier{"medulla", std::make_unique<Store>(opts_.home + "/medulla", "medulla", "medulla"),
+                 nullptr}));
 }
 
 Engine::~Engine() = default;
 
-std::string Engine::projectDir() const { return tiers_[0]->store->dir(); }
+std::string Engine::projectDir() const {
+    return tiers_[0]->store->dir();
+}
 
 Engine::Tier* Engine::tier(const std::string& name) {
     for (auto& t : tiers_)
@@ -146,8 +150,9 @@ Envelope Engine::envelope(const std::string& method,
         e.nextSuggested = "engram/status";
         e.recovery = {"engram serve",
                       {{"root", e.binding.requestedRoot}},
-                      "this engram is bound to " + opts_.root + ", not to the requested root; "
-                      "start engram for that root (or pass --root)"};
+                      "this engram is bound to " + opts_.root +
+                          ", not to the requested root; "
+                          "start engram for that root (or pass --root)"};
     } else if (live == 0) {
         e.trustMode = "needs_index";
         e.nextSuggested = "engram/remember";
@@ -169,15 +174,19 @@ StatusResult Engine::status(const std::optional<std::string>& requestedRoot) {
                                        "line " + std::to_string(b.line) + ": " + b.message);
         // Anchor health over anchored live claims only: unanchored claims
         // have nothing to check.
-        for (auto rowid : t->index->recent(ClaimStatus::Committed, 1 << 30)) {
+        for (auto rowid : t->index->anchoredLive(1 << 30)) {
             auto ic = t->index->byRowid(rowid);
-            if (!ic || ic->claim.anchors.empty()) continue;
+            if (!ic) continue;
             for (auto& a : ic->claim.anchors) {
                 auto s = anchorState(opts_.root, a);
-                if (s == "intact") ++r.anchorHealth.intact;
-                else if (s == "drifted") ++r.anchorHealth.drifted;
-                else if (s == "moved") ++r.anchorHealth.moved;
-                else ++r.anchorHealth.orphaned;
+                if (s == "intact")
+                    ++r.anchorHealth.intact;
+                else if (s == "drifted")
+                    ++r.anchorHealth.drifted;
+                else if (s == "moved")
+                    ++r.anchorHealth.moved;
+                else
+                    ++r.anchorHealth.orphaned;
             }
         }
     }
@@ -196,9 +205,11 @@ GetResult Engine::get(const std::string& id) {
         throw EngramError(ErrorKind::InvalidClaimFile, r.file + ": " + e.what(),
                           {{"file", r.file}, {"line", int64_t(e.line)}});
     }
-    if (!c) throw EngramError(ErrorKind::UnknownClaim, "claim '" + id + "' has no file", {{"id", id}});
+    if (!c)
+        throw EngramError(ErrorKind::UnknownClaim, "claim '" + id + "' has no file", {{"id", id}});
     r.claim = *c;
-    for (auto& a : c->anchors) r.anchorStates.push_back(anchorState(opts_.root, a));
+    for (auto& a : c->anchors)
+        r.anchorStates.push_back(anchorState(opts_.root, a));
     r.anchorState = claimAnchorState(opts_.root, *c);
     r.history = t.store->versions(id);
     if (!r.history.empty()) r.history.pop_back(); // the current version is r.claim

@@ -20,11 +20,11 @@
 namespace engram {
 
 struct EngineOptions {
-    std::string root;          // canonical workspace root
-    std::string rootSource;    // how it was chosen (envelope binding.source)
-    std::string home;          // $ENGRAM_HOME; empty = no medulla
+    std::string root;       // canonical workspace root
+    std::string rootSource; // how it was chosen (envelope binding.source)
+    std::string home;       // $ENGRAM_HOME; empty = no medulla
     int staleDays = 30;
-    std::string version;       // engram's version, for the envelope
+    std::string version; // engram's version, for the envelope
 };
 
 class Engine {

@@ -49,7 +49,9 @@ std::unordered_map<std::string, int> termCounts(std::string_view field,
     return tf;
 }
 
-double lengthNorm(size_t len, double avg) { return 1.0 - kB + kB * double(len) / avg; }
+double lengthNorm(size_t len, double avg) {
+    return 1.0 - kB + kB * double(len) / avg;
+}
 
 } // namespace
 
@@ -89,7 +91,8 @@ RecallResult Engine::recall(const RecallRequest& req) {
                std::find(req.include.begin(), req.include.end(), s) != req.include.end();
     };
     auto kindAllowed = [&](const std::string& k) {
-        return req.kinds.empty() || std::find(req.kinds.begin(), req.kinds.end(), k) != req.kinds.end();
+        return req.kinds.empty() ||
+               std::find(req.kinds.begin(), req.kinds.end(), k) != req.kinds.end();
     };
 
     int64_t now = nowUnix();
@@ -128,8 +131,10 @@ RecallResult Engine::recall(const RecallRequest& req) {
             }
         } else {
             // No query: the newest claims (of the allowed statuses) in order.
-            if (req.include.empty()) add(t.index->recent(ClaimStatus::Committed, kCandidateCap));
-            else add(t.index->recent(std::nullopt, kCandidateCap));
+            if (req.include.empty())
+                add(t.index->recent(ClaimStatus::Committed, kCandidateCap));
+            else
+                add(t.index->recent(std::nullopt, kCandidateCap));
         }
         candidates += int64_t(rowids.size());
 
@@ -141,7 +146,8 @@ RecallResult Engine::recall(const RecallRequest& req) {
             double relevance = 1.0;
             if (!qterms.empty()) {
                 std::string tags;
-                for (auto& tg : c.tags) tags += tg + " ";
+                for (auto& tg : c.tags)
+                    tags += tg + " ";
                 auto tfLabel = termCounts(c.label, wanted);
                 auto tfText = termCounts(c.text, wanted);
                 auto tfTags = termCounts(tags, wanted);
@@ -149,15 +155,18 @@ RecallResult Engine::recall(const RecallRequest& req) {
                 relevance = 0;
                 int matched = 0;
                 for (auto& q : qterms) {
-                    double w = kWeightLabel * tfLabel[q.term] / lengthNorm(c.label.size(), st.avgLabel) +
-                               kWeightText * tfText[q.term] / lengthNorm(c.text.size(), st.avgText) +
-                               kWeightTags * tfTags[q.term] / lengthNorm(tags.size(), st.avgTags) +
-                               kWeightCode * tfCode[q.term] / lengthNorm(ic->code.size(), st.avgCode);
+                    double w =
+                        kWeightLabel * tfLabel[q.term] / lengthNorm(c.label.size(), st.avgLabel) +
+                        kWeightText * tfText[q.term] / lengthNorm(c.text.size(), st.avgText) +
+                        kWeightTags * tfTags[q.term] / lengthNorm(tags.size(), st.avgTags) +
+                        kWeightCode * tfCode[q.term] / lengthNorm(ic->code.size(), st.avgCode);
                     if (w <= 0) continue;
                     ++matched;
                     relevance += q.idf * w / (kK1 + w);
-                    std::string where = tfLabel[q.term] ? "label" : tfTags[q.term] ? "tags"
-                                        : tfCode[q.term] ? "anchor" : "text";
+                    std::string where = tfLabel[q.term]  ? "label"
+                                        : tfTags[q.term] ? "tags"
+                                        : tfCode[q.term] ? "anchor"
+                                                         : "text";
                     row.why.push_back("matched '" + q.term + "' in " + where);
                 }
                 if (matched == 0) continue;
@@ -215,17 +224,20 @@ RecallResult Engine::recall(const RecallRequest& req) {
     }
 
     int64_t live = 0;
-    for (auto& me : result.memoryExists) live += me.live;
+    for (auto& me : result.memoryExists)
+        live += me.live;
     if (result.rows.empty()) {
         if (live == 0) {
-            result.whyEmpty = "no live claims exist in the " +
-                              std::string(req.tier ? *req.tier + " tier" : "project or medulla tiers");
+            result.whyEmpty =
+                "no live claims exist in the " +
+                std::string(req.tier ? *req.tier + " tier" : "project or medulla tiers");
         } else {
-            result.whyEmpty = std::to_string(live) + " live claim" + (live == 1 ? "" : "s") +
-                              " exist, but none matched" +
-                              (req.query ? " the query '" + *req.query + "'" : std::string()) +
-                              (req.kinds.empty() ? "" : " with the requested kinds") +
-                              (queryTerms.empty() && req.query ? " (it holds only stop words)" : "");
+            result.whyEmpty =
+                std::to_string(live) + " live claim" + (live == 1 ? "" : "s") +
+                " exist, but none matched" +
+                (req.query ? " the query '" + *req.query + "'" : std::string()) +
+                (req.kinds.empty() ? "" : " with the requested kinds") +
+                (queryTerms.empty() && req.query ? " (it holds only stop words)" : "");
             result.envelope.trustMode = "retrieval_needs_recovery";
             result.envelope.nextSuggested = "engram/recall";
             std::vector<std::pair<std::string, std::string>> args;

@@ -47,8 +47,8 @@ void scanForSecrets(const std::string& field, const std::string& v) {
     auto& h = hits.front();
     throw EngramError(ErrorKind::SecretDetected,
                       field + ": looks like a " + h.description + " (rule " + h.rule +
-                          ", characters " + std::to_string(h.begin) + "-" +
-                          std::to_string(h.end) + "); the write was refused",
+                          ", characters " + std::to_string(h.begin) + "-" + std::to_string(h.end) +
+                          "); the write was refused",
                       {{"field", field},
                        {"rule", h.rule},
                        {"start", int64_t(h.begin)},
@@ -75,8 +75,8 @@ Claim Engine::loadForUpdate(Tier& t, const std::string& id) {
     throw EngramError(ErrorKind::UnknownClaim, "no claim with id '" + id + "'", {{"id", id}});
 }
 
-void Engine::commitWrite(Tier& t, const Claim& c, const std::string& act,
-                         const std::string& agent, const std::string& detail) {
+void Engine::commitWrite(Tier& t, const Claim& c, const std::string& act, const std::string& agent,
+                         const std::string& detail) {
     t.store->write(c);
     auto st = statFile(t.store->claimPath(c.id));
     t.index->upsert(c, st.value_or(FileStat{}));
@@ -105,7 +105,8 @@ RememberResult Engine::remember(const RememberRequest& in) {
         std::string f = "tags[" + std::to_string(i) + "]";
         req.tags[i] = trimmed(req.tags[i]);
         checkLine(f, req.tags[i], kMaxShort, true);
-        if (req.tags[i].find(',') != std::string::npos) throw invalidField(f, "must not contain ','");
+        if (req.tags[i].find(',') != std::string::npos)
+            throw invalidField(f, "must not contain ','");
     }
     for (size_t i = 0; i < req.evidence.size(); ++i) {
         auto& e = req.evidence[i];
@@ -127,8 +128,8 @@ RememberResult Engine::remember(const RememberRequest& in) {
 
     std::vector<Anchor> anchors;
     for (size_t i = 0; i < req.anchors.size(); ++i)
-        anchors.push_back(resolveAnchor(opts_.root, req.anchors[i],
-                                        "anchors[" + std::to_string(i) + "]"));
+        anchors.push_back(
+            resolveAnchor(opts_.root, req.anchors[i], "anchors[" + std::to_string(i) + "]"));
 
     Tier& t = writableTier(req.tier);
     auto lock = t.store->lock();
@@ -155,16 +156,15 @@ RememberResult Engine::remember(const RememberRequest& in) {
         Claim old = loadForUpdate(t, prior->claim.id);
         double oldConf = old.confidence.value_or(0.0);
         if (*c.confidence < oldConf && req.forceReason.empty())
-            throw EngramError(
-                ErrorKind::WouldDowngrade,
-                "claim '" + c.label + "' (" + old.id + ") has confidence " +
-                    formatConfidence(oldConf) + "; a write at " +
-                    formatConfidence(*c.confidence) +
-                    " would downgrade it (give force_reason to record why it should)",
-                {{"id", old.id},
-                 {"label", c.label},
-                 {"existing_confidence", oldConf},
-                 {"requested_confidence", *c.confidence}});
+            throw EngramError(ErrorKind::WouldDowngrade,
+                              "claim '" + c.label + "' (" + old.id + ") has confidence " +
+                                  formatConfidence(oldConf) + "; a write at " +
+                                  formatConfidence(*c.confidence) +
+                                  " would downgrade it (give force_reason to record why it should)",
+                              {{"id", old.id},
+                               {"label", c.label},
+                               {"existing_confidence", oldConf},
+                               {"requested_confidence", *c.confidence}});
         c.id = old.id;
         c.version = old.version + 1;
         c.created = old.created; // birth is immutable across versions
@@ -185,7 +185,8 @@ RememberResult Engine::remember(const RememberRequest& in) {
         c.origin = t.store->originLabel();
     }
     commitWrite(t, c, prior ? "supersede" : "remember", req.agent,
-                prior ? "replaces " + c.supersedes + (req.forceReason.empty() ? "" : "; forced: " + req.forceReason)
+                prior ? "replaces " + c.supersedes +
+                            (req.forceReason.empty() ? "" : "; forced: " + req.forceReason)
                       : "");
     result.claim = c;
     return result;
@@ -217,9 +218,12 @@ LearnResult Engine::learn(const std::string& id, const std::string& verdict,
     Tier& t = locate(id);
     auto lock = t.store->lock();
     Claim c = loadForUpdate(t, id);
-    if (verdict == "correct") ++c.feedback.correct;
-    else if (verdict == "wrong") ++c.feedback.wrong;
-    else ++c.feedback.partial;
+    if (verdict == "correct")
+        ++c.feedback.correct;
+    else if (verdict == "wrong")
+        ++c.feedback.wrong;
+    else
+        ++c.feedback.partial;
     commitWrite(t, c, "learn", agent, verdict + (note.empty() ? "" : ": " + note));
     return {c, t.name};
 }

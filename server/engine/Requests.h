@@ -17,8 +17,8 @@ namespace engram {
 struct AnchorSpec {
     std::string path;
     std::optional<std::string> symbol;
-    std::optional<int> line;                     // innermost definition around it (1-based)
-    std::optional<std::pair<int, int>> lines;    // a 1-based inclusive line range
+    std::optional<int> line;                  // innermost definition around it (1-based)
+    std::optional<std::pair<int, int>> lines; // a 1-based inclusive line range
 };
 
 struct RememberRequest {
@@ -70,7 +70,7 @@ struct MemoryExists {
 struct RecallResult {
     std::vector<RecallRow> rows;
     std::vector<MemoryExists> memoryExists;
-    std::string whyEmpty; // set when rows is empty
+    std::string whyEmpty;   // set when rows is empty
     bool truncated = false; // limit or max_chars cut the list
     Envelope envelope;
 };

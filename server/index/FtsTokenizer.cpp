@@ -21,7 +21,9 @@ int create(void*, const char**, int, Fts5Tokenizer** out) {
     return SQLITE_OK;
 }
 
-void destroy(Fts5Tokenizer* t) { delete reinterpret_cast<Tok*>(t); }
+void destroy(Fts5Tokenizer* t) {
+    delete reinterpret_cast<Tok*>(t);
+}
 
 int tokenize(Fts5Tokenizer*, void* ctx, int flags, const char* text, int n,
              int (*emit)(void*, int, const char*, int, int, int)) {
@@ -29,7 +31,8 @@ int tokenize(Fts5Tokenizer*, void* ctx, int flags, const char* text, int n,
     if (flags & FTS5_TOKENIZE_QUERY) {
         size_t i = 0;
         while (i < in.size()) {
-            while (i < in.size() && in[i] == ' ') ++i;
+            while (i < in.size() && in[i] == ' ')
+                ++i;
             size_t j = in.find(' ', i);
             if (j == std::string_view::npos) j = in.size();
             if (j > i) {

@@ -44,6 +44,7 @@ CREATE TABLE claims(
 );
 CREATE INDEX claims_label ON claims(label);
 CREATE INDEX claims_status ON claims(status);
+CREATE INDEX claims_anchored ON claims(status) WHERE anchor_count > 0;
 CREATE TABLE anchors(claim_rowid INTEGER NOT NULL, path TEXT NOT NULL, symbol TEXT);
 CREATE INDEX anchors_path ON anchors(path, claim_rowid);
 CREATE INDEX anchors_claim ON anchors(claim_rowid);
@@ -95,7 +96,11 @@ static const char* kColumns =
     "source_agent, origin, supersedes, tags, text, code, anchors, evidence, fb_correct, "
     "fb_wrong, fb_partial, retracted_by, retract_reason";
 
-Index::Index(const Store& store) : store_(store), path_(store.indexPath()) { open(true); }
+Index::Index(const Store& store)
+    : store_(store)
+    , path_(store.indexPath()) {
+    open(true);
+}
 
 static void removeIndexFiles(const std::string& path) {
     removeFile(path);
@@ -163,7 +168,8 @@ void Index::prepare() {
         "file_size) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, "
         "?16, ?17, ?18, ?19, ?20, ?21, ?22, ?23, ?24, ?25)");
     deleteById_ = db_.prepare("DELETE FROM claims WHERE id = ?1");
-    insertAnchor_ = db_.prepare("INSERT INTO anchors(claim_rowid, path, symbol) VALUES (?1, ?2, ?3)");
+    insertAnchor_ =
+        db_.prepare("INSERT INTO anchors(claim_rowid, path, symbol) VALUES (?1, ?2, ?3)");
     selectById_ = db_.prepare(std::string("SELECT ") + kColumns + " FROM claims WHERE id = ?1");
     selectByRowid_ =
         db_.prepare(std::string("SELECT ") + kColumns + " FROM claims WHERE rowid = ?1");
@@ -176,10 +182,12 @@ void Index::prepare() {
     selectMatch_ = db_.prepare(
         "SELECT rowid FROM claims_fts WHERE claims_fts MATCH ?1 ORDER BY rowid DESC LIMIT ?2");
     selectRecent_ = db_.prepare("SELECT rowid FROM claims ORDER BY rowid DESC LIMIT ?1");
-    selectRecentStatus_ = db_.prepare(
-        "SELECT rowid FROM claims WHERE status = ?1 ORDER BY rowid DESC LIMIT ?2");
+    selectRecentStatus_ =
+        db_.prepare("SELECT rowid FROM claims WHERE status = ?1 ORDER BY rowid DESC LIMIT ?2");
     selectAnchoredIn_ = db_.prepare("SELECT DISTINCT claim_rowid FROM anchors WHERE path = ?1 "
                                     "ORDER BY claim_rowid DESC LIMIT ?2");
+    selectAnchoredLive_ = db_.prepare("SELECT rowid FROM claims WHERE status = 'committed' AND "
+                                      "anchor_count > 0 ORDER BY rowid DESC LIMIT ?1");
     selectFiles_ = db_.prepare("SELECT id, file_mtime, file_size FROM claims");
     upsertBroken_ = db_.prepare("INSERT OR REPLACE INTO broken(file, line, message, file_mtime, "
                                 "file_size) VALUES (?1, ?2, ?3, ?4, ?5)");
@@ -188,7 +196,8 @@ void Index::prepare() {
 
 static std::string joinLines(const std::vector<std::string>& lines) {
     std::string out;
-    for (auto& l : lines) out += (out.empty() ? "" : "\n") + l;
+    for (auto& l : lines)
+        out += (out.empty() ? "" : "\n") + l;
     return out;
 }
 
@@ -196,12 +205,14 @@ void Index::upsert(const Claim& c, const FileStat& st) {
     removeId(c.id);
     std::string tags, code;
     std::vector<std::string> anchorLines, evidenceLines;
-    for (auto& t : c.tags) tags += (tags.empty() ? "" : ", ") + t;
+    for (auto& t : c.tags)
+        tags += (tags.empty() ? "" : ", ") + t;
     for (auto& a : c.anchors) {
         anchorLines.push_back(formatAnchor(a));
         code += (code.empty() ? "" : " ") + a.path + (a.symbol.empty() ? "" : " " + a.symbol);
     }
-    for (auto& e : c.evidence) evidenceLines.push_back(e.type + " " + escapeValue(e.value));
+    for (auto& e : c.evidence)
+        evidenceLines.push_back(e.type + " " + escapeValue(e.value));
     auto opt = [](const std::string& s) {
         return s.empty() ? std::optional<std::string>() : std::optional<std::string>(s);
     };
@@ -218,14 +229,18 @@ void Index::upsert(const Claim& c, const FileStat& st) {
     int64_t rowid = db_.lastInsertRowid();
     for (auto& a : c.anchors) {
         insertAnchor_.bind(1, rowid).bind(2, a.path);
-        if (a.symbol.empty()) insertAnchor_.bindNull(3);
-        else insertAnchor_.bind(3, a.symbol);
+        if (a.symbol.empty())
+            insertAnchor_.bindNull(3);
+        else
+            insertAnchor_.bind(3, a.symbol);
         insertAnchor_.exec();
     }
     deleteBroken_.bind(1, "claims/" + c.id + ".md").exec();
 }
 
-void Index::removeId(const std::string& id) { deleteById_.bind(1, id).exec(); }
+void Index::removeId(const std::string& id) {
+    deleteById_.bind(1, id).exec();
+}
 
 void Index::setBroken(const std::string& file, int line, const std::string& msg,
                       const FileStat& st) {
@@ -264,7 +279,8 @@ SyncReport Index::syncImpl(const std::vector<std::string>* ids) {
     std::unordered_map<std::string, Seen> indexed, broken;
     std::vector<std::string> names;
     if (ids) {
-        for (auto& id : *ids) names.push_back(id + ".md");
+        for (auto& id : *ids)
+            names.push_back(id + ".md");
         for (auto& id : *ids) {
             if (auto c = byId(id)) indexed[id] = {-1, -1}; // existence only; re-read below
         }
@@ -276,7 +292,8 @@ SyncReport Index::syncImpl(const std::vector<std::string>* ids) {
     }
     {
         auto s = db_.prepare("SELECT file, file_mtime, file_size FROM broken");
-        while (s.step()) broken[s.text(0)] = {s.int64(1), s.int64(2)};
+        while (s.step())
+            broken[s.text(0)] = {s.int64(1), s.int64(2)};
     }
 
     sql::Transaction tx(db_);
@@ -324,7 +341,8 @@ SyncReport Index::syncImpl(const std::vector<std::string>* ids) {
         std::string id = file.substr(7, file.size() - 10);
         if (ids) {
             bool asked = false;
-            for (auto& want : *ids) asked |= want == id;
+            for (auto& want : *ids)
+                asked |= want == id;
             if (!asked) continue;
         }
         if (!present.count(id)) deleteBroken_.bind(1, file).exec();
@@ -429,7 +447,8 @@ IndexStats Index::stats() {
 std::vector<BrokenFile> Index::brokenFiles() {
     std::vector<BrokenFile> out;
     auto s = db_.prepare("SELECT file, line, message FROM broken ORDER BY file");
-    while (s.step()) out.push_back({s.text(0), int(s.int64(1)), s.text(2)});
+    while (s.step())
+        out.push_back({s.text(0), int(s.int64(1)), s.text(2)});
     return out;
 }
 
@@ -442,7 +461,8 @@ int64_t Index::docFrequency(const std::string& term) {
 
 static std::vector<int64_t> collect(sql::Stmt& s) {
     std::vector<int64_t> out;
-    while (s.step()) out.push_back(s.int64(0));
+    while (s.step())
+        out.push_back(s.int64(0));
     s.reset();
     return out;
 }
@@ -451,7 +471,8 @@ std::vector<int64_t> Index::match(const std::string& term, int limit) {
     // Terms come from text::tokenize; quoting makes FTS5 treat them as one
     // string whatever characters they hold.
     std::string q = "\"";
-    for (char c : term) q += c == '"' ? std::string("\"\"") : std::string(1, c);
+    for (char c : term)
+        q += c == '"' ? std::string("\"\"") : std::string(1, c);
     q += "\"";
     selectMatch_.bind(1, q).bind(2, limit);
     return collect(selectMatch_);
@@ -464,6 +485,11 @@ std::vector<int64_t> Index::recent(std::optional<ClaimStatus> status, int limit)
     }
     selectRecent_.bind(1, limit);
     return collect(selectRecent_);
+}
+
+std::vector<int64_t> Index::anchoredLive(int limit) {
+    selectAnchoredLive_.bind(1, limit);
+    return collect(selectAnchoredLive_);
 }
 
 std::vector<int64_t> Index::anchoredIn(const std::string& path, int limit) {

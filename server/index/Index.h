@@ -84,6 +84,8 @@ public:
     std::vector<int64_t> match(const std::string& term, int limit);
     // Most recently written claims (no query), optionally one status only.
     std::vector<int64_t> recent(std::optional<ClaimStatus> status, int limit);
+    // Live claims that have at least one anchor, newest first.
+    std::vector<int64_t> anchoredLive(int limit);
     // Claims with an anchor in `path` (exact file), newest first.
     std::vector<int64_t> anchoredIn(const std::string& path, int limit);
 
@@ -95,8 +97,7 @@ private:
     void createSchema();
     void prepare();
     void removeId(const std::string& id);
-    void setBroken(const std::string& file, int line, const std::string& msg,
-                   const FileStat& st);
+    void setBroken(const std::string& file, int line, const std::string& msg, const FileStat& st);
     IndexedClaim rowToClaim(sql::Stmt& s);
     SyncReport syncImpl(const std::vector<std::string>* ids);
 
@@ -107,8 +108,8 @@ private:
     std::string recreateReason_;
 
     sql::Stmt insert_, deleteById_, deleteAnchors_, insertAnchor_, selectById_, selectByRowid_,
-        selectLiveLabel_, selectStats_, selectDf_, selectMatch_, selectRecent_,
-        selectRecentStatus_, selectAnchoredIn_, selectFiles_, upsertBroken_, deleteBroken_;
+        selectLiveLabel_, selectStats_, selectDf_, selectMatch_, selectRecent_, selectRecentStatus_,
+        selectAnchoredIn_, selectAnchoredLive_, selectFiles_, upsertBroken_, deleteBroken_;
 };
 
 } // namespace engram

@@ -21,7 +21,8 @@ static Error lastError(sqlite3* db, std::string_view context) {
     return Error(code, msg);
 }
 
-Stmt::Stmt(sqlite3* db, std::string_view sql) : db_(db) {
+Stmt::Stmt(sqlite3* db, std::string_view sql)
+    : db_(db) {
     if (sqlite3_prepare_v3(db, sql.data(), int(sql.size()), SQLITE_PREPARE_PERSISTENT, &s_,
                            nullptr) != SQLITE_OK)
         throw lastError(db, "prepare '" + std::string(sql.substr(0, 60)) + "'");
@@ -37,7 +38,9 @@ Stmt& Stmt::operator=(Stmt&& o) noexcept {
     return *this;
 }
 
-Stmt::~Stmt() { sqlite3_finalize(s_); }
+Stmt::~Stmt() {
+    sqlite3_finalize(s_);
+}
 
 Stmt& Stmt::bind(int i, std::string_view v) {
     sqlite3_bind_text(s_, i, v.data(), int(v.size()), SQLITE_TRANSIENT);
@@ -76,19 +79,27 @@ void Stmt::reset() {
     sqlite3_clear_bindings(s_);
 }
 
-int64_t Stmt::int64(int col) const { return sqlite3_column_int64(s_, col); }
-double Stmt::real(int col) const { return sqlite3_column_double(s_, col); }
-bool Stmt::isNull(int col) const { return sqlite3_column_type(s_, col) == SQLITE_NULL; }
+int64_t Stmt::int64(int col) const {
+    return sqlite3_column_int64(s_, col);
+}
+double Stmt::real(int col) const {
+    return sqlite3_column_double(s_, col);
+}
+bool Stmt::isNull(int col) const {
+    return sqlite3_column_type(s_, col) == SQLITE_NULL;
+}
 std::string_view Stmt::view(int col) const {
     auto* p = reinterpret_cast<const char*>(sqlite3_column_text(s_, col));
     return p ? std::string_view(p, size_t(sqlite3_column_bytes(s_, col))) : std::string_view{};
 }
-std::string Stmt::text(int col) const { return std::string(view(col)); }
+std::string Stmt::text(int col) const {
+    return std::string(view(col));
+}
 
 Db::Db(const std::string& path) {
-    int rc = sqlite3_open_v2(path.c_str(), &db_,
-                             SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX,
-                             nullptr);
+    int rc =
+        sqlite3_open_v2(path.c_str(), &db_,
+                        SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX, nullptr);
     if (rc != SQLITE_OK) {
         Error e = lastError(db_, "open " + path);
         sqlite3_close(db_);
@@ -108,7 +119,9 @@ Db& Db::operator=(Db&& o) noexcept {
     return *this;
 }
 
-Db::~Db() { sqlite3_close_v2(db_); }
+Db::~Db() {
+    sqlite3_close_v2(db_);
+}
 
 void Db::exec(std::string_view sql) {
     std::string s(sql);
@@ -126,10 +139,15 @@ int64_t Db::pragmaInt(std::string_view name) {
     return s.step() ? s.int64(0) : 0;
 }
 
-int64_t Db::changes() const { return sqlite3_changes64(db_); }
-int64_t Db::lastInsertRowid() const { return sqlite3_last_insert_rowid(db_); }
+int64_t Db::changes() const {
+    return sqlite3_changes64(db_);
+}
+int64_t Db::lastInsertRowid() const {
+    return sqlite3_last_insert_rowid(db_);
+}
 
-Transaction::Transaction(Db& db, bool immediate) : db_(db) {
+Transaction::Transaction(Db& db, bool immediate)
+    : db_(db) {
     db_.exec(immediate ? "BEGIN IMMEDIATE" : "BEGIN");
 }
 

@@ -17,7 +17,9 @@ struct sqlite3_stmt;
 namespace engram::sql {
 
 struct Error : std::runtime_error {
-    Error(int code, const std::string& msg) : std::runtime_error(msg), code(code) {}
+    Error(int code, const std::string& msg)
+        : std::runtime_error(msg)
+        , code(code) {}
     int code;
     // The file is not a database, or it is damaged: the index is rebuilt.
     bool corrupt() const;
@@ -28,7 +30,11 @@ class Stmt {
 public:
     Stmt() = default;
     Stmt(sqlite3* db, std::string_view sql);
-    Stmt(Stmt&& o) noexcept : s_(o.s_), db_(o.db_) { o.s_ = nullptr; }
+    Stmt(Stmt&& o) noexcept
+        : s_(o.s_)
+        , db_(o.db_) {
+        o.s_ = nullptr;
+    }
     Stmt& operator=(Stmt&& o) noexcept;
     Stmt(const Stmt&) = delete;
     Stmt& operator=(const Stmt&) = delete;
@@ -67,7 +73,10 @@ public:
     // Opens (creating if needed) with a busy timeout so concurrent engram
     // processes wait for each other instead of failing.
     explicit Db(const std::string& path);
-    Db(Db&& o) noexcept : db_(o.db_) { o.db_ = nullptr; }
+    Db(Db&& o) noexcept
+        : db_(o.db_) {
+        o.db_ = nullptr;
+    }
     Db& operator=(Db&& o) noexcept;
     Db(const Db&) = delete;
     Db& operator=(const Db&) = delete;

@@ -16,11 +16,14 @@ namespace {
 template <class H>
 void closeHandle(H*& h) {
     if (!h) return;
-    uv_close(reinterpret_cast<uv_handle_t*>(h), [](uv_handle_t* p) { delete reinterpret_cast<H*>(p); });
+    uv_close(reinterpret_cast<uv_handle_t*>(h),
+             [](uv_handle_t* p) { delete reinterpret_cast<H*>(p); });
     h = nullptr;
 }
 
-bool validId(const json& id) { return id.is_string() || id.is_number_integer(); }
+bool validId(const json& id) {
+    return id.is_string() || id.is_number_integer();
+}
 
 // Methods a client may call; also advertised under experimental.engram.
 const char* kEngramMethods[] = {"engram/remember", "engram/recall", "engram/get",
@@ -28,7 +31,8 @@ const char* kEngramMethods[] = {"engram/remember", "engram/recall", "engram/get"
 
 } // namespace
 
-LspServer::LspServer(ServerOptions opts) : opts_(std::move(opts)) {
+LspServer::LspServer(ServerOptions opts)
+    : opts_(std::move(opts)) {
     uv_loop_init(&loop_);
     requests_ = {
         {"initialize", &LspServer::onInitialize},
@@ -278,17 +282,22 @@ json LspServer::onInitialize(const json& params) {
     scheduleDrain();
 
     json methods = json::array();
-    for (auto* m : kEngramMethods) methods.push_back(m);
+    for (auto* m : kEngramMethods)
+        methods.push_back(m);
     return {{"capabilities",
-             {{"textDocumentSync", {{"openClose", true}, {"change", 2}, {"save", {{"includeText", false}}}}},
+             {{"textDocumentSync",
+               {{"openClose", true}, {"change", 2}, {"save", {{"includeText", false}}}}},
               {"executeCommandProvider",
                {{"commands", {"engram.status", "engram.reindex", "engram.recall"}}}},
               {"workspace", {{"workspaceFolders", {{"supported", true}}}}},
-              {"experimental", {{"engram", {{"methods", methods}, {"fingerprint", engine_->fingerprint()}}}}}}},
+              {"experimental",
+               {{"engram", {{"methods", methods}, {"fingerprint", engine_->fingerprint()}}}}}}},
             {"serverInfo", {{"name", "engram"}, {"version", opts_.version}}}};
 }
 
-json LspServer::onInitialized(const json&) { return nullptr; }
+json LspServer::onInitialized(const json&) {
+    return nullptr;
+}
 
 void LspServer::startupSync() {
     // Bring the indexes in line with the files (changes made while engram
@@ -306,7 +315,9 @@ json LspServer::onShutdown(const json&) {
     return nullptr;
 }
 
-json LspServer::onIgnored(const json&) { return nullptr; }
+json LspServer::onIgnored(const json&) {
+    return nullptr;
+}
 
 void LspServer::startWatching() {
     if (watcher_ || !engine_) return;
@@ -320,14 +331,16 @@ void LspServer::startWatching() {
         [](uv_fs_event_t* h, const char* name, int, int status) {
             auto* self = static_cast<LspServer*>(h->data);
             std::string n = name ? name : "";
-            if (status < 0 || n.empty()) self->fullRescan_ = true;
+            if (status < 0 || n.empty())
+                self->fullRescan_ = true;
             else if (n.size() > 3 && n.compare(n.size() - 3, 3, ".md") == 0)
                 self->changedIds_.insert(n.substr(0, n.size() - 3));
-            else return; // temporary files of atomic writes
+            else
+                return; // temporary files of atomic writes
             // Debounce: a `git checkout` touches many files at once.
-            uv_timer_start(self->watchTimer_,
-                           [](uv_timer_t* t) { static_cast<LspServer*>(t->data)->onWatchTimer(); },
-                           50, 0);
+            uv_timer_start(
+                self->watchTimer_,
+                [](uv_timer_t* t) { static_cast<LspServer*>(t->data)->onWatchTimer(); }, 50, 0);
         },
         dir.c_str(), 0);
     if (rc != 0) {
@@ -416,7 +429,8 @@ json LspServer::onExecuteCommand(const json& params) {
     if (command == "engram.recall") return onRecall(args);
     if (command == "engram.reindex") {
         json out = json::array();
-        for (auto& r : engine().reindex()) out.push_back(protocol::toJson(r));
+        for (auto& r : engine().reindex())
+            out.push_back(protocol::toJson(r));
         return {{"reports", out}};
     }
     throw invalidField("command", "unknown command '" + command + "'");

@@ -40,7 +40,7 @@ private:
     using Handler = json (LspServer::*)(const json& params);
 
     struct Pending {
-        json id;   // null for notifications
+        json id; // null for notifications
         std::string method;
         json params;
         bool internal = false; // the start-up sync, queued by initialize

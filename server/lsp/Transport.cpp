@@ -92,7 +92,9 @@ static AnyStream* openStream(uv_loop_t* loop, int fd, bool readable, bool& isFil
     isFile = false;
     auto* s = new AnyStream;
     switch (uv_guess_handle(fd)) {
-    case UV_TTY: uv_tty_init(loop, &s->tty, fd, readable ? 1 : 0); return s;
+    case UV_TTY:
+        uv_tty_init(loop, &s->tty, fd, readable ? 1 : 0);
+        return s;
     case UV_NAMED_PIPE:
         uv_pipe_init(loop, &s->pipe, 0);
         uv_pipe_open(&s->pipe, fd);
@@ -101,14 +103,19 @@ static AnyStream* openStream(uv_loop_t* loop, int fd, bool readable, bool& isFil
         uv_tcp_init(loop, &s->tcp);
         uv_tcp_open(&s->tcp, fd);
         return s;
-    default: delete s; isFile = true; return nullptr;
+    default:
+        delete s;
+        isFile = true;
+        return nullptr;
     }
 }
 
 StdioTransport::StdioTransport(uv_loop_t* loop, OnFrame onFrame, OnEof onEof)
     : impl_(new Impl{loop, std::move(onFrame), std::move(onEof), {}, {}, {}}) {}
 
-StdioTransport::~StdioTransport() { close(); }
+StdioTransport::~StdioTransport() {
+    close();
+}
 
 void StdioTransport::start() {
     Impl& s = *impl_;

@@ -5,10 +5,14 @@ namespace engram {
 
 std::string_view toString(ClaimStatus s) {
     switch (s) {
-    case ClaimStatus::Committed: return "committed";
-    case ClaimStatus::Frontier: return "frontier";
-    case ClaimStatus::Retracted: return "retracted";
-    case ClaimStatus::Superseded: return "superseded";
+    case ClaimStatus::Committed:
+        return "committed";
+    case ClaimStatus::Frontier:
+        return "frontier";
+    case ClaimStatus::Retracted:
+        return "retracted";
+    case ClaimStatus::Superseded:
+        return "superseded";
     }
     return "committed";
 }

@@ -18,8 +18,8 @@ std::string_view toString(ClaimStatus s);
 std::optional<ClaimStatus> parseStatus(std::string_view s);
 
 // The kinds a claim may have; files may carry others (shown as written).
-inline constexpr std::string_view kClaimKinds[] = {"fact",       "decision",   "convention",
-                                                   "gotcha",     "preference", "todo"};
+inline constexpr std::string_view kClaimKinds[] = {"fact",   "decision",   "convention",
+                                                   "gotcha", "preference", "todo"};
 bool isKnownKind(std::string_view kind);
 
 // A pointer from a claim into code. Symbol anchors arrive with tree-sitter;

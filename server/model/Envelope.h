@@ -35,7 +35,7 @@ struct Recovery {
 
 struct Envelope {
     std::string schema = "engram.envelope/1";
-    std::string status = "ok";          // ok | triaging | blocked
+    std::string status = "ok";            // ok | triaging | blocked
     std::string trustMode = "full_trust"; // full_trust | needs_index | wrong_workspace_binding |
                                           // retrieval_needs_recovery
     struct Observed {

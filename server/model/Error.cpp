@@ -5,17 +5,28 @@ namespace engram {
 
 std::string_view toString(ErrorKind k) {
     switch (k) {
-    case ErrorKind::InvalidParams: return "InvalidParams";
-    case ErrorKind::NotBound: return "NotBound";
-    case ErrorKind::WouldDowngrade: return "WouldDowngrade";
-    case ErrorKind::SecretDetected: return "SecretDetected";
-    case ErrorKind::AnchorNotFound: return "AnchorNotFound";
-    case ErrorKind::OutsideRoot: return "OutsideRoot";
-    case ErrorKind::UnknownClaim: return "UnknownClaim";
-    case ErrorKind::InvalidClaimFile: return "InvalidClaimFile";
-    case ErrorKind::AmbiguousRoot: return "AmbiguousRoot";
-    case ErrorKind::IndexUnavailable: return "IndexUnavailable";
-    case ErrorKind::Internal: return "InternalError";
+    case ErrorKind::InvalidParams:
+        return "InvalidParams";
+    case ErrorKind::NotBound:
+        return "NotBound";
+    case ErrorKind::WouldDowngrade:
+        return "WouldDowngrade";
+    case ErrorKind::SecretDetected:
+        return "SecretDetected";
+    case ErrorKind::AnchorNotFound:
+        return "AnchorNotFound";
+    case ErrorKind::OutsideRoot:
+        return "OutsideRoot";
+    case ErrorKind::UnknownClaim:
+        return "UnknownClaim";
+    case ErrorKind::InvalidClaimFile:
+        return "InvalidClaimFile";
+    case ErrorKind::AmbiguousRoot:
+        return "AmbiguousRoot";
+    case ErrorKind::IndexUnavailable:
+        return "IndexUnavailable";
+    case ErrorKind::Internal:
+        return "InternalError";
     }
     return "InternalError";
 }

@@ -35,7 +35,9 @@ using DetailValue = std::variant<std::string, int64_t, double>;
 struct EngramError : std::runtime_error {
     EngramError(ErrorKind k, std::string message,
                 std::vector<std::pair<std::string, DetailValue>> details = {})
-        : std::runtime_error(std::move(message)), kind(k), details(std::move(details)) {}
+        : std::runtime_error(std::move(message))
+        , kind(k)
+        , details(std::move(details)) {}
     ErrorKind kind;
     std::vector<std::pair<std::string, DetailValue>> details;
 };

@@ -26,8 +26,10 @@ static std::string body(const AuditEntry& e) {
 static std::vector<std::string> splitTabs(const std::string& line) {
     std::vector<std::string> out(1);
     for (char c : line) {
-        if (c == '\t') out.emplace_back();
-        else out.back() += c;
+        if (c == '\t')
+            out.emplace_back();
+        else
+            out.back() += c;
     }
     return out;
 }
@@ -40,15 +42,17 @@ static std::string lastLine(const std::string& path) {
     off_t chunk = std::min<off_t>(size, 8192);
     std::string buf(size_t(chunk), '\0');
     if (::pread(fd.get(), buf.data(), size_t(chunk), size - chunk) != chunk) return {};
-    while (!buf.empty() && buf.back() == '\n') buf.pop_back();
+    while (!buf.empty() && buf.back() == '\n')
+        buf.pop_back();
     auto nl = buf.rfind('\n');
     return nl == std::string::npos ? buf : buf.substr(nl + 1);
 }
 
 AuditEntry AuditLog::append(std::string act, std::string claim, std::string agent,
                             std::string detail) {
-    AuditEntry e{0, nowUnix(), std::move(act), std::move(claim), std::move(agent),
-                 std::move(detail), kGenesis, ""};
+    AuditEntry e{
+        0,        nowUnix(), std::move(act), std::move(claim), std::move(agent), std::move(detail),
+        kGenesis, ""};
     auto last = splitTabs(lastLine(path_));
     if (last.size() == 8) {
         e.seq = std::atoll(last[0].c_str()) + 1;

@@ -30,7 +30,8 @@ struct AuditVerdict {
 
 class AuditLog {
 public:
-    explicit AuditLog(std::string path) : path_(std::move(path)) {}
+    explicit AuditLog(std::string path)
+        : path_(std::move(path)) {}
     // Appends durably. Callers hold the store lock so two processes never
     // interleave entries.
     AuditEntry append(std::string act, std::string claim, std::string agent, std::string detail);

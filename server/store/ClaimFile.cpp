@@ -15,11 +15,20 @@ std::string escapeValue(std::string_view v) {
     out.reserve(v.size());
     for (char c : v) {
         switch (c) {
-        case '\\': out += "\\\\"; break;
-        case '\n': out += "\\n"; break;
-        case '\r': out += "\\r"; break;
-        case '\t': out += "\\t"; break;
-        default: out += c;
+        case '\\':
+            out += "\\\\";
+            break;
+        case '\n':
+            out += "\\n";
+            break;
+        case '\r':
+            out += "\\r";
+            break;
+        case '\t':
+            out += "\\t";
+            break;
+        default:
+            out += c;
         }
     }
     return out;
@@ -43,7 +52,8 @@ std::string formatConfidence(double c) {
     char buf[32];
     std::snprintf(buf, sizeof buf, "%.3f", c);
     std::string s = buf;
-    while (s.back() == '0') s.pop_back();
+    while (s.back() == '0')
+        s.pop_back();
     if (s.back() == '.') s.pop_back();
     return s;
 }
@@ -115,18 +125,22 @@ std::string serializeClaim(const Claim& c) {
     if (!c.forceReason.empty()) field("force_reason", c.forceReason);
     if (!c.tags.empty()) {
         std::string t;
-        for (auto& tag : c.tags) t += (t.empty() ? "" : ", ") + tag;
+        for (auto& tag : c.tags)
+            t += (t.empty() ? "" : ", ") + tag;
         field("tags", t);
     }
-    for (auto& a : c.anchors) field("anchor", formatAnchor(a));
-    for (auto& e : c.evidence) field("evidence", e.type + " " + e.value);
+    for (auto& a : c.anchors)
+        field("anchor", formatAnchor(a));
+    for (auto& e : c.evidence)
+        field("evidence", e.type + " " + e.value);
     if (c.feedback.correct || c.feedback.wrong || c.feedback.partial)
         field("feedback", "correct=" + std::to_string(c.feedback.correct) +
                               " wrong=" + std::to_string(c.feedback.wrong) +
                               " partial=" + std::to_string(c.feedback.partial));
     if (!c.retractedBy.empty()) field("retracted_by", c.retractedBy);
     if (!c.retractReason.empty()) field("retract_reason", c.retractReason);
-    for (auto& [k, v] : c.extra) field(k, v);
+    for (auto& [k, v] : c.extra)
+        field(k, v);
     out += "---\n";
     out += c.text;
     out += '\n';
@@ -136,7 +150,8 @@ std::string serializeClaim(const Claim& c) {
 namespace {
 
 std::string_view trim(std::string_view s) {
-    while (!s.empty() && (s.front() == ' ' || s.front() == '\t')) s.remove_prefix(1);
+    while (!s.empty() && (s.front() == ' ' || s.front() == '\t'))
+        s.remove_prefix(1);
     while (!s.empty() && (s.back() == ' ' || s.back() == '\t' || s.back() == '\r'))
         s.remove_suffix(1);
     return s;
@@ -152,7 +167,8 @@ Anchor parseAnchorAt(std::string_view v, int line) {
     Anchor a;
     size_t i = 0;
     while (i < v.size()) {
-        while (i < v.size() && v[i] == ' ') ++i;
+        while (i < v.size() && v[i] == ' ')
+            ++i;
         size_t end = v.find(' ', i);
         if (end == std::string_view::npos) end = v.size();
         std::string_view kv = v.substr(i, end - i);
@@ -160,15 +176,20 @@ Anchor parseAnchorAt(std::string_view v, int line) {
         if (kv.empty()) continue;
         auto eq = kv.find('=');
         if (eq == std::string_view::npos)
-            throw ClaimFileError(line, "anchor attribute '" + std::string(kv) +
-                                           "' is not key=value");
+            throw ClaimFileError(line,
+                                 "anchor attribute '" + std::string(kv) + "' is not key=value");
         auto key = kv.substr(0, eq);
         auto val = unpct(kv.substr(eq + 1));
-        if (key == "path") a.path = val;
-        else if (key == "symbol") a.symbol = val;
-        else if (key == "lang") a.language = val;
-        else if (key == "kind") a.nodeKind = val;
-        else if (key == "hash") a.hash = val;
+        if (key == "path")
+            a.path = val;
+        else if (key == "symbol")
+            a.symbol = val;
+        else if (key == "lang")
+            a.language = val;
+        else if (key == "kind")
+            a.nodeKind = val;
+        else if (key == "hash")
+            a.hash = val;
         else if (key == "lines") {
             auto dash = val.find('-');
             if (dash == std::string::npos ||
@@ -185,7 +206,9 @@ Anchor parseAnchorAt(std::string_view v, int line) {
 
 } // namespace
 
-Anchor parseAnchor(std::string_view spec) { return parseAnchorAt(spec, 0); }
+Anchor parseAnchor(std::string_view spec) {
+    return parseAnchorAt(spec, 0);
+}
 
 Claim parseClaim(std::string_view contents, std::string_view expectedId) {
     Claim c;
@@ -228,19 +251,24 @@ Claim parseClaim(std::string_view contents, std::string_view expectedId) {
 
         auto time = [&](std::optional<int64_t>& out) {
             out = parseUtc(val);
-            if (!out) throw ClaimFileError(line, key + " must be a UTC time like 2026-01-31T12:00:00Z");
+            if (!out)
+                throw ClaimFileError(line, key + " must be a UTC time like 2026-01-31T12:00:00Z");
         };
-        if (key == "id") c.id = val;
+        if (key == "id")
+            c.id = val;
         else if (key == "version") {
             if (!parseNumber(std::string_view(val), c.version) || c.version < 1)
                 throw ClaimFileError(line, "version must be a positive integer");
-        } else if (key == "label") c.label = val;
-        else if (key == "kind") c.kind = val;
+        } else if (key == "label")
+            c.label = val;
+        else if (key == "kind")
+            c.kind = val;
         else if (key == "status") {
             auto s = parseStatus(val);
             if (!s)
                 throw ClaimFileError(line, "status must be committed, frontier, retracted or "
-                                           "superseded, not '" + val + "'");
+                                           "superseded, not '" +
+                                               val + "'");
             c.status = *s;
             haveStatus = true;
         } else if (key == "confidence") {
@@ -248,13 +276,20 @@ Claim parseClaim(std::string_view contents, std::string_view expectedId) {
             if (!parseNumber(std::string_view(val), d) || !(d >= 0.0 && d <= 1.0))
                 throw ClaimFileError(line, "confidence must be a number in [0, 1]");
             c.confidence = d;
-        } else if (key == "created") time(c.created);
-        else if (key == "updated") time(c.updated);
-        else if (key == "verified") time(c.verified);
-        else if (key == "source_agent") c.sourceAgent = val;
-        else if (key == "origin") c.origin = val;
-        else if (key == "supersedes") c.supersedes = val;
-        else if (key == "force_reason") c.forceReason = val;
+        } else if (key == "created")
+            time(c.created);
+        else if (key == "updated")
+            time(c.updated);
+        else if (key == "verified")
+            time(c.verified);
+        else if (key == "source_agent")
+            c.sourceAgent = val;
+        else if (key == "origin")
+            c.origin = val;
+        else if (key == "supersedes")
+            c.supersedes = val;
+        else if (key == "force_reason")
+            c.forceReason = val;
         else if (key == "tags") {
             std::string_view rest = val;
             while (!rest.empty()) {
@@ -264,12 +299,14 @@ Claim parseClaim(std::string_view contents, std::string_view expectedId) {
                 if (comma == std::string_view::npos) break;
                 rest.remove_prefix(comma + 1);
             }
-        } else if (key == "anchor") c.anchors.push_back(parseAnchorAt(val, line));
+        } else if (key == "anchor")
+            c.anchors.push_back(parseAnchorAt(val, line));
         else if (key == "evidence") {
             auto sp = val.find(' ');
             if (sp == std::string::npos)
                 throw ClaimFileError(line, "evidence must be '<path|url|command|note> <value>'");
-            c.evidence.push_back({val.substr(0, sp), std::string(trim(std::string_view(val).substr(sp + 1)))});
+            c.evidence.push_back(
+                {val.substr(0, sp), std::string(trim(std::string_view(val).substr(sp + 1)))});
         } else if (key == "feedback") {
             // "correct=N wrong=N partial=N", any order, missing = 0.
             std::string_view rest = val;
@@ -283,23 +320,32 @@ Claim parseClaim(std::string_view contents, std::string_view expectedId) {
                 if (eq == std::string_view::npos || !parseNumber(kv.substr(eq + 1), n) || n < 0)
                     throw ClaimFileError(line, "feedback must be 'correct=N wrong=N partial=N'");
                 auto k = kv.substr(0, eq);
-                if (k == "correct") c.feedback.correct = n;
-                else if (k == "wrong") c.feedback.wrong = n;
-                else if (k == "partial") c.feedback.partial = n;
+                if (k == "correct")
+                    c.feedback.correct = n;
+                else if (k == "wrong")
+                    c.feedback.wrong = n;
+                else if (k == "partial")
+                    c.feedback.partial = n;
             }
-        } else if (key == "retracted_by") c.retractedBy = val;
-        else if (key == "retract_reason") c.retractReason = val;
-        else c.extra.emplace_back(key, val);
+        } else if (key == "retracted_by")
+            c.retractedBy = val;
+        else if (key == "retract_reason")
+            c.retractReason = val;
+        else
+            c.extra.emplace_back(key, val);
     }
     if (!closed) throw ClaimFileError(line + 1, "the header is not closed by a '---' line");
 
     std::string_view body = contents.substr(std::min(pos, contents.size()));
-    while (!body.empty() && (body.back() == '\n' || body.back() == '\r')) body.remove_suffix(1);
-    while (!body.empty() && (body.front() == '\n' || body.front() == '\r')) body.remove_prefix(1);
+    while (!body.empty() && (body.back() == '\n' || body.back() == '\r'))
+        body.remove_suffix(1);
+    while (!body.empty() && (body.front() == '\n' || body.front() == '\r'))
+        body.remove_prefix(1);
     if (body.empty()) throw ClaimFileError(line + 1, "the claim has no text after the header");
     c.text = std::string(body);
 
-    if (c.id.empty()) c.id = std::string(expectedId);
+    if (c.id.empty())
+        c.id = std::string(expectedId);
     else if (!expectedId.empty() && c.id != expectedId)
         throw ClaimFileError(2, "id '" + c.id + "' does not match the file name '" +
                                     std::string(expectedId) + ".md'");

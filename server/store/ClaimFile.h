@@ -17,7 +17,8 @@ namespace engram {
 
 struct ClaimFileError : std::runtime_error {
     ClaimFileError(int line, const std::string& msg)
-        : std::runtime_error("line " + std::to_string(line) + ": " + msg), line(line) {}
+        : std::runtime_error("line " + std::to_string(line) + ": " + msg)
+        , line(line) {}
     int line;
 };
 

@@ -8,17 +8,18 @@
 
 namespace engram {
 
-static const char* kGitignore =
-    "# Written by engram: derived and local files stay out of git.\n"
-    "index.sqlite\n"
-    "index.sqlite-*\n"
-    "audit.log\n"
-    "lock\n"
-    "*.tmp-*\n";
+static const char* kGitignore = "# Written by engram: derived and local files stay out of git.\n"
+                                "index.sqlite\n"
+                                "index.sqlite-*\n"
+                                "audit.log\n"
+                                "lock\n"
+                                "*.tmp-*\n";
 
 Store::Store(std::string dir, std::string tier, std::string defaultName)
-    : dir_(std::move(dir)), tier_(std::move(tier)), name_(std::move(defaultName)),
-      audit_(dir_ + "/audit.log") {
+    : dir_(std::move(dir))
+    , tier_(std::move(tier))
+    , name_(std::move(defaultName))
+    , audit_(dir_ + "/audit.log") {
     if (auto conf = readFile(dir_ + "/store.conf")) {
         // One `name: value` line; anything else is ignored.
         size_t p = conf->find("name:");
@@ -36,7 +37,9 @@ std::string Store::originLabel() const {
     return tier_ == "medulla" ? std::string("medulla") : "project:" + name_;
 }
 
-bool Store::exists() const { return statFile(claimsDir()).has_value(); }
+bool Store::exists() const {
+    return statFile(claimsDir()).has_value();
+}
 
 std::string Store::claimPath(const std::string& id) const {
     return claimsDir() + "/" + id + ".md";
@@ -65,7 +68,9 @@ std::optional<Claim> Store::load(const std::string& id) const {
     return parseClaim(*text, id);
 }
 
-void Store::write(const Claim& c) { atomicWrite(claimPath(c.id), serializeClaim(c)); }
+void Store::write(const Claim& c) {
+    atomicWrite(claimPath(c.id), serializeClaim(c));
+}
 
 void Store::writeHistory(const Claim& c) {
     atomicWrite(historyPath(c.id, c.version), serializeClaim(c));
@@ -111,7 +116,8 @@ std::string Store::newId() {
     unsigned char bytes[8];
     randombytes_buf(bytes, sizeof bytes);
     uint64_t v = 0;
-    for (auto b : bytes) v = (v << 8) | b;
+    for (auto b : bytes)
+        v = (v << 8) | b;
     std::string id = "c-";
     for (int i = 0; i < 12; ++i) {
         id += alphabet[v & 31];

@@ -53,7 +53,8 @@ struct TreeDeleter {
 const std::vector<LanguageInfo>& languages() {
     static const std::vector<LanguageInfo> infos = [] {
         std::vector<LanguageInfo> out;
-        for (auto& e : entries()) out.push_back({e.name, e.exts, ts_language_abi_version(e.fn())});
+        for (auto& e : entries())
+            out.push_back({e.name, e.exts, ts_language_abi_version(e.fn())});
         return out;
     }();
     return infos;

@@ -12,7 +12,7 @@
 namespace engram::syntax {
 
 struct LanguageInfo {
-    std::string name;                    // python, javascript, typescript, tsx, c, cpp, go, rust, java
+    std::string name; // python, javascript, typescript, tsx, c, cpp, go, rust, java
     std::vector<std::string> extensions; // with the dot: ".py"
     unsigned abiVersion = 0;
 };

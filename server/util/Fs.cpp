@@ -149,7 +149,9 @@ std::vector<std::string> listFiles(const std::string& dir) {
     return out;
 }
 
-bool removeFile(const std::string& path) { return ::unlink(path.c_str()) == 0; }
+bool removeFile(const std::string& path) {
+    return ::unlink(path.c_str()) == 0;
+}
 
 std::string joinPath(std::string_view a, std::string_view b) {
     std::string out(a);

@@ -27,7 +27,8 @@ static std::string lexicalNormalize(const std::string& abs) {
         i = j + 1;
     }
     std::string out;
-    for (auto& p : parts) out += "/" + p;
+    for (auto& p : parts)
+        out += "/" + p;
     return out.empty() ? "/" : out;
 }
 

@@ -107,9 +107,9 @@ TEST_CASE("broken files are reported with the line that broke them") {
     CHECK(lineOf("---\nid: c-x1\nlabel: a\nlabel: b\n---\ntext\n") == 4);
     CHECK(lineOf("---\nid: c-x1\njust words\n---\ntext\n") == 3);
     CHECK(lineOf("---\nid: c-x1\ncreated: yesterday\n---\ntext\n") == 3);
-    CHECK(lineOf("---\nid: c-x1\n") == 3);                 // header never closed
-    CHECK(lineOf("---\nid: c-x1\n---\n\n") > 0);           // no text
-    CHECK(lineOf("---\nid: c-other\n---\ntext\n") == 2);   // id does not match file name
+    CHECK(lineOf("---\nid: c-x1\n") == 3);                    // header never closed
+    CHECK(lineOf("---\nid: c-x1\n---\n\n") > 0);              // no text
+    CHECK(lineOf("---\nid: c-other\n---\ntext\n") == 2);      // id does not match file name
     CHECK(lineOf("---\nanchor: symbol=x\n---\ntext\n") == 2); // anchor without path
 }
 

@@ -42,17 +42,21 @@ TEST_CASE("remember parameters are parsed with their nested shapes") {
 
 TEST_CASE("wrong parameter types name the field path") {
     CHECK(errorOf([] { parseRemember(json::parse(R"({"agent": "a"})")); }).rfind("text:", 0) == 0);
-    CHECK(errorOf([] { parseRemember(json::parse(R"({"text": 1, "agent": "a"})")); })
-              .rfind("text: expected a string, got a number", 0) == 0);
     CHECK(errorOf([] {
-              parseRemember(json::parse(R"({"text": "t", "agent": "a", "anchors": [{"path": 3}]})"));
+              parseRemember(json::parse(R"({"text": 1, "agent": "a"})"));
+          }).rfind("text: expected a string, got a number", 0) == 0);
+    CHECK(errorOf([] {
+              parseRemember(
+                  json::parse(R"({"text": "t", "agent": "a", "anchors": [{"path": 3}]})"));
           }).rfind("anchors[0].path:", 0) == 0);
     CHECK(errorOf([] { parseRecall(json::parse(R"({"limit": "ten"})")); }).rfind("limit:", 0) == 0);
-    CHECK(errorOf([] { parseRecall(json::parse(R"({"tags": 1, "include": ["committed"]})")); })
-              .rfind("include[0]:", 0) == 0);
+    CHECK(errorOf([] {
+              parseRecall(json::parse(R"({"tags": 1, "include": ["committed"]})"));
+          }).rfind("include[0]:", 0) == 0);
     CHECK(errorOf([] { parseRecall(json::parse(R"([1, 2])")); }).rfind("params:", 0) == 0);
-    CHECK(errorOf([] { parseRecall(json::parse(R"({"kinds": ["rumour"]})")); })
-              .rfind("kinds[0]:", 0) == 0);
+    CHECK(errorOf([] {
+              parseRecall(json::parse(R"({"kinds": ["rumour"]})"));
+          }).rfind("kinds[0]:", 0) == 0);
 }
 
 TEST_CASE("unknown provenance is shown as unknown, never dropped") {

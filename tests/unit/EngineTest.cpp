@@ -1,7 +1,7 @@
 // The engine's operations against a real workspace directory.
 #include "engine/Engine.h"
-#include "store/AuditLog.h"
 #include "model/Error.h"
+#include "store/AuditLog.h"
 #include "support/TempDir.h"
 #include "util/Fs.h"
 
@@ -30,7 +30,8 @@ struct Workspace {
         RecallRequest r;
         r.query = q;
         std::vector<std::string> out;
-        for (auto& row : engine.recall(r).rows) out.push_back(row.claim.id);
+        for (auto& row : engine.recall(r).rows)
+            out.push_back(row.claim.id);
         return out;
     }
 };
@@ -104,7 +105,8 @@ TEST_CASE("retracted claims leave default recall but can be asked for") {
 
 TEST_CASE("an empty answer over a non-empty store says memory exists and how to recover") {
     Workspace w;
-    for (int i = 0; i < 25; ++i) w.remember("Fact number " + std::to_string(i) + " about billing");
+    for (int i = 0; i < 25; ++i)
+        w.remember("Fact number " + std::to_string(i) + " about billing");
     RecallRequest r;
     r.query = "kubernetes";
     auto res = w.engine.recall(r);

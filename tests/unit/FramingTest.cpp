@@ -9,7 +9,8 @@ namespace {
 
 std::vector<FrameEvent> feedAll(FrameDecoder& d, std::string_view bytes, size_t chunk) {
     std::vector<FrameEvent> out;
-    for (size_t i = 0; i < bytes.size(); i += chunk) d.feed(bytes.substr(i, chunk), out);
+    for (size_t i = 0; i < bytes.size(); i += chunk)
+        d.feed(bytes.substr(i, chunk), out);
     return out;
 }
 
@@ -107,6 +108,6 @@ TEST_CASE("random bytes never make the decoder hold more than the limits") {
 
 TEST_CASE("encodeFrame counts bytes, not characters") {
     std::string body = "{\"t\":\"caf\xc3\xa9\"}";
-    CHECK(encodeFrame(body).rfind("Content-Length: " + std::to_string(body.size()) + "\r\n\r\n", 0) ==
-          0);
+    CHECK(encodeFrame(body).rfind("Content-Length: " + std::to_string(body.size()) + "\r\n\r\n",
+                                  0) == 0);
 }

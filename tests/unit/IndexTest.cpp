@@ -130,7 +130,8 @@ TEST_CASE("an index from a newer engram is refused, not overwritten") {
 TEST_CASE("rebuild gives the same rows as incremental sync") {
     Fixture f;
     for (int i = 0; i < 50; ++i)
-        f.put(make("c-n" + std::to_string(i), "note number " + std::to_string(i) + " about caching"));
+        f.put(
+            make("c-n" + std::to_string(i), "note number " + std::to_string(i) + " about caching"));
     Index idx(f.store);
     idx.sync();
     auto before = idx.match("cach", 100);

@@ -1,7 +1,7 @@
 // The claim store on disk and its hash-chained audit log.
+#include "store/Store.h"
 #include "store/AuditLog.h"
 #include "store/ClaimFile.h"
-#include "store/Store.h"
 #include "support/TempDir.h"
 #include "util/Fs.h"
 
@@ -100,7 +100,8 @@ TEST_CASE("the audit log chains entries and detects an edited line") {
 TEST_CASE("deleting an audit entry breaks the chain at the next one") {
     TempDir tmp;
     AuditLog log(tmp / "audit.log");
-    for (int i = 0; i < 3; ++i) log.append("learn", "c-1@1", "ana", "correct");
+    for (int i = 0; i < 3; ++i)
+        log.append("learn", "c-1@1", "ana", "correct");
     auto text = *readFile(tmp / "audit.log");
     auto first = text.find('\n');
     auto second = text.find('\n', first + 1);
