@@ -136,13 +136,22 @@ void FrameDecoder::step(std::vector<FrameEvent>& out, bool& progress) {
         haveLength = true;
     }
     if (error.empty() && !haveLength) error = "missing Content-Length header";
-    buf_.erase(0, end + 4);
     progress = true;
     if (!error.empty()) {
         out.push_back({FrameEvent::Error, error});
+        // Stray bytes written just before a frame end up in its header block:
+        // resume at a later Content-Length inside the block so that the frame
+        // behind them is not lost too. Each retry drops at least one byte.
+        size_t again = findContentLength(std::string_view(buf_).substr(1, end - 1));
+        if (again != std::string_view::npos) {
+            buf_.erase(0, again + 1);
+            return;
+        }
+        buf_.erase(0, end + 4);
         state_ = State::Resync;
         return;
     }
+    buf_.erase(0, end + 4);
     if (length > kMaxFrameBytes) {
         out.push_back({FrameEvent::Error,
                        "Content-Length " + std::to_string(length) + " exceeds the limit of " +

@@ -47,6 +47,12 @@ Engine::Tier* Engine::tier(const std::string& name) {
 bool Engine::ready(Tier& t) {
     if (t.index) return true;
     if (!t.store->exists()) return false;
+    // Another engram on the same store may be creating (or recreating) the
+    // index file right now; unserialised, one process could delete and
+    // recreate the file the other one has open, and each would go on
+    // indexing into its own file. The writers' lock makes one process create
+    // it and every other one open that same file.
+    auto lock = t.store->lock();
     t.index = std::make_unique<Index>(*t.store);
     t.index->sync();
     return true;
@@ -88,8 +94,8 @@ std::vector<SyncReport> Engine::reindex() {
     std::vector<SyncReport> out;
     for (auto& t : tiers_) {
         if (!t->store->exists()) continue;
-        if (!t->index) t->index = std::make_unique<Index>(*t->store);
         auto lock = t->store->lock();
+        if (!t->index) t->index = std::make_unique<Index>(*t->store);
         out.push_back(t->index->rebuild("requested"));
     }
     return out;

@@ -232,6 +232,7 @@ void LspServer::dispatch(Pending& p) {
                                    "unknown method '" + p.method + "'"));
         return;
     }
+    ensureWatching();
     // Exactly one reply per request, whatever the handler does.
     try {
         reply(protocol::resultReply(p.id, (this->*(it->second))(p.params)));
@@ -319,10 +320,10 @@ json LspServer::onIgnored(const json&) {
     return nullptr;
 }
 
-void LspServer::startWatching() {
-    if (watcher_ || !engine_) return;
+bool LspServer::startWatching() {
+    if (watcher_ || !engine_) return false;
     std::string dir = engine_->projectDir() + "/claims";
-    if (!statFile(dir)) return; // started again after the first write creates it
+    if (!statFile(dir)) return false; // tried again by later requests (ensureWatching)
     watcher_ = new uv_fs_event_t;
     uv_fs_event_init(&loop_, watcher_);
     watcher_->data = this;
@@ -346,11 +347,23 @@ void LspServer::startWatching() {
     if (rc != 0) {
         logLine("cannot watch " + dir + ": " + uv_strerror(rc));
         closeHandle(watcher_);
-        return;
+        return false;
     }
     watchTimer_ = new uv_timer_t;
     uv_timer_init(&loop_, watchTimer_);
     watchTimer_->data = this;
+    return true;
+}
+
+void LspServer::ensureWatching() {
+    if (watcher_ || !engine_) return;
+    try {
+        // The store appeared after start-up (the CLI, another engram, a git
+        // pull): files may have changed between the index opening and now.
+        if (startWatching()) engine_->refresh();
+    } catch (const std::exception& e) {
+        logLine(std::string("watching the claims directory failed: ") + e.what());
+    }
 }
 
 void LspServer::onWatchTimer() {

@@ -54,7 +54,11 @@ private:
     void scheduleDrain();
     void finish(int code);
     void startupSync();
-    void startWatching();
+    // Starts watching the claims directory; false when it does not exist
+    // (yet) or is already watched.
+    bool startWatching();
+    // Watches a store created after start-up, catching up with its files.
+    void ensureWatching();
     void onWatchTimer();
 
     // Lifecycle.

@@ -111,3 +111,13 @@ TEST_CASE("encodeFrame counts bytes, not characters") {
     CHECK(encodeFrame(body).rfind("Content-Length: " + std::to_string(body.size()) + "\r\n\r\n",
                                   0) == 0);
 }
+
+TEST_CASE("stray bytes just before a frame cost one error, not the frame behind them") {
+    FrameDecoder d;
+    std::vector<FrameEvent> out;
+    d.feed("junk" + encodeFrame("{}"), out);
+    REQUIRE(out.size() == 2);
+    CHECK(out[0].kind == FrameEvent::Error);
+    CHECK(out[1].kind == FrameEvent::Message);
+    CHECK(out[1].text == "{}");
+}
