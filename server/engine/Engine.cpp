@@ -45,7 +45,8 @@ Engine::Tier* Engine::tier(const std::string& name) {
 }
 
 bool Engine::ready(Tier& t) {
-    if (t.index) return true;
+    if (t.index && !t.index->replacedOnDisk()) return true;
+    t.index.reset();
     if (!t.store->exists()) return false;
     // Another engram on the same store may be creating (or recreating) the
     // index file right now; unserialised, one process could delete and
@@ -54,6 +55,7 @@ bool Engine::ready(Tier& t) {
     // it and every other one open that same file.
     auto lock = t.store->lock();
     t.index = std::make_unique<Index>(*t.store);
+    ++t.opens;
     t.index->sync();
     return true;
 }
@@ -81,10 +83,10 @@ Engine::Tier& Engine::locate(const std::string& id) {
 std::vector<SyncReport> Engine::refresh(const std::vector<std::string>* projectIds) {
     std::vector<SyncReport> out;
     for (auto& t : tiers_) {
-        bool fresh = !t->index;
+        uint64_t opensBefore = t->opens;
         if (!ready(*t)) continue;
         // ready() has just synced a freshly opened index.
-        if (fresh) continue;
+        if (t->opens != opensBefore) continue;
         out.push_back(t->index->sync(t->name == "project" ? projectIds : nullptr));
     }
     return out;

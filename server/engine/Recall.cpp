@@ -3,9 +3,13 @@
 // Ranking is BM25F over the claim's fields (label, tags, code anchors, text)
 // computed here rather than by FTS5's `ORDER BY rank`, because ranking every
 // row that holds a common term costs time proportional to the store. Instead
-// the rarest query terms pick candidates first (their rows are few and
-// decisive); common terms only fill the remaining budget with their newest
-// rows. At most kCandidateCap rows are ever scored, whatever the store size.
+// each query term contributes at most its newest kPerTermCap rows (the rarest
+// terms first, so their rows are never crowded out); a cheap pass scores
+// those by the idf of the terms they are known to hold, and only the best
+// kScoredCap rows are read and re-tokenized for the full score. The work per
+// query is therefore bounded whatever the store size. A saturated term's
+// document frequency is estimated from the rowid span its newest rows cover,
+// because counting a long posting list is itself proportional to the store.
 // The text relevance is then weighed with confidence, recency, feedback and
 // closeness to the file in focus.
 #include "engine/Anchoring.h"
@@ -26,7 +30,9 @@ namespace engram {
 
 namespace {
 
-constexpr int kCandidateCap = 400;
+constexpr int kCandidateCap = 400; // rows considered by the cheap pass
+constexpr int kPerTermCap = 400;   // newest rows taken per query term
+constexpr int kScoredCap = 48;     // rows read and fully scored
 constexpr int kMaxLimit = 200;
 constexpr double kK1 = 1.2, kB = 0.75;
 // Field weights: a label or tag names what a claim is about; the text says it.
@@ -106,37 +112,78 @@ RecallResult Engine::recall(const RecallRequest& req) {
         MemoryExists me{t.name, st.committed, st.frontier + st.retracted + st.superseded};
         result.memoryExists.push_back(me);
 
-        // Candidate generation, bounded.
+        // All lookups of this tier see one snapshot and take the file locks once.
+        auto snapshot = t.index->readScope();
+
+        // Candidate generation, bounded: each term contributes at most
+        // kPerTermCap of its newest rows, rarest terms first.
         std::vector<QueryTerm> qterms;
+        std::vector<std::vector<int64_t>> lists;
         double n = double(std::max<int64_t>(st.total, 1));
+        std::pair<int64_t, int64_t> span{0, 0};
         for (auto& term : queryTerms) {
-            QueryTerm q{term, t.index->docFrequency(term), 0};
+            auto rows = t.index->match(term, kPerTermCap);
+            QueryTerm q{term, int64_t(rows.size()), 0};
+            if (int(rows.size()) == kPerTermCap) {
+                // Saturated: estimate the document frequency from how much
+                // of the rowid space the newest kPerTermCap matches cover,
+                // rather than counting a long posting list.
+                if (span.second == 0) span = t.index->rowidSpan();
+                double covered = double(span.second - rows.back() + 1);
+                double all = double(span.second - span.first + 1);
+                q.df = std::clamp<int64_t>(int64_t(double(kPerTermCap) * all / covered),
+                                           kPerTermCap, std::max<int64_t>(st.total, kPerTermCap));
+            }
             q.idf = std::log(1.0 + (n - double(q.df) + 0.5) / (double(q.df) + 0.5));
             qterms.push_back(q);
+            lists.push_back(std::move(rows));
         }
-        std::sort(qterms.begin(), qterms.end(),
-                  [](const QueryTerm& a, const QueryTerm& b) { return a.df < b.df; });
+        std::vector<size_t> order(qterms.size());
+        for (size_t i = 0; i < order.size(); ++i)
+            order[i] = i;
+        std::sort(order.begin(), order.end(),
+                  [&](size_t a, size_t b) { return qterms[a].df < qterms[b].df; });
+
+        // A cheap first pass (the idf of the query terms each candidate is
+        // known to hold, plus focus) picks the few rows worth reading and
+        // re-tokenizing for the full BM25F score.
+        std::unordered_map<int64_t, double> cheap;
         std::vector<int64_t> rowids;
-        std::unordered_set<int64_t> have;
-        auto add = [&](const std::vector<int64_t>& ids) {
-            for (auto id : ids)
-                if (have.insert(id).second) rowids.push_back(id);
-        };
-        if (focusPath) add(t.index->anchoredIn(*focusPath, kCandidateCap / 4));
-        if (!qterms.empty()) {
-            for (auto& q : qterms) {
-                int room = kCandidateCap - int(rowids.size());
-                if (room <= 0) break;
-                if (q.df > 0) add(t.index->match(q.term, room));
+        auto add = [&](int64_t id, double w) {
+            auto [it, inserted] = cheap.try_emplace(id, 0.0);
+            if (inserted) {
+                if (int(rowids.size()) >= kCandidateCap) {
+                    cheap.erase(it);
+                    return;
+                }
+                rowids.push_back(id);
             }
+            it->second += w;
+        };
+        if (focusPath)
+            for (auto id : t.index->anchoredIn(*focusPath, kCandidateCap / 4))
+                add(id, 1000.0);
+        if (!qterms.empty()) {
+            for (size_t i : order)
+                for (auto id : lists[i])
+                    add(id, qterms[i].idf);
         } else {
             // No query: the newest claims (of the allowed statuses) in order.
-            if (req.include.empty())
-                add(t.index->recent(ClaimStatus::Committed, kCandidateCap));
-            else
-                add(t.index->recent(std::nullopt, kCandidateCap));
+            auto recent = req.include.empty()
+                              ? t.index->recent(ClaimStatus::Committed, kCandidateCap)
+                              : t.index->recent(std::nullopt, kCandidateCap);
+            for (auto id : recent)
+                add(id, 0.0);
         }
         candidates += int64_t(rowids.size());
+        size_t keep = size_t(std::max(kScoredCap, req.limit * 3));
+        if (rowids.size() > keep) {
+            std::stable_sort(rowids.begin(), rowids.end(), [&](int64_t a, int64_t b) {
+                double ca = cheap[a], cb = cheap[b];
+                return ca != cb ? ca > cb : a > b;
+            });
+            rowids.resize(keep);
+        }
 
         for (auto rowid : rowids) {
             auto ic = t.index->byRowid(rowid);

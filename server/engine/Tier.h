@@ -9,6 +9,7 @@ struct Engine::Tier {
     std::string name; // project | medulla
     std::unique_ptr<Store> store;
     std::unique_ptr<Index> index; // null until the store exists and is first used
+    uint64_t opens = 0;           // how many times the index was (re)opened
 };
 
 } // namespace engram

@@ -5,6 +5,12 @@
 #include "store/ClaimFile.h"
 #include "store/Store.h"
 
+#include <algorithm>
+#include <condition_variable>
+#include <deque>
+#include <mutex>
+#include <sys/stat.h>
+#include <thread>
 #include <unordered_map>
 
 namespace engram {
@@ -58,21 +64,6 @@ INSERT INTO stats VALUES (0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0);
 CREATE VIRTUAL TABLE claims_fts USING fts5(label, text, tags, code,
   content='claims', content_rowid='rowid', tokenize='engram');
 CREATE VIRTUAL TABLE claims_vocab USING fts5vocab(claims_fts, 'row');
-CREATE TRIGGER claims_ai AFTER INSERT ON claims BEGIN
-  INSERT INTO claims_fts(rowid, label, text, tags, code)
-    VALUES (new.rowid, new.label, new.text, new.tags, new.code);
-  UPDATE stats SET total = total + 1,
-    committed = committed + (new.status = 'committed'),
-    frontier = frontier + (new.status = 'frontier'),
-    retracted = retracted + (new.status = 'retracted'),
-    superseded = superseded + (new.status = 'superseded'),
-    anchors = anchors + new.anchor_count,
-    generation = generation + 1,
-    sum_label = sum_label + length(coalesce(new.label, '')),
-    sum_text = sum_text + length(new.text),
-    sum_tags = sum_tags + length(coalesce(new.tags, '')),
-    sum_code = sum_code + length(coalesce(new.code, ''));
-END;
 CREATE TRIGGER claims_ad AFTER DELETE ON claims BEGIN
   INSERT INTO claims_fts(claims_fts, rowid, label, text, tags, code)
     VALUES ('delete', old.rowid, old.label, old.text, old.tags, old.code);
@@ -91,6 +82,24 @@ CREATE TRIGGER claims_ad AFTER DELETE ON claims BEGIN
 END;
 )SQL";
 
+static const char* kInsertTrigger = R"SQL(
+CREATE TRIGGER claims_ai AFTER INSERT ON claims BEGIN
+  INSERT INTO claims_fts(rowid, label, text, tags, code)
+    VALUES (new.rowid, new.label, new.text, new.tags, new.code);
+  UPDATE stats SET total = total + 1,
+    committed = committed + (new.status = 'committed'),
+    frontier = frontier + (new.status = 'frontier'),
+    retracted = retracted + (new.status = 'retracted'),
+    superseded = superseded + (new.status = 'superseded'),
+    anchors = anchors + new.anchor_count,
+    generation = generation + 1,
+    sum_label = sum_label + length(coalesce(new.label, '')),
+    sum_text = sum_text + length(new.text),
+    sum_tags = sum_tags + length(coalesce(new.tags, '')),
+    sum_code = sum_code + length(coalesce(new.code, ''));
+END;
+)SQL";
+
 static const char* kColumns =
     "rowid, id, version, label, kind, status, confidence, created, updated, verified, "
     "source_agent, origin, supersedes, tags, text, code, anchors, evidence, fb_correct, "
@@ -100,6 +109,15 @@ Index::Index(const Store& store)
     : store_(store)
     , path_(store.indexPath()) {
     open(true);
+}
+
+static uint64_t fileInode(const std::string& path) {
+    struct stat st;
+    return ::stat(path.c_str(), &st) == 0 ? uint64_t(st.st_ino) : 0;
+}
+
+bool Index::replacedOnDisk() const {
+    return fileInode(path_) != inode_;
 }
 
 static void removeIndexFiles(const std::string& path) {
@@ -140,6 +158,7 @@ void Index::open(bool allowRecreate) {
         db_.exec("PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL; PRAGMA foreign_keys=OFF;");
         prepare();
         stats(); // touches the data pages: a damaged file fails here, not mid-request
+        inode_ = fileInode(path_);
     } catch (const sql::Error& e) {
         if (!allowRecreate) throw;
         db_ = sql::Db();
@@ -155,6 +174,7 @@ void Index::open(bool allowRecreate) {
 void Index::createSchema() {
     sql::Transaction tx(db_);
     db_.exec(kSchema);
+    db_.exec(kInsertTrigger);
     db_.exec("PRAGMA application_id = " + std::to_string(kApplicationId));
     db_.exec("PRAGMA user_version = " + std::to_string(kSchemaVersion));
     tx.commit();
@@ -188,6 +208,11 @@ void Index::prepare() {
                                     "ORDER BY claim_rowid DESC LIMIT ?2");
     selectAnchoredLive_ = db_.prepare("SELECT rowid FROM claims WHERE status = 'committed' AND "
                                       "anchor_count > 0 ORDER BY rowid DESC LIMIT ?1");
+    selectSpan_ = db_.prepare(
+        // Two subqueries: SQLite answers a bare min()/max() of the rowid from
+        // the B-tree's ends, but scans the table for min and max together.
+        "SELECT coalesce((SELECT min(rowid) FROM claims), 0), "
+        "coalesce((SELECT max(rowid) FROM claims), 0)");
     selectFiles_ = db_.prepare("SELECT id, file_mtime, file_size FROM claims");
     upsertBroken_ = db_.prepare("INSERT OR REPLACE INTO broken(file, line, message, file_mtime, "
                                 "file_size) VALUES (?1, ?2, ?3, ?4, ?5)");
@@ -203,6 +228,11 @@ static std::string joinLines(const std::vector<std::string>& lines) {
 
 void Index::upsert(const Claim& c, const FileStat& st) {
     removeId(c.id);
+    insertRow(c, st);
+    deleteBroken_.bind(1, "claims/" + c.id + ".md").exec();
+}
+
+void Index::insertRow(const Claim& c, const FileStat& st) {
     std::string tags, code;
     std::vector<std::string> anchorLines, evidenceLines;
     for (auto& t : c.tags)
@@ -235,7 +265,6 @@ void Index::upsert(const Claim& c, const FileStat& st) {
             insertAnchor_.bind(3, a.symbol);
         insertAnchor_.exec();
     }
-    deleteBroken_.bind(1, "claims/" + c.id + ".md").exec();
 }
 
 void Index::removeId(const std::string& id) {
@@ -249,7 +278,7 @@ void Index::setBroken(const std::string& file, int line, const std::string& msg,
 }
 
 SyncReport Index::sync(const std::vector<std::string>* ids) {
-    SyncReport r = syncImpl(ids);
+    SyncReport r = fresh_ && !ids ? bulkLoad() : syncImpl(ids);
     if (fresh_) {
         r.rebuilt = true;
         r.rebuildReason = recreateReason_;
@@ -259,15 +288,148 @@ SyncReport Index::sync(const std::vector<std::string>* ids) {
 }
 
 SyncReport Index::rebuild(std::string reason) {
-    {
-        sql::Transaction tx(db_);
-        db_.exec("DELETE FROM claims; DELETE FROM broken;");
-        tx.commit();
-    }
-    db_.exec("INSERT INTO claims_fts(claims_fts) VALUES ('optimize')");
-    SyncReport r = syncImpl(nullptr);
+    // A new file rather than deleting every row: row deletes cost as much as
+    // the inserts (the FTS delete trigger fires per row). Other engram
+    // processes notice the new inode (replacedOnDisk) and reopen.
+    db_ = sql::Db();
+    removeIndexFiles(path_);
+    open(false);
+    fresh_ = false;
+    SyncReport r = bulkLoad();
     r.rebuilt = true;
     r.rebuildReason = std::move(reason);
+    return r;
+}
+
+namespace {
+
+struct LoadedFile {
+    std::string name;
+    FileStat stat;
+    std::optional<Claim> claim; // or the error below
+    int line = 0;
+    std::string error;
+};
+
+// Reads and parses every claim file of `dir` on a worker thread, handing the
+// results to `consume` on the calling thread in batches.
+template <class Consume>
+void loadClaimFiles(const std::string& dir, Consume&& consume) {
+    std::vector<std::string> names = listFiles(dir);
+    std::mutex mu;
+    std::condition_variable cv;
+    std::deque<std::vector<LoadedFile>> ready;
+    bool done = false;
+    constexpr size_t kBatch = 512, kMaxQueued = 8;
+    std::thread worker([&] {
+        std::vector<LoadedFile> batch;
+        auto flush = [&] {
+            std::unique_lock lock(mu);
+            cv.wait(lock, [&] { return ready.size() < kMaxQueued; });
+            ready.push_back(std::move(batch));
+            batch.clear();
+            cv.notify_all();
+        };
+        for (auto& name : names) {
+            if (name.size() < 4 || name.compare(name.size() - 3, 3, ".md") != 0) continue;
+            std::string id = name.substr(0, name.size() - 3);
+            std::string full = dir + "/" + name;
+            auto st = statFile(full);
+            if (!st) continue;
+            LoadedFile f{name, *st, std::nullopt, 0, ""};
+            if (!Store::validId(id)) {
+                f.error = "the file name is not a valid claim id (a-z, 0-9, '-', '_')";
+            } else if (auto text = readFile(full)) {
+                try {
+                    f.claim = parseClaim(*text, id);
+                } catch (const ClaimFileError& e) {
+                    f.line = e.line;
+                    f.error = e.what();
+                }
+            } else {
+                continue;
+            }
+            batch.push_back(std::move(f));
+            if (batch.size() == kBatch) flush();
+        }
+        if (!batch.empty()) flush();
+        std::lock_guard lock(mu);
+        done = true;
+        cv.notify_all();
+    });
+    try {
+        for (;;) {
+            std::vector<LoadedFile> batch;
+            {
+                std::unique_lock lock(mu);
+                cv.wait(lock, [&] { return !ready.empty() || done; });
+                if (ready.empty()) break;
+                batch = std::move(ready.front());
+                ready.pop_front();
+                cv.notify_all();
+            }
+            for (auto& f : batch)
+                consume(std::move(f));
+        }
+    } catch (...) {
+        // Drain so the worker can finish before it is joined.
+        {
+            std::unique_lock lock(mu);
+            while (!done) {
+                ready.clear();
+                cv.notify_all();
+                cv.wait(lock, [&] { return !ready.empty() || done; });
+            }
+        }
+        worker.join();
+        throw;
+    }
+    worker.join();
+}
+
+} // namespace
+
+SyncReport Index::bulkLoad() {
+    SyncReport r;
+    // Loading is the one time the index is written in bulk: a large page
+    // cache keeps the transaction from spilling page by page into the WAL,
+    // and the full-text index and the counters are built once at the end
+    // instead of row by row through the insert trigger. The index is
+    // derived, so an interrupted load only means loading again.
+    db_.exec("PRAGMA synchronous=OFF; PRAGMA cache_size=-262144");
+    {
+        sql::Transaction tx(db_);
+        db_.exec("DROP TRIGGER claims_ai");
+        // Reading and parsing the files (a worker thread) overlaps with
+        // inserting them (this thread, which owns the connection).
+        loadClaimFiles(store_.claimsDir(), [&](LoadedFile&& f) {
+            if (f.claim) {
+                insertRow(*f.claim, f.stat);
+                ++r.added;
+            } else {
+                setBroken("claims/" + f.name, f.line, f.error, f.stat);
+                ++r.broken;
+            }
+        });
+        db_.exec("INSERT INTO claims_fts(claims_fts) VALUES ('rebuild')");
+        db_.exec(R"SQL(UPDATE stats SET
+            total = (SELECT count(*) FROM claims),
+            committed = (SELECT count(*) FROM claims WHERE status = 'committed'),
+            frontier = (SELECT count(*) FROM claims WHERE status = 'frontier'),
+            retracted = (SELECT count(*) FROM claims WHERE status = 'retracted'),
+            superseded = (SELECT count(*) FROM claims WHERE status = 'superseded'),
+            anchors = (SELECT coalesce(sum(anchor_count), 0) FROM claims),
+            generation = generation + 1,
+            sum_label = (SELECT coalesce(sum(length(coalesce(label, ''))), 0) FROM claims),
+            sum_text = (SELECT coalesce(sum(length(text)), 0) FROM claims),
+            sum_tags = (SELECT coalesce(sum(length(coalesce(tags, ''))), 0) FROM claims),
+            sum_code = (SELECT coalesce(sum(length(coalesce(code, ''))), 0) FROM claims))SQL");
+        db_.exec(kInsertTrigger);
+        tx.commit();
+    }
+    // Fold the load's write-ahead log into the database now, so the first
+    // ordinary writes do not pay for checkpointing it.
+    db_.exec("PRAGMA synchronous=NORMAL; PRAGMA cache_size=-2000; PRAGMA wal_checkpoint(TRUNCATE)");
     return r;
 }
 
@@ -485,6 +647,13 @@ std::vector<int64_t> Index::recent(std::optional<ClaimStatus> status, int limit)
     }
     selectRecent_.bind(1, limit);
     return collect(selectRecent_);
+}
+
+std::pair<int64_t, int64_t> Index::rowidSpan() {
+    std::pair<int64_t, int64_t> out{0, 0};
+    if (selectSpan_.step()) out = {selectSpan_.int64(0), selectSpan_.int64(1)};
+    selectSpan_.reset();
+    return out;
 }
 
 std::vector<int64_t> Index::anchoredLive(int limit) {

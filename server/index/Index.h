@@ -89,6 +89,15 @@ public:
     // Claims with an anchor in `path` (exact file), newest first.
     std::vector<int64_t> anchoredIn(const std::string& path, int limit);
 
+    // True when the index file was replaced or deleted since it was opened
+    // (another engram rebuilt it, or a person deleted it): reopen.
+    bool replacedOnDisk() const;
+    // A read transaction: every lookup inside sees one snapshot and the
+    // file locks are taken once rather than per statement.
+    sql::Transaction readScope() { return sql::Transaction(db_, false); }
+    // Smallest and largest rowid (rowids grow with every write).
+    std::pair<int64_t, int64_t> rowidSpan();
+
     const std::string& path() const { return path_; }
     bool freshlyCreated() const { return fresh_; }
 
@@ -97,6 +106,8 @@ private:
     void createSchema();
     void prepare();
     void removeId(const std::string& id);
+    void insertRow(const Claim& c, const FileStat& st);
+    SyncReport bulkLoad();
     void setBroken(const std::string& file, int line, const std::string& msg, const FileStat& st);
     IndexedClaim rowToClaim(sql::Stmt& s);
     SyncReport syncImpl(const std::vector<std::string>* ids);
@@ -105,11 +116,13 @@ private:
     std::string path_;
     sql::Db db_;
     bool fresh_ = false;
+    uint64_t inode_ = 0;
     std::string recreateReason_;
 
     sql::Stmt insert_, deleteById_, deleteAnchors_, insertAnchor_, selectById_, selectByRowid_,
         selectLiveLabel_, selectStats_, selectDf_, selectMatch_, selectRecent_, selectRecentStatus_,
-        selectAnchoredIn_, selectAnchoredLive_, selectFiles_, upsertBroken_, deleteBroken_;
+        selectAnchoredIn_, selectAnchoredLive_, selectSpan_, selectFiles_, upsertBroken_,
+        deleteBroken_;
 };
 
 } // namespace engram

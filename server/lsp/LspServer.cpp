@@ -5,6 +5,8 @@
 #include "protocol/Convert.h"
 #include "util/Paths.h"
 
+#include <malloc.h>
+
 namespace engram {
 
 using protocol::json;
@@ -308,6 +310,9 @@ void LspServer::startupSync() {
             logLine("index sync: +" + std::to_string(r.added) + " ~" + std::to_string(r.updated) +
                     " -" + std::to_string(r.removed) + " broken " + std::to_string(r.broken) +
                     (r.rebuilt ? " (rebuilt: " + r.rebuildReason + ")" : ""));
+    // The sync's file lists are gone; hand their pages back so an idle
+    // server stays small.
+    ::malloc_trim(0);
     startWatching();
 }
 

@@ -243,3 +243,15 @@ TEST_CASE("every state change is in the audit log") {
         CHECK(log.find(act) != std::string::npos);
     CHECK(AuditLog(w.root / ".engram/audit.log").verify().ok);
 }
+
+TEST_CASE("an index deleted under a running engine is rebuilt with the same answers") {
+    Workspace w;
+    auto a = w.remember("Retries back off exponentially", "retries");
+    w.remember("Logs rotate daily");
+    auto before = w.recallIds("retry backoff");
+    REQUIRE(before.at(0) == a.claim.id);
+    for (auto* f : {"index.sqlite", "index.sqlite-wal", "index.sqlite-shm"})
+        removeFile(w.root / (std::string(".engram/") + f));
+    CHECK(w.recallIds("retry backoff") == before);
+    CHECK(w.engine.status().envelope.stores.at(0).committed == 2);
+}

@@ -1,0 +1,599 @@
+// engram_bench: the performance benchmarks of BRIEF section 10, as one program.
+//
+// For each store size it generates a synthetic store of claim files, then
+// measures what a user of that store pays: rebuilding the index with the real
+// `engram reindex`, spawning `engram serve` to its initialize reply, recall
+// in-process (Engine::recall) and over the wire (one long-lived server), a
+// durable remember over the wire, and the server's idle resident memory. As a
+// reference it runs plain FTS5 `ORDER BY rank` over the same index for the
+// common-term queries, which is what recall would cost without its candidate
+// cap. Numbers are reported as measured; the aims are printed beside them,
+// never used to pick or drop runs.
+#include "Child.h"
+#include "Stats.h"
+#include "Synth.h"
+
+#include "engine/Engine.h"
+#include "index/Sqlite.h"
+#include "store/Store.h"
+#include "text/Tokenize.h"
+#include "util/Fs.h"
+
+#include <csignal>
+#include <cstdio>
+#include <cstring>
+#include <ctime>
+#include <filesystem>
+#include <fstream>
+#include <iostream>
+#include <map>
+#include <sodium.h>
+#include <sstream>
+#include <sys/utsname.h>
+#include <thread>
+#include <unistd.h>
+
+#ifndef ENGRAM_BENCH_BUILD_TYPE
+#define ENGRAM_BENCH_BUILD_TYPE "unknown"
+#endif
+
+namespace fs = std::filesystem;
+using namespace engram;
+using namespace engram::bench;
+
+namespace {
+
+struct Options {
+    std::string engram; // the binary under test
+    std::string out = "bench/results/latest.json";
+    std::string tmp; // parent of the scratch directory
+    std::vector<size_t> sizes{10000, 100000};
+    uint64_t seed = 20260101;
+    int spawnRuns = 30;
+    int rememberRuns = 50;
+    bool keep = false;
+};
+
+[[noreturn]] void usage(const char* msg) {
+    std::cerr << "engram_bench: " << msg
+              << "\nusage: engram_bench --engram PATH [--out FILE] [--tmp DIR] "
+                 "[--sizes 10000,100000] [--seed N] [--spawn-runs N] [--remember-runs N] "
+                 "[--keep]\n";
+    std::exit(2);
+}
+
+Options parseOptions(int argc, char** argv) {
+    Options o;
+    for (int i = 1; i < argc; ++i) {
+        std::string a = argv[i];
+        auto value = [&]() -> std::string {
+            if (i + 1 >= argc) usage((a + " needs a value").c_str());
+            return argv[++i];
+        };
+        if (a == "--engram")
+            o.engram = value();
+        else if (a == "--out")
+            o.out = value();
+        else if (a == "--tmp")
+            o.tmp = value();
+        else if (a == "--seed")
+            o.seed = std::stoull(value());
+        else if (a == "--spawn-runs")
+            o.spawnRuns = std::stoi(value());
+        else if (a == "--remember-runs")
+            o.rememberRuns = std::stoi(value());
+        else if (a == "--keep")
+            o.keep = true;
+        else if (a == "--sizes") {
+            o.sizes.clear();
+            std::stringstream ss(value());
+            for (std::string s; std::getline(ss, s, ',');)
+                o.sizes.push_back(std::stoull(s));
+        } else
+            usage(("unknown argument " + a).c_str());
+    }
+    if (o.engram.empty()) usage("--engram is required");
+    if (o.tmp.empty()) {
+        const char* t = std::getenv("TMPDIR");
+        o.tmp = t && *t ? t : "/tmp";
+    }
+    return o;
+}
+
+std::string sizeName(size_t n) {
+    if (n % 1000000 == 0) return std::to_string(n / 1000000) + "M";
+    if (n % 1000 == 0) return std::to_string(n / 1000) + "k";
+    return std::to_string(n);
+}
+
+std::string nowIso() {
+    std::time_t t = std::time(nullptr);
+    char buf[32];
+    std::strftime(buf, sizeof buf, "%Y-%m-%dT%H:%M:%SZ", std::gmtime(&t));
+    return buf;
+}
+
+std::string cpuModel() {
+    std::ifstream in("/proc/cpuinfo");
+    for (std::string line; std::getline(in, line);)
+        if (line.rfind("model name", 0) == 0) {
+            auto colon = line.find(':');
+            return colon == std::string::npos ? line : line.substr(colon + 2);
+        }
+    return "unknown";
+}
+
+long memTotalKb() {
+    std::ifstream in("/proc/meminfo");
+    for (std::string line; std::getline(in, line);)
+        if (line.rfind("MemTotal:", 0) == 0) return std::stol(line.substr(9));
+    return 0;
+}
+
+// The 1, 5 and 15 minute load averages: the machine may be shared, and a
+// reader of the numbers should know how busy it was.
+std::string loadAverage() {
+    std::ifstream in("/proc/loadavg");
+    std::string a, b, c;
+    in >> a >> b >> c;
+    return a + " " + b + " " + c;
+}
+
+void removeIndexFiles(const std::string& root) {
+    for (const char* suffix : {"", "-wal", "-shm"})
+        removeFile(root + "/.engram/index.sqlite" + suffix);
+}
+
+// Per-category latency samples for one query mix run.
+struct MixResult {
+    std::map<std::string, std::vector<double>> byCategory;
+    std::vector<double> all;
+    int64_t maxCandidates = 0;
+    size_t emptyAnswers = 0;
+    std::string slowestQuery;
+    double slowestMs = 0;
+
+    void add(const Query& q, double ms) {
+        all.push_back(ms);
+        byCategory[q.category].push_back(ms);
+        if (ms > slowestMs) {
+            slowestMs = ms;
+            slowestQuery = q.category + ": " + q.text;
+        }
+    }
+    nlohmann::json toJson() const {
+        nlohmann::json j{{"all", bench::toJson(summarize(all))},
+                         {"slowest_query", slowestQuery},
+                         {"empty_answers", emptyAnswers}};
+        if (maxCandidates) j["max_candidates_scored"] = maxCandidates;
+        for (auto& [cat, v] : byCategory)
+            j["by_category"][cat] = bench::toJson(summarize(v));
+        return j;
+    }
+};
+
+// The FTS5 MATCH expression for a query. The engram tokenizer passes query
+// text through verbatim (queries arrive already tokenized, as Index::match
+// sends them), so the query is tokenized here with the same text::terms and
+// each term quoted; FTS5 ANDs them.
+std::string ftsExpression(const std::string& q) {
+    std::string out;
+    for (auto& t : text::terms(q)) {
+        out += out.empty() ? "\"" : " \"";
+        for (char c : t)
+            out += c == '"' ? std::string("\"\"") : std::string(1, c);
+        out += "\"";
+    }
+    return out;
+}
+
+struct SizeRun {
+    const Options& opt;
+    const Vocabulary& vocab;
+    std::vector<Query>& queries;
+    size_t n;
+    std::string dir, root, home;
+    nlohmann::json j;
+
+    std::vector<std::string> engramArgs(std::vector<std::string> tail) const {
+        std::vector<std::string> a{opt.engram, "--root", root, "--home", home};
+        a.insert(a.end(), tail.begin(), tail.end());
+        return a;
+    }
+
+    static void progress(const std::string& s) { std::cerr << "  " << s << std::endl; }
+
+    void generate() {
+        makeDirs(root);
+        makeDirs(home);
+        auto g = generateStore(root, vocab, opt.seed, n);
+        if (queries.empty()) queries = makeQueries(vocab, g.labels, opt.seed + 1);
+        j["store"] = {{"claims", g.claims},
+                      {"labelled", g.labelled},
+                      {"claim_file_bytes", g.bytes},
+                      {"generation_seconds", g.seconds}};
+        progress("generated " + std::to_string(g.claims) + " claims (" +
+                 std::to_string(g.bytes / 1024) + " KiB) in " + std::to_string(g.seconds) + " s");
+    }
+
+    // 1. `engram reindex`, the user-facing rebuild: with an index already
+    // there (it is emptied first, then refilled) and with no index file.
+    // Three runs each at 10k (the median is reported); two at 100k, where a
+    // run takes seconds and the whole benchmark must stay under 5 minutes.
+    void rebuild() {
+        int runs = n >= 100000 ? 2 : 3;
+        std::vector<double> cold, warm;
+        auto once = [&] {
+            auto t0 = Clock::now();
+            int rc = runToExit(engramArgs({"reindex"}));
+            double s = msBetween(t0, Clock::now()) / 1000.0;
+            if (rc != 0) throw std::runtime_error("engram reindex exited " + std::to_string(rc));
+            return s;
+        };
+        for (int i = 0; i < runs; ++i) {
+            removeIndexFiles(root);
+            cold.push_back(once());
+            progress("reindex without an index: " + std::to_string(cold.back()) + " s");
+        }
+        for (int i = 0; i < runs; ++i) {
+            warm.push_back(once());
+            progress("reindex over an existing index: " + std::to_string(warm.back()) + " s");
+        }
+        j["rebuild_seconds"] = {{"no_index", bench::toJson(summarize(cold), cold)},
+                                {"existing_index", bench::toJson(summarize(warm), warm)}};
+        auto st = statFile(root + "/.engram/index.sqlite");
+        j["index_bytes"] = st ? st->size : 0;
+    }
+
+    nlohmann::json initializeParams() const {
+        return {{"processId", int64_t(::getpid())},
+                {"rootUri", "file://" + root},
+                {"capabilities", nlohmann::json::object()},
+                {"clientInfo", {{"name", "engram_bench"}}}};
+    }
+
+    // 2. Spawn to initialize reply, with the index already built. The first
+    // recall after it waits for the start-up sync (which the server runs
+    // after replying), so its time is reported too: it is when a client can
+    // first get an answer.
+    void spawn() {
+        std::vector<double> init, firstRecall;
+        for (int i = 0; i < opt.spawnRuns; ++i) {
+            LspChild c(engramArgs({"serve"}));
+            Clock::time_point at;
+            c.request("initialize", initializeParams(), nullptr, &at);
+            init.push_back(msBetween(c.spawnedAt(), at));
+            c.notify("initialized", nlohmann::json::object());
+            c.request("engram/recall", {{"query", "cache"}, {"limit", 10}}, nullptr, &at);
+            firstRecall.push_back(msBetween(c.spawnedAt(), at));
+            if (int rc = c.stop(); rc != 0)
+                throw std::runtime_error("engram serve exited " + std::to_string(rc));
+        }
+        auto s = summarize(init);
+        progress("spawn to initialize: p50 " + std::to_string(s.p50) + " ms, p95 " +
+                 std::to_string(s.p95) + " ms");
+        j["spawn_to_initialize_ms"] = bench::toJson(s, init);
+        j["spawn_to_first_recall_ms"] = bench::toJson(summarize(firstRecall), firstRecall);
+    }
+
+    // 3a. Engine::recall in this process: the engine's own cost, no JSON.
+    void recallInProcess() {
+        Engine engine({root, "--root", home, 30, ENGRAM_VERSION});
+        RecallRequest first;
+        first.query = "cache";
+        auto t0 = Clock::now();
+        engine.recall(first); // opens the index and syncs it with the files
+        double openMs = msBetween(t0, Clock::now());
+        for (size_t i = 0; i < 20 && i < queries.size(); ++i) {
+            RecallRequest r;
+            r.query = queries[i * 7 % queries.size()].text;
+            engine.recall(r);
+        }
+        MixResult mix;
+        for (auto& q : queries) {
+            RecallRequest r;
+            r.query = q.text;
+            auto a = Clock::now();
+            auto res = engine.recall(r);
+            mix.add(q, msBetween(a, Clock::now()));
+            mix.maxCandidates = std::max(mix.maxCandidates, res.envelope.observed.candidates);
+            if (res.rows.empty()) ++mix.emptyAnswers;
+        }
+        j["recall_in_process_ms"] = mix.toJson();
+        j["engine_open_sync_first_recall_ms"] = openMs;
+        auto s = summarize(mix.all);
+        progress("recall in-process: p50 " + std::to_string(s.p50) + " ms, p95 " +
+                 std::to_string(s.p95) + " ms, max " + std::to_string(s.max) + " ms");
+    }
+
+    // 6. Plain FTS5 ranking over the same index, for the common-term queries,
+    // plus the document-frequency lookups recall makes before it caps.
+    void ftsReference() {
+        sql::Db db(root + "/.engram/index.sqlite");
+        sql::registerTokenizer(db);
+        auto rank = db.prepare(
+            "SELECT rowid FROM claims_fts WHERE claims_fts MATCH ?1 ORDER BY rank LIMIT 10");
+        auto count = db.prepare("SELECT count(*) FROM claims_fts WHERE claims_fts MATCH ?1");
+        auto df = db.prepare("SELECT doc FROM claims_vocab WHERE term = ?1");
+        std::vector<double> rankMs, dfMs;
+        nlohmann::json perQuery = nlohmann::json::array();
+        for (auto& q : queries) {
+            if (q.category != "common") continue;
+            std::string expr = ftsExpression(q.text);
+            rank.bind(1, expr);
+            auto a = Clock::now();
+            while (rank.step()) {
+            }
+            double ms = msBetween(a, Clock::now());
+            rank.reset();
+            rankMs.push_back(ms);
+            count.bind(1, expr);
+            int64_t matches = count.step() ? count.int64(0) : 0;
+            count.reset();
+            for (auto& term : text::terms(q.text)) {
+                df.bind(1, term);
+                auto b = Clock::now();
+                if (df.step()) (void)df.int64(0);
+                dfMs.push_back(msBetween(b, Clock::now()));
+                df.reset();
+            }
+            perQuery.push_back({{"query", q.text}, {"matching_rows", matches}, {"rank_ms", ms}});
+        }
+        auto s = summarize(rankMs);
+        j["fts5_order_by_rank_common_ms"] = bench::toJson(s);
+        j["fts5_order_by_rank_common_ms"]["queries"] = perQuery;
+        j["fts5vocab_doc_frequency_ms"] = bench::toJson(summarize(dfMs));
+        progress("FTS5 ORDER BY rank (common): p50 " + std::to_string(s.p50) + " ms, max " +
+                 std::to_string(s.max) + " ms");
+    }
+
+    // 3b, 4, 5. One long-lived server: idle memory after start-up, the query
+    // mix over the wire, then durable remembers.
+    void wire() {
+        LspChild c(engramArgs({"serve"}));
+        c.request("initialize", initializeParams());
+        c.notify("initialized", nlohmann::json::object());
+        // The first recall is answered after the start-up sync; a few more
+        // bring the page cache and SQLite's cache to a steady state.
+        for (const char* q : {"cache", "token refresh", "parseJson", "database migration"})
+            c.request("engram/recall", {{"query", q}, {"limit", 10}});
+        std::this_thread::sleep_for(std::chrono::milliseconds(200));
+        Memory idle = readMemory(c.pid());
+
+        for (size_t i = 0; i < 20 && i < queries.size(); ++i)
+            c.request("engram/recall", {{"query", queries[i * 7 % queries.size()].text}});
+        MixResult mix;
+        for (auto& q : queries) {
+            double ms = 0;
+            auto r = c.request("engram/recall", {{"query", q.text}, {"limit", 10}}, &ms);
+            mix.add(q, ms);
+            if (!r.contains("rows") || r["rows"].empty()) ++mix.emptyAnswers;
+        }
+        Memory afterMix = readMemory(c.pid());
+
+        std::vector<double> remember;
+        Rng rng(opt.seed + 2);
+        for (int i = 0; i < opt.rememberRuns; ++i) {
+            std::string text = "Bench note " + std::to_string(i) + ": " + vocab.draw(rng) + " " +
+                               vocab.draw(rng) + " must be retried " +
+                               std::to_string(2 + rng.below(5)) + " times before " +
+                               vocab.draw(rng) + " gives up.";
+            double ms = 0;
+            c.request("engram/remember",
+                      {{"text", text},
+                       {"agent", "agent:engram-bench"},
+                       {"kind", "fact"},
+                       {"tags", {"bench"}},
+                       {"confidence", 0.8}},
+                      &ms);
+            remember.push_back(ms);
+        }
+        Memory afterRemember = readMemory(c.pid());
+        if (int rc = c.stop(); rc != 0)
+            throw std::runtime_error("engram serve exited " + std::to_string(rc));
+
+        j["recall_wire_ms"] = mix.toJson();
+        j["remember_wire_ms"] = bench::toJson(summarize(remember), remember);
+        j["memory_kb"] = {{"idle_rss", idle.rssKb},
+                          {"idle_hwm", idle.hwmKb},
+                          {"after_recall_mix_rss", afterMix.rssKb},
+                          {"after_remember_rss", afterRemember.rssKb},
+                          {"peak_hwm", afterRemember.hwmKb}};
+        auto s = summarize(mix.all);
+        progress("recall over the wire: p50 " + std::to_string(s.p50) + " ms, p95 " +
+                 std::to_string(s.p95) + " ms; idle RSS " + std::to_string(idle.rssKb) + " KiB");
+    }
+};
+
+// ---- report ----------------------------------------------------------------
+
+std::string fmt(double v, int prec = 2) {
+    char buf[32];
+    std::snprintf(buf, sizeof buf, "%.*f", prec, v);
+    return buf;
+}
+
+struct Row {
+    std::string what, size, n, p50, p95, max, aim, verdict;
+};
+
+void printTable(const std::vector<Row>& rows) {
+    std::vector<Row> all{{"measure", "claims", "n", "p50", "p95", "max", "aim", ""}};
+    all.insert(all.end(), rows.begin(), rows.end());
+    size_t w[8] = {};
+    for (auto& r : all) {
+        const std::string* f[8] = {&r.what, &r.size, &r.n,   &r.p50,
+                                   &r.p95,  &r.max,  &r.aim, &r.verdict};
+        for (int i = 0; i < 8; ++i)
+            w[i] = std::max(w[i], f[i]->size());
+    }
+    for (size_t k = 0; k < all.size(); ++k) {
+        auto& r = all[k];
+        const std::string* f[8] = {&r.what, &r.size, &r.n,   &r.p50,
+                                   &r.p95,  &r.max,  &r.aim, &r.verdict};
+        std::string line;
+        for (int i = 0; i < 8; ++i) {
+            bool left = i == 0 || i == 6 || i == 7;
+            std::string cell = *f[i];
+            std::string pad(w[i] - cell.size(), ' ');
+            line += (left ? cell + pad : pad + cell) + (i < 7 ? "  " : "");
+        }
+        while (!line.empty() && line.back() == ' ')
+            line.pop_back();
+        std::cout << line << "\n";
+        if (k == 0) std::cout << std::string(line.size(), '-') << "\n";
+    }
+}
+
+std::vector<Row> tableRows(const nlohmann::json& sizes, const std::vector<std::string>& names) {
+    std::vector<Row> rows;
+    auto verdict = [](bool ok) { return std::string(ok ? "meets" : "MISSES"); };
+    for (auto& name : names) {
+        const nlohmann::json& s = sizes[name];
+        bool big = s["store"]["claims"].get<size_t>() >= 100000;
+        auto lat = [&](const std::string& what, const nlohmann::json& j, const std::string& unit,
+                       double scale, std::string aim, std::string v) {
+            rows.push_back({what, name, std::to_string(j["n"].get<size_t>()),
+                            fmt(j["p50"].get<double>() * scale) + unit,
+                            fmt(j["p95"].get<double>() * scale) + unit,
+                            fmt(j["max"].get<double>() * scale) + unit, aim, v});
+        };
+        auto& rb = s["rebuild_seconds"];
+        double rbMax = std::max(rb["existing_index"]["max"].get<double>(),
+                                rb["no_index"]["max"].get<double>());
+        lat("index rebuild: engram reindex, index present", rb["existing_index"], " s", 1,
+            big ? "<= 3 s" : "", big ? verdict(rbMax <= 3.0) : "");
+        lat("index rebuild: engram reindex, no index file", rb["no_index"], " s", 1,
+            big ? "<= 3 s" : "", big ? verdict(rbMax <= 3.0) : "");
+        auto& sp = s["spawn_to_initialize_ms"];
+        lat("spawn -> initialize reply", sp, " ms", 1, big ? "p95 <= 15 ms" : "",
+            big ? verdict(sp["p95"].get<double>() <= 15) : "");
+        lat("spawn -> first recall reply (after start-up sync)", s["spawn_to_first_recall_ms"],
+            " ms", 1, "", "");
+        auto recallRow = [&](const std::string& what, const nlohmann::json& mix) {
+            auto& a = mix["all"];
+            bool ok = a["max"].get<double>() <= 50 && (!big || a["p95"].get<double>() <= 5);
+            lat(what, a, " ms", 1, big ? "p95 <= 5, max <= 50 ms" : "max <= 50 ms", verdict(ok));
+        };
+        recallRow("recall, in-process (Engine::recall), all queries", s["recall_in_process_ms"]);
+        recallRow("recall, over the wire, all queries", s["recall_wire_ms"]);
+        for (auto& [cat, c] : s["recall_wire_ms"]["by_category"].items())
+            lat("  wire recall: " + cat, c, " ms", 1, "", "");
+        lat("  in-process recall: common", s["recall_in_process_ms"]["by_category"]["common"],
+            " ms", 1, "", "");
+        lat("  reference: FTS5 ORDER BY rank, common", s["fts5_order_by_rank_common_ms"], " ms", 1,
+            "(uncapped)", "");
+        lat("  reference: fts5vocab doc-frequency lookup", s["fts5vocab_doc_frequency_ms"], " ms",
+            1, "", "");
+        lat("remember over the wire (durable)", s["remember_wire_ms"], " ms", 1, "", "");
+        double mb = s["memory_kb"]["idle_rss"].get<double>() / 1024.0;
+        rows.push_back({"idle resident memory (VmRSS)", name, "1", fmt(mb, 1) + " MB", "", "",
+                        big ? "<= 30 MB" : "", big ? verdict(mb <= 30) : ""});
+    }
+    return rows;
+}
+
+} // namespace
+
+int main(int argc, char** argv) {
+    Options opt = parseOptions(argc, argv);
+    if (sodium_init() < 0) {
+        std::cerr << "engram_bench: libsodium failed to initialise\n";
+        return 1;
+    }
+    std::signal(SIGPIPE, SIG_IGN);
+    auto started = Clock::now();
+    std::string scratch =
+        (fs::path(opt.tmp) / ("engram-bench-" + std::to_string(::getpid()))).string();
+    makeDirs(scratch);
+    // Canonical: engram canonicalises --root, and the index lives under it.
+    scratch = fs::canonical(scratch).string();
+
+    nlohmann::json out;
+    utsname u{};
+    ::uname(&u);
+    std::string sqliteVersion;
+    {
+        sql::Db mem(":memory:");
+        auto s = mem.prepare("SELECT sqlite_version()");
+        if (s.step()) sqliteVersion = s.text(0);
+    }
+    out["machine"] = {{"nproc", sysconf(_SC_NPROCESSORS_ONLN)},
+                      {"cpu_model", cpuModel()},
+                      {"mem_total_kb", memTotalKb()},
+                      {"kernel", std::string(u.sysname) + " " + u.release + " " + u.machine},
+                      {"date", nowIso()},
+                      {"loadavg_at_start", loadAverage()},
+                      {"scratch_dir", scratch}};
+    out["build"] = {{"engram_version", ENGRAM_VERSION},
+                    {"engram_binary", opt.engram},
+                    {"bench_build_type", ENGRAM_BENCH_BUILD_TYPE},
+                    {"compiler", __VERSION__},
+                    {"sqlite_version", sqliteVersion}};
+    out["aims"] = {{"rebuild_100k_seconds_max", 3},
+                   {"spawn_to_initialize_100k_p95_ms", 15},
+                   {"recall_100k_p95_ms", 5},
+                   {"recall_max_ms", 50},
+                   {"idle_rss_100k_mb", 30}};
+    out["method"] = {
+        {"seed", opt.seed},
+        {"clock", "std::chrono::steady_clock"},
+        {"percentiles", "nearest rank, no outliers removed"},
+        {"page_cache", "warm: claim files were just written, nothing is dropped between runs"},
+        {"spawn_runs", opt.spawnRuns},
+        {"remember_runs", opt.rememberRuns},
+        {"wire_timing", "from just before the request write to the complete reply frame"},
+        {"home", "an empty ENGRAM_HOME (no medulla store), so only the project tier is searched"}};
+
+    int rc = 0;
+    try {
+        auto vocab = Vocabulary::make(opt.seed);
+        std::vector<Query> queries;
+        out["vocabulary_size"] = vocab.words.size();
+        for (size_t n : opt.sizes) {
+            std::cerr << "store of " << n << " claims\n";
+            SizeRun run{opt, vocab, queries, n, scratch + "/" + sizeName(n), "", "", {}};
+            run.root = run.dir + "/root";
+            run.home = run.dir + "/home";
+            run.generate();
+            run.rebuild();
+            run.spawn();
+            run.recallInProcess();
+            run.ftsReference();
+            run.wire();
+            out["sizes"][sizeName(n)] = run.j;
+            if (!opt.keep) fs::remove_all(run.dir);
+        }
+        nlohmann::json qs = nlohmann::json::array();
+        std::map<std::string, int> perCat;
+        for (auto& q : queries) {
+            qs.push_back({{"category", q.category}, {"query", q.text}});
+            ++perCat[q.category];
+        }
+        out["queries"] = {{"count", queries.size()}, {"per_category", perCat}, {"list", qs}};
+    } catch (const std::exception& e) {
+        std::cerr << "engram_bench: " << e.what() << "\n";
+        rc = 1;
+    }
+    if (!opt.keep) fs::remove_all(scratch);
+    out["total_seconds"] = msBetween(started, Clock::now()) / 1000.0;
+    out["machine"]["loadavg_at_end"] = loadAverage();
+    if (rc != 0) return rc;
+
+    makeDirs(fs::path(opt.out).parent_path().string());
+    std::ofstream(opt.out) << out.dump(2) << "\n";
+
+    auto& m = out["machine"];
+    std::cout << "engram " << ENGRAM_VERSION << " bench, " << m["date"].get<std::string>() << ", "
+              << m["nproc"] << " cores (" << m["cpu_model"].get<std::string>() << "), SQLite "
+              << sqliteVersion << ", " << out["queries"]["count"] << " recall queries, "
+              << fmt(out["total_seconds"].get<double>(), 1) << " s total\nload average "
+              << m["loadavg_at_start"].get<std::string>() << " at start, "
+              << m["loadavg_at_end"].get<std::string>() << " at end\n\n";
+    std::vector<std::string> names;
+    for (size_t n : opt.sizes)
+        names.push_back(sizeName(n));
+    printTable(tableRows(out["sizes"], names));
+    std::cout << "\nresults: " << opt.out << "\n";
+    return 0;
+}
