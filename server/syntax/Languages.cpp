@@ -1,5 +1,6 @@
 // Grammar registry over the statically linked tree-sitter grammars.
 #include "syntax/Languages.h"
+#include "syntax/SyntaxInternal.h"
 
 #include <memory>
 #include <tree_sitter/api.h>
@@ -59,6 +60,16 @@ const std::vector<LanguageInfo>& languages() {
     }();
     return infos;
 }
+
+namespace detail {
+
+const TSLanguage* grammarFor(std::string_view language) {
+    for (auto& e : entries())
+        if (language == e.name) return e.fn();
+    return nullptr;
+}
+
+} // namespace detail
 
 std::optional<std::string> languageForPath(std::string_view path) {
     auto dot = path.find_last_of('.');

@@ -1,0 +1,97 @@
+// Text normalisation of single tokens for the hash stream: what formatters
+// rewrite inside a token without changing its meaning.
+#include "syntax/SyntaxInternal.h"
+
+namespace engram::syntax::detail {
+
+namespace {
+
+bool isSpace(char c) {
+    return c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\f' || c == '\v';
+}
+
+char lower(char c) {
+    return (c >= 'A' && c <= 'Z') ? char(c - 'A' + 'a') : c;
+}
+
+} // namespace
+
+std::string_view collapseSpace(std::string_view t, std::string& scratch) {
+    bool clean = true;
+    for (size_t i = 0; i < t.size(); ++i) {
+        if ((unsigned char)t[i] > ' ') continue;
+        if (isSpace(t[i]) && (t[i] != ' ' || i == 0 || i + 1 == t.size() || t[i + 1] == ' ')) {
+            clean = false;
+            break;
+        }
+    }
+    if (clean) return t;
+    scratch.clear();
+    bool space = false;
+    for (char c : t) {
+        if (isSpace(c)) {
+            space = true;
+            continue;
+        }
+        if (space && !scratch.empty()) scratch += ' ';
+        space = false;
+        scratch += c;
+    }
+    return scratch;
+}
+
+std::string_view canonicalNumber(Lang lang, std::string_view t, std::string& scratch) {
+    scratch.assign(t);
+    for (char& c : scratch)
+        c = lower(c);
+    bool js = lang == Lang::JavaScript || lang == Lang::TypeScript || lang == Lang::Tsx;
+    if (!js || scratch.find_first_of("xbon_") != std::string::npos) return scratch;
+    // prettier: "1.50" -> "1.5", "5." -> "5", ".5" -> "0.5", "1e+05" -> "1e5",
+    // "2e0" -> "2". All name the same number, so they compare equal here.
+    std::string mant = scratch, exp;
+    if (auto e = scratch.find('e'); e != std::string::npos) {
+        mant = scratch.substr(0, e);
+        exp = scratch.substr(e + 1);
+        bool negative = !exp.empty() && exp[0] == '-';
+        if (!exp.empty() && (exp[0] == '+' || exp[0] == '-')) exp.erase(0, 1);
+        size_t zeros = exp.find_first_not_of('0');
+        exp = zeros == std::string::npos ? "" : exp.substr(zeros);
+        if (negative && !exp.empty()) exp.insert(0, "-");
+    }
+    if (auto dot = mant.find('.'); dot != std::string::npos) {
+        while (mant.size() > dot + 1 && mant.back() == '0')
+            mant.pop_back();
+        if (!mant.empty() && mant.back() == '.') mant.pop_back();
+        if (mant.empty() || mant[0] == '.') mant.insert(0, "0");
+    }
+    scratch = mant;
+    if (!exp.empty()) scratch += "e" + exp;
+    return scratch;
+}
+
+void docstringText(std::string_view run, std::string& out) {
+    size_t i = 0;
+    while (i <= run.size()) {
+        size_t nl = run.find('\n', i);
+        if (nl == std::string_view::npos) nl = run.size();
+        std::string_view line = run.substr(i, nl - i);
+        while (!line.empty() && isSpace(line.front()))
+            line.remove_prefix(1);
+        while (!line.empty() && isSpace(line.back()))
+            line.remove_suffix(1);
+        if (!out.empty() || !line.empty()) {
+            out.append(line);
+            out += '\n';
+        }
+        i = nl + 1;
+    }
+    while (!out.empty() && out.back() == '\n')
+        out.pop_back();
+}
+
+void pythonPrefix(std::string_view prefix, std::string& out) {
+    for (char c : prefix)
+        if (lower(c) != 'u') out += lower(c);
+}
+
+} // namespace engram::syntax::detail

@@ -1,0 +1,80 @@
+// Symbols of a source file and a formatting-blind hash of each definition.
+//
+// A symbol anchor names a definition by its qualified path in the language's
+// idiom and remembers two digests of its syntax tree:
+//   - hash: every node type and every token of the definition, with comments,
+//     white space and formatter-owned punctuation (commas, semicolons,
+//     redundant parentheses, quote style...) left out. Equal hashes mean the
+//     code is the same up to a formatter pass; any change to the syntax tree
+//     changes it.
+//   - shapeHash: the same digest with the symbol's own defining name left out,
+//     so a pure rename keeps it (how a renamed or moved anchor is found again).
+//
+// Nothing here exposes tree-sitter: only syntax/*.cpp include its headers.
+#pragma once
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace engram::syntax {
+
+struct Symbol {
+    std::string name;      // "validate"
+    std::string qualified; // "TokenValidator.validate", "ns::Parser::parse", "Server.Handle"
+    // function | method | constructor | class | struct | interface | enum | type | trait |
+    // namespace | module
+    std::string kind;
+    uint32_t startByte = 0, endByte = 0;
+    // 0-based; columns count bytes. The end is exclusive.
+    uint32_t startLine = 0, startColumn = 0, endLine = 0, endColumn = 0;
+    std::string hash;      // 32 hex characters
+    std::string shapeHash; // 32 hex characters; the own name left out
+};
+
+// Every definition in the file, in document order (a class before its
+// methods). Unknown language: empty.
+std::vector<Symbol> extractSymbols(std::string_view language, std::string_view source);
+
+// Indices of the symbols a user-given name designates: the exact qualified
+// match(es) if any; else the symbols whose qualified names equal the query
+// once separators are normalised ("Parser.parse" == "Parser::parse" ==
+// "(*Parser).parse"); else those whose trailing components match it
+// ("validate" -> TokenValidator.validate). Several indices mean the name is
+// ambiguous: the caller reports the candidates. Empty: no match.
+std::vector<size_t> resolveSymbol(const std::vector<Symbol>& symbols, std::string_view query);
+
+// The innermost symbol whose range holds the 0-based (line, byte column).
+std::optional<size_t> innermostAt(const std::vector<Symbol>& symbols, uint32_t line,
+                                  uint32_t column);
+
+// An open document kept parsed across edits (an editor's unsaved buffer):
+// edits re-parse incrementally; symbols are recomputed lazily.
+class Document {
+public:
+    Document(std::string language, std::string text);
+    ~Document();
+    Document(Document&&) noexcept;
+    Document& operator=(Document&&) noexcept;
+    Document(const Document&) = delete;
+    Document& operator=(const Document&) = delete;
+
+    // Replaces the bytes [startByte, oldEndByte) with newText. Offsets past
+    // the end are clamped.
+    void edit(uint32_t startByte, uint32_t oldEndByte, std::string_view newText);
+    // Replaces the whole text (a fresh parse).
+    void reset(std::string text);
+
+    const std::string& language() const;
+    const std::string& text() const;
+    const std::vector<Symbol>& symbols();
+
+private:
+    struct Impl;
+    std::unique_ptr<Impl> impl_;
+};
+
+} // namespace engram::syntax

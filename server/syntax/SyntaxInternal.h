@@ -1,0 +1,186 @@
+// Internals of syntax/: the per-grammar tables the extraction walk runs on.
+// Included only by syntax/*.cpp (the one place tree_sitter/api.h may appear).
+#pragma once
+#include "syntax/Symbols.h"
+
+#include <string>
+#include <string_view>
+#include <tree_sitter/api.h>
+#include <vector>
+
+namespace engram::syntax::detail {
+
+// The grammar behind a language name, or nullptr (Languages.cpp).
+const TSLanguage* grammarFor(std::string_view language);
+
+enum class Lang : uint8_t { Python, JavaScript, TypeScript, Tsx, C, Cpp, Go, Rust, Java };
+
+// Per node type, computed once per grammar from the type names.
+enum NodeFlag : uint16_t {
+    kComment = 1 << 0,    // an extra (comment, line continuation): skipped with its subtree
+    kStringish = 1 << 1,  // a literal whose text is hashed as one run, quotes dropped
+    kNumber = 1 << 2,     // numeric literal: case-normalised
+    kUnwrap = 1 << 3,     // redundant grouping: only the inside is hashed
+    kEscape = 1 << 4,     // escape sequence inside a literal
+    kComma = 1 << 5,      // ","
+    kSemicolon = 1 << 6,  // ";"
+    kDefinition = 1 << 7, // the language's classifier is asked about it
+    kHook = 1 << 8,       // the language's normalisation hook is asked about it
+    kContent = 1 << 9,    // the text inside a literal ("string_content", "string_fragment")
+    kNamed = 1 << 10,     // a named node type (not an anonymous token)
+};
+
+// One enclosing scope while walking: a symbol, or a non-symbol scope such as a
+// Rust impl block or a JavaScript object literal bound to a name.
+struct Scope {
+    std::string qualified;
+    std::string name; // the last component
+    const char* kind; // the symbol kind, or "impl" / "object"
+};
+
+// What a classifier says about a definition node.
+struct Def {
+    const char* kind = nullptr; // nullptr: not a symbol
+    TSNode nameNode{};          // the defining name (left out of shapeHash)
+    std::string name;           // the display name ("~Parser", "operator==")
+    std::string qualifier;      // extra leading components, already joined ("ns::Parser")
+    bool scopeOnly = false;     // a scope that is not itself a symbol (impl blocks)
+    TSNode inner{};             // for wrappers: the wrapped definition node
+};
+
+struct LangSpec;
+
+struct DefContext {
+    const LangSpec& spec;
+    std::string_view src;
+    const Scope* scope;                         // the innermost scope, or nullptr
+    TSNode parent;                              // the definition node's parent (may be null)
+    const std::vector<std::string>& namespaces; // C++ namespace names met so far
+};
+
+// What a normalisation hook decides for one node.
+struct HookResult {
+    enum Action : uint8_t {
+        None,       // hash it as usual
+        Skip,       // leave the node out
+        Unwrap,     // hash only its named children
+        Leaf,       // hash it as a named leaf of `type` with `text` (under `field` if set)
+        Docstring,  // a literal used as documentation: per-line white space left out
+        KeepCommas, // the commas directly inside it carry meaning
+    } action = None;
+    std::string_view field, type, text;
+
+    HookResult() = default;
+    HookResult(Action a)
+        : action(a) {}
+    HookResult(Action a, std::string_view f, std::string_view t, std::string_view x)
+        : action(a)
+        , field(f)
+        , type(t)
+        , text(x) {}
+};
+
+struct HookContext {
+    const LangSpec& spec;
+    std::string_view src;
+    TSNode parent;
+    TSFieldId field; // the node's field in its parent, 0 if none
+};
+
+using Classifier = bool (*)(const DefContext&, TSNode node, Def& out);
+using Hook = HookResult (*)(const HookContext&, TSNode node);
+
+struct Fields {
+    TSFieldId name = 0, body = 0, declarator = 0, type = 0, value = 0, key = 0, parameters = 0,
+              parameter = 0, receiver = 0, definition = 0, superclasses = 0, arguments = 0,
+              trait = 0, scope = 0, pattern = 0, property = 0;
+};
+
+struct LangSpec {
+    Lang lang;
+    const TSLanguage* ts = nullptr;
+    std::string_view sep; // qualified-name separator
+    bool flat = false;    // C: names are not qualified by enclosing definitions
+    TSSymbol errorIndex = 0;
+    std::vector<uint16_t> flags;            // by index(node)
+    std::vector<std::string_view> typeName; // by index(node)
+    std::vector<std::string_view> fieldName;
+    // What the hash stream writes for a named node type / a field: 2 bytes
+    // digested from the name (stable across grammar versions that keep the
+    // name, and short); for a name whose digest collides with another name's
+    // in the same grammar, 0xffff, its length and the name itself.
+    std::vector<std::string> typeToken;
+    std::vector<std::string> fieldToken;
+    Fields f;
+    Classifier classify = nullptr;
+    Hook hook = nullptr;
+
+    // The table index of a node: its symbol id; ERROR nodes (whose ids lie
+    // outside the grammar's range) share the last entry.
+    TSSymbol index(TSNode n) const {
+        TSSymbol s = ts_node_symbol(n);
+        return s < errorIndex ? s : errorIndex;
+    }
+    std::string_view type(TSNode n) const { return typeName[index(n)]; }
+    uint16_t flagsOf(TSNode n) const { return flags[index(n)]; }
+    std::string_view tokenForType(std::string_view name) const;
+    std::string_view tokenForField(std::string_view name) const;
+};
+
+// The tables for a language name (cached, thread-safe), or nullptr.
+const LangSpec* langSpec(std::string_view language);
+
+// Every symbol of a parsed tree (Walk.cpp). `stream`, when given, receives the
+// normalised item stream the hashes are taken over (for debugging).
+std::vector<Symbol> extractFromTree(const LangSpec& spec, const TSTree* tree, std::string_view src,
+                                    std::string* stream = nullptr);
+
+// Hashes the symbols (Digest.cpp): `ranges` are the stream ranges their
+// definitions wrote, `parents` the enclosing symbol of each (kNoSpan at top),
+// `names` the items of each one's defining name (kNoSpan if none). Fills
+// Symbol::hash and Symbol::shapeHash.
+constexpr size_t kNoSpan = ~size_t(0);
+void digestSymbols(std::string_view stream, const std::vector<std::pair<size_t, size_t>>& ranges,
+                   const std::vector<size_t>& parents,
+                   const std::vector<std::pair<size_t, size_t>>& names,
+                   std::vector<Symbol>& symbols);
+
+// Text normalisation of tokens (Literal.cpp). The string_view results may
+// point into `scratch`.
+// White space runs become one blank; leading and trailing white space go.
+std::string_view collapseSpace(std::string_view t, std::string& scratch);
+// Numeric literals compare case-blind ("0XFF" == "0xff"); in JavaScript and
+// TypeScript decimals also compare as prettier prints them (".5" == "0.50").
+std::string_view canonicalNumber(Lang lang, std::string_view t, std::string& scratch);
+// A documentation string compares line by line without the indentation black
+// re-does: each line trimmed, leading and trailing blank lines dropped.
+void docstringText(std::string_view run, std::string& out);
+// Python string prefixes compare as black writes them: lower case, no "u".
+void pythonPrefix(std::string_view prefix, std::string& out);
+
+// Small helpers shared by the language rules (LangSpec.cpp).
+std::string_view nodeText(std::string_view src, TSNode n);
+// The node's text with white space dropped, except one blank between two
+// word characters ("operator new", "Foo<int>").
+std::string compactText(std::string_view src, TSNode n);
+TSNode field(const LangSpec& spec, TSNode n, TSFieldId id);
+// The named, non-comment children count and the first such child.
+uint32_t namedChildCount(const LangSpec& spec, TSNode n, TSNode* first = nullptr);
+// The content of a string literal node without quotes (JS property names).
+std::string stringContent(std::string_view src, TSNode n);
+
+// Per language: the node types consulted and the functions consulting them.
+struct LangRules {
+    std::vector<std::string_view> definitions;
+    std::vector<std::string_view> hooks;
+    Classifier classify = nullptr;
+    Hook hook = nullptr;
+};
+LangRules pythonRules();
+LangRules jsRules(Lang lang); // JavaScript, TypeScript, TSX
+LangRules cRules(Lang lang);  // C, C++
+LangRules goRules();
+LangRules rustRules();
+LangRules javaRules();
+
+} // namespace engram::syntax::detail

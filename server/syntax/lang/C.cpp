@@ -1,0 +1,222 @@
+// C and C++. C: functions, structs, unions, enums and typedefs, unqualified
+// (C has one tag and one ordinary namespace). C++ adds namespaces, classes and
+// templates; a function's name comes from its declarator, so an out-of-line
+// definition `void Parser::parse()` inside `namespace ns` is "ns::Parser::parse"
+// and is a method (a constructor when named after its class) unless every
+// qualifier is a namespace seen in the file.
+#include "syntax/SyntaxInternal.h"
+
+namespace engram::syntax::detail {
+
+namespace {
+
+bool isNameType(std::string_view t) {
+    return t == "identifier" || t == "field_identifier" || t == "type_identifier" ||
+           t == "qualified_identifier" || t == "destructor_name" || t == "operator_name" ||
+           t == "template_function" || t == "operator_cast" || t == "template_type" ||
+           t == "primitive_type";
+}
+
+// Down the declarator chain (pointer, reference, function, parenthesized,
+// array declarators) to the declared name.
+TSNode declaredName(const LangSpec& S, TSNode d) {
+    for (int guard = 0; guard < 64 && !ts_node_is_null(d); ++guard) {
+        if (isNameType(S.type(d))) return d;
+        TSNode next = field(S, d, S.f.declarator);
+        if (ts_node_is_null(next)) {
+            TSNode first{};
+            if (namedChildCount(S, d, &first) == 0) return TSNode{};
+            next = first;
+        }
+        d = next;
+    }
+    return TSNode{};
+}
+
+// A name node's display text and the node shapeHash leaves out.
+std::string simpleName(const DefContext& c, TSNode n, TSNode& nameNode) {
+    const LangSpec& S = c.spec;
+    std::string_view t = S.type(n);
+    nameNode = n;
+    if (t == "template_function" || t == "template_type") {
+        TSNode inner = field(S, n, S.f.name);
+        if (!ts_node_is_null(inner)) {
+            nameNode = inner;
+            return std::string(nodeText(c.src, inner));
+        }
+    }
+    if (t == "operator_cast") {
+        TSNode type = field(S, n, S.f.type);
+        return "operator " + (ts_node_is_null(type) ? std::string() : compactText(c.src, type));
+    }
+    return compactText(c.src, n);
+}
+
+// qualified_identifier: the scopes joined by "::" and the final name.
+std::string splitQualified(const DefContext& c, TSNode n, TSNode& nameNode,
+                           std::vector<std::string>& scopes) {
+    const LangSpec& S = c.spec;
+    for (int guard = 0; guard < 64 && S.type(n) == "qualified_identifier"; ++guard) {
+        TSNode scope = field(S, n, S.f.scope);
+        if (!ts_node_is_null(scope)) {
+            TSNode ignored;
+            scopes.push_back(simpleName(c, scope, ignored));
+        }
+        TSNode next = field(S, n, S.f.name);
+        if (ts_node_is_null(next)) break;
+        n = next;
+    }
+    return simpleName(c, n, nameNode);
+}
+
+std::string join(const std::vector<std::string>& parts) {
+    std::string out;
+    for (auto& p : parts) {
+        if (!out.empty()) out += "::";
+        out += p;
+    }
+    return out;
+}
+
+bool isClassKind(const Scope* s) {
+    if (!s) return false;
+    std::string_view k = s->kind;
+    return k == "class" || k == "struct";
+}
+
+bool classify(const DefContext& c, TSNode n, Def& d);
+
+bool function(const DefContext& c, TSNode n, Def& d) {
+    const LangSpec& S = c.spec;
+    TSNode name = declaredName(S, field(S, n, S.f.declarator));
+    if (ts_node_is_null(name)) return false;
+    std::vector<std::string> quals;
+    d.name = splitQualified(c, name, d.nameNode, quals);
+    if (d.name.empty()) return false;
+    if (S.lang == Lang::C) {
+        d.kind = "function";
+        return true;
+    }
+    if (!quals.empty()) {
+        d.qualifier = join(quals);
+        const std::string& owner = quals.back();
+        bool allNamespaces = true;
+        for (auto& q : quals) {
+            bool known = false;
+            for (auto& ns : c.namespaces)
+                known = known || ns == q || ns.starts_with(q + "::") || ns.ends_with("::" + q) ||
+                        ns.find("::" + q + "::") != std::string::npos;
+            allNamespaces = allNamespaces && known;
+        }
+        if (d.name == owner)
+            d.kind = "constructor";
+        else
+            d.kind = allNamespaces ? "function" : "method";
+        return true;
+    }
+    if (isClassKind(c.scope))
+        d.kind = d.name == c.scope->name ? "constructor" : "method";
+    else
+        d.kind = "function";
+    return true;
+}
+
+bool record(const DefContext& c, TSNode n, Def& d, const char* kind) {
+    const LangSpec& S = c.spec;
+    if (ts_node_is_null(field(S, n, S.f.body))) return false; // a use, not a definition
+    TSNode name = field(S, n, S.f.name);
+    if (ts_node_is_null(name)) return false;
+    std::vector<std::string> quals;
+    if (S.type(name) == "template_type") { // an explicit specialisation: X<int>
+        d.nameNode = name;
+        d.name = compactText(c.src, name);
+    } else {
+        d.name = splitQualified(c, name, d.nameNode, quals);
+    }
+    d.qualifier = join(quals);
+    d.kind = kind;
+    return !d.name.empty();
+}
+
+bool typedefinition(const DefContext& c, TSNode n, Def& d) {
+    const LangSpec& S = c.spec;
+    TSNode name = declaredName(S, field(S, n, S.f.declarator));
+    if (ts_node_is_null(name)) return false;
+    d.nameNode = name;
+    d.name = std::string(nodeText(c.src, name));
+    d.kind = "type";
+    TSNode type = field(S, n, S.f.type);
+    std::string_view tt = ts_node_is_null(type) ? "" : S.type(type);
+    bool record = tt == "struct_specifier" || tt == "union_specifier" || tt == "enum_specifier" ||
+                  tt == "class_specifier";
+    if (record && !ts_node_is_null(field(S, type, S.f.body))) {
+        TSNode tag = field(S, type, S.f.name);
+        if (ts_node_is_null(tag)) // typedef struct { ... } Name;
+            d.kind = tt == "enum_specifier" ? "enum" : tt == "class_specifier" ? "class" : "struct";
+        else if (nodeText(c.src, tag) == d.name) // typedef struct S { ... } S;
+            return false;
+    }
+    return true;
+}
+
+bool classify(const DefContext& c, TSNode n, Def& d) {
+    const LangSpec& S = c.spec;
+    std::string_view t = S.type(n);
+    // Inside a template the template_declaration is the definition node.
+    if (!ts_node_is_null(c.parent) && S.type(c.parent) == "template_declaration") return false;
+    if (t == "function_definition") return function(c, n, d);
+    if (t == "struct_specifier") return record(c, n, d, "struct");
+    if (t == "union_specifier") return record(c, n, d, "struct");
+    if (t == "class_specifier") return record(c, n, d, "class");
+    if (t == "enum_specifier") return record(c, n, d, "enum");
+    if (t == "type_definition") return typedefinition(c, n, d);
+    if (t == "alias_declaration") {
+        TSNode name = field(S, n, S.f.name);
+        if (ts_node_is_null(name)) return false;
+        d.nameNode = name;
+        d.name = std::string(nodeText(c.src, name));
+        d.kind = "type";
+        return true;
+    }
+    if (t == "namespace_definition") {
+        TSNode name = field(S, n, S.f.name);
+        if (ts_node_is_null(name)) return false; // anonymous: no scope of its own
+        d.nameNode = name;
+        d.name = compactText(c.src, name);
+        d.kind = "namespace";
+        return true;
+    }
+    if (t == "template_declaration") {
+        uint32_t count = ts_node_named_child_count(n);
+        for (uint32_t i = 0; i < count; ++i) {
+            TSNode inner = ts_node_named_child(n, i);
+            std::string_view it = S.type(inner);
+            if (it == "template_parameter_list" || (S.flagsOf(inner) & kComment)) continue;
+            // template <..> template <..>: the innermost one finds the definition.
+            Def id;
+            DefContext plain{c.spec, c.src, c.scope, TSNode{}, c.namespaces};
+            if (!classify(plain, inner, id)) return false;
+            d = std::move(id);
+            d.inner = inner;
+            return true;
+        }
+    }
+    return false;
+}
+
+} // namespace
+
+LangRules cRules(Lang lang) {
+    LangRules r{{"function_definition", "struct_specifier", "union_specifier", "enum_specifier",
+                 "type_definition"},
+                {},
+                classify,
+                nullptr};
+    if (lang == Lang::Cpp)
+        for (auto t : {"class_specifier", "namespace_definition", "template_declaration",
+                       "alias_declaration"})
+            r.definitions.push_back(t);
+    return r;
+}
+
+} // namespace engram::syntax::detail

@@ -1,0 +1,60 @@
+// Python: classes, functions, methods; decorated definitions span their
+// decorators. Qualified names join enclosing classes and functions with ".".
+#include "syntax/SyntaxInternal.h"
+
+namespace engram::syntax::detail {
+
+namespace {
+
+bool classify(const DefContext& c, TSNode n, Def& d) {
+    const LangSpec& S = c.spec;
+    TSNode def = n;
+    std::string_view t = S.type(n);
+    if (t == "decorated_definition") {
+        def = field(S, n, S.f.definition);
+        if (ts_node_is_null(def)) return false;
+        d.inner = def;
+        t = S.type(def);
+    }
+    TSNode name = field(S, def, S.f.name);
+    if (ts_node_is_null(name)) return false;
+    d.nameNode = name;
+    d.name = std::string(nodeText(c.src, name));
+    if (t == "class_definition") {
+        d.kind = "class";
+    } else if (t == "function_definition") {
+        bool inClass = c.scope && std::string_view(c.scope->kind) == "class";
+        d.kind = !inClass ? "function" : d.name == "__init__" ? "constructor" : "method";
+    }
+    return d.kind != nullptr;
+}
+
+// black's rewrites that change the tree but not the meaning.
+HookResult hook(const HookContext& h, TSNode n) {
+    const LangSpec& S = h.spec;
+    std::string_view t = S.type(n);
+    if (t == "argument_list") {
+        // class A(): -> class A:
+        if (h.field == S.f.superclasses && namedChildCount(S, n) == 0) return {HookResult::Skip};
+    } else if (t == "string") {
+        // A bare string statement is documentation; black re-indents it.
+        if (!ts_node_is_null(h.parent) && S.type(h.parent) == "expression_statement" &&
+            namedChildCount(S, h.parent) == 1)
+            return {HookResult::Docstring};
+    } else if (t == "subscript") {
+        // a[1,] indexes with a tuple: that trailing comma is meaning, not style.
+        if (namedChildCount(S, n) == 2) return {HookResult::KeepCommas};
+    }
+    return {};
+}
+
+} // namespace
+
+LangRules pythonRules() {
+    return {{"function_definition", "class_definition", "decorated_definition"},
+            {"argument_list", "string", "subscript"},
+            classify,
+            hook};
+}
+
+} // namespace engram::syntax::detail

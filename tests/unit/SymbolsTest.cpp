@@ -1,0 +1,640 @@
+// Symbol extraction and formatting-blind hashing over the fixtures in
+// fixtures/languages/<lang>/: the symbols each grammar yields, name
+// resolution, position lookup, hashes that survive a formatter pass but not an
+// edit, shapes that survive a rename, and incremental re-parsing.
+#include "syntax/Symbols.h"
+
+#include <algorithm>
+#include <catch2/catch.hpp>
+#include <cctype>
+#include <cstdlib>
+#include <fstream>
+#include <random>
+#include <set>
+#include <sstream>
+
+using namespace engram::syntax;
+
+namespace {
+
+std::string fixturesDir() {
+    if (const char* env = std::getenv("ENGRAM_FIXTURES"); env && *env) return env;
+    return ENGRAM_FIXTURES_DIR;
+}
+
+std::string readFile(const std::string& path) {
+    std::ifstream in(path, std::ios::binary);
+    REQUIRE(in.good());
+    std::stringstream ss;
+    ss << in.rdbuf();
+    return ss.str();
+}
+
+struct Edit {
+    std::string from, to;
+};
+
+struct Case {
+    std::string lang;
+    std::string file;                                         // under fixtures/languages/<lang>/
+    std::vector<std::pair<std::string, std::string>> symbols; // qualified, kind
+    Edit body;              // changes a constant or an operator...
+    std::string bodySymbol; // ...inside this symbol
+    Edit rename;            // renames this symbol's definition only:
+    std::string renamedFrom, renamedTo;
+    // innermostAt probes: a snippet inside a method, and one inside a class
+    // (or struct) but outside its methods, with the expected symbols.
+    std::string inMethod, method, inClass, klass;
+};
+
+const std::vector<Case>& cases() {
+    static const std::vector<Case> all = {
+        {"python",
+         "token_validator.py",
+         {{"constant_time_equal", "function"},
+          {"TokenValidator", "class"},
+          {"TokenValidator.__init__", "constructor"},
+          {"TokenValidator.split", "method"},
+          {"TokenValidator.validate", "method"},
+          {"TokenValidator.Cache", "class"},
+          {"TokenValidator.Cache.lookup", "method"},
+          {"TokenValidator.Cache.lookup.normalise", "function"}},
+         {"if len(parts) != 3:", "if len(parts) != 4:"},
+         "TokenValidator.split",
+         {"def lookup(self, key):", "def find(self, key):"},
+         "TokenValidator.Cache.lookup",
+         "TokenValidator.Cache.find",
+         "expected = self.sign",
+         "TokenValidator.validate",
+         "\"\"\"Checks signed",
+         "TokenValidator"},
+        {"javascript",
+         "session.js",
+         {{"parseCookie", "function"},
+          {"parseCookie.decode", "function"},
+          {"isExpired", "function"},
+          {"SessionStore", "class"},
+          {"SessionStore.constructor", "constructor"},
+          {"SessionStore.get", "method"},
+          {"SessionStore.put", "method"},
+          {"SessionStore.onEvict", "method"},
+          {"handlers.login", "method"},
+          {"handlers.logout", "method"}},
+         {"now - session.issuedAt > DEFAULT_TTL", "now - session.issuedAt >= DEFAULT_TTL"},
+         "isExpired",
+         {"  put(session) {", "  store(session) {"},
+         "SessionStore.put",
+         "SessionStore.store",
+         "this.#sessions.set",
+         "SessionStore.put",
+         "#sessions = new Map",
+         "SessionStore"},
+        {"typescript",
+         "rateLimiter.ts",
+         {{"Clock", "interface"},
+          {"Clock.now", "method"},
+          {"Verdict", "type"},
+          {"Unit", "enum"},
+          {"perSecond", "function"},
+          {"Limiter", "class"},
+          {"Limiter.check", "method"},
+          {"TokenBucket", "class"},
+          {"TokenBucket.constructor", "constructor"},
+          {"TokenBucket.check", "method"},
+          {"TokenBucket.refill", "method"},
+          {"TokenBucket.reset", "method"},
+          {"Limits", "namespace"},
+          {"Limits.forUser", "function"}},
+         {"(now - bucket.at) * 0.5", "(now - bucket.at) * 0.25"},
+         "TokenBucket.refill",
+         {"private refill(key: string)", "private topUp(key: string)"},
+         "TokenBucket.refill",
+         "TokenBucket.topUp",
+         "bucket.tokens -= 1",
+         "TokenBucket.check",
+         "private readonly buckets",
+         "TokenBucket"},
+        {"tsx",
+         "SessionBadge.tsx",
+         {{"BadgeProps", "interface"},
+          {"formatRemaining", "function"},
+          {"SessionBadge", "function"},
+          {"BadgeList", "class"},
+          {"BadgeList.render", "method"}},
+         {"Math.round(ms / 60000)", "Math.round(ms / 1000)"},
+         "formatRemaining",
+         {"export function formatRemaining(", "export function formatLeft("},
+         "formatRemaining",
+         "formatLeft",
+         "<ul>{this.props",
+         "BadgeList.render",
+         "extends React.Component",
+         "BadgeList"},
+        {"c",
+         "ring_buffer.c",
+         {{"ring", "struct"},
+          {"ring_stats", "struct"},
+          {"ring_status", "enum"},
+          {"min_size", "function"},
+          {"ring_init", "function"},
+          {"ring_push", "function"},
+          {"ring_status_name", "function"}},
+         {"return a < b ? a : b;", "return a <= b ? a : b;"},
+         "min_size",
+         {"void ring_init(struct ring *r)", "void ring_reset(struct ring *r)"},
+         "ring_init",
+         "ring_reset",
+         "r->len += take",
+         "ring_push",
+         "size_t head;",
+         "ring"},
+        {"cpp",
+         "config_parser.cpp",
+         {{"engram::config", "namespace"},
+          {"engram::config::trim", "function"},
+          {"engram::config::Parser", "class"},
+          {"engram::config::Parser::Entry", "struct"},
+          {"engram::config::Parser::Entry::empty", "method"},
+          {"engram::config::Parser::get", "method"},
+          {"engram::config::clampTo", "function"},
+          {"engram::config::Parser::Parser", "constructor"},
+          {"engram::config::Parser::parse", "method"}},
+         {"row.front() == '#') continue;", "row.front() == ';') continue;"},
+         "engram::config::Parser::parse",
+         {"bool Parser::parse(std::string_view text) {",
+          "bool Parser::load(std::string_view text) {"},
+         "engram::config::Parser::parse",
+         "engram::config::Parser::load",
+         "auto it = entries_.find",
+         "engram::config::Parser::get",
+         "char separator_;",
+         "engram::config::Parser"},
+        {"go",
+         "server.go",
+         {{"Handler", "interface"},
+          {"Handler.ServeHTTP", "method"},
+          {"Server", "struct"},
+          {"Middleware", "type"},
+          {"NewServer", "function"},
+          {"Server.Handle", "method"},
+          {"Server.Lookup", "method"},
+          {"greet", "function"}},
+         {"s.routes[s.prefix+path] = h", "s.routes[path] = h"},
+         "Server.Handle",
+         {"func (s Server) Lookup(", "func (s Server) Find("},
+         "Server.Lookup",
+         "Server.Find",
+         "return h, ok",
+         "Server.Lookup",
+         "routes map[string]Handler",
+         "Server"},
+        {"rust",
+         "lru.rs",
+         {{"Evict", "trait"},
+          {"Evict::evict", "method"},
+          {"Evict::is_full", "method"},
+          {"LruCache", "struct"},
+          {"Lookup", "enum"},
+          {"LruCache::new", "method"},
+          {"LruCache::get", "method"},
+          {"LruCache::touch", "method"},
+          {"LruCache::evict", "method"},
+          {"LruCache::fmt", "method"},
+          {"stats", "module"},
+          {"stats::hit_rate", "function"}},
+         {"if hits + misses == 0 { 0.0 }", "if hits + misses == 0 { 1.0 }"},
+         "stats::hit_rate",
+         {"fn touch(&mut self, key: &str)", "fn bump(&mut self, key: &str)"},
+         "LruCache::touch",
+         "LruCache::bump",
+         "self.order.push(key.to_string())",
+         "LruCache::touch",
+         "order: Vec<String>,",
+         "LruCache"},
+        {"java",
+         "TokenValidator.java",
+         {{"TokenValidator", "class"},
+          {"TokenValidator.TokenValidator", "constructor"},
+          {"TokenValidator.validate", "method"},
+          {"TokenValidator.describe", "method"},
+          {"TokenValidator.Signer", "interface"},
+          {"TokenValidator.Signer.sign", "method"},
+          {"TokenValidator.Kind", "enum"},
+          {"TokenValidator.Kind.longLived", "method"}},
+         {"if (parts.length != 3)", "if (parts.length != 2)"},
+         "TokenValidator.validate",
+         {"static String describe(char kind)", "static String label(char kind)"},
+         "TokenValidator.describe",
+         "TokenValidator.label",
+         "return this == REFRESH",
+         "TokenValidator.Kind.longLived",
+         "private final Clock clock;",
+         "TokenValidator"},
+    };
+    return all;
+}
+
+std::string fixturePath(const Case& c, bool reformatted = false) {
+    std::string file = c.file;
+    if (reformatted) file.insert(file.rfind('.'), ".reformatted");
+    return fixturesDir() + "/languages/" + c.lang + "/" + file;
+}
+
+// Replaces the single occurrence of e.from.
+std::string apply(std::string text, const Edit& e) {
+    auto at = text.find(e.from);
+    REQUIRE(at != std::string::npos);
+    REQUIRE(text.find(e.from, at + 1) == std::string::npos);
+    return text.replace(at, e.from.size(), e.to);
+}
+
+std::pair<uint32_t, uint32_t> positionOf(const std::string& text, const std::string& snippet) {
+    auto at = text.find(snippet);
+    REQUIRE(at != std::string::npos);
+    uint32_t line = 0;
+    size_t lineStart = 0;
+    for (size_t i = 0; i < at; ++i)
+        if (text[i] == '\n') {
+            ++line;
+            lineStart = i + 1;
+        }
+    return {line, uint32_t(at - lineStart + 1)}; // one byte into the snippet
+}
+
+const Symbol* find(const std::vector<Symbol>& symbols, const std::string& qualified) {
+    for (auto& s : symbols)
+        if (s.qualified == qualified) return &s;
+    return nullptr;
+}
+
+bool sameSymbols(const std::vector<Symbol>& a, const std::vector<Symbol>& b) {
+    if (a.size() != b.size()) return false;
+    for (size_t i = 0; i < a.size(); ++i) {
+        const Symbol &x = a[i], &y = b[i];
+        if (x.name != y.name || x.qualified != y.qualified || x.kind != y.kind ||
+            x.startByte != y.startByte || x.endByte != y.endByte || x.startLine != y.startLine ||
+            x.startColumn != y.startColumn || x.endLine != y.endLine ||
+            x.endColumn != y.endColumn || x.hash != y.hash || x.shapeHash != y.shapeHash)
+            return false;
+    }
+    return true;
+}
+
+bool isHex32(const std::string& s) {
+    if (s.size() != 32) return false;
+    for (char c : s)
+        if (!((c >= '0' && c <= '9') || (c >= 'a' && c <= 'f'))) return false;
+    return true;
+}
+
+// The hash of the only symbol named `name` in a snippet.
+std::string hashOf(const std::string& lang, const std::string& source, const std::string& name) {
+    auto symbols = extractSymbols(lang, source);
+    auto hits = resolveSymbol(symbols, name);
+    INFO(lang << ": " << source);
+    REQUIRE(hits.size() == 1);
+    return symbols[hits[0]].hash;
+}
+
+} // namespace
+
+TEST_CASE("each fixture yields its definitions, qualified in the language's idiom", "[symbols]") {
+    for (auto& c : cases()) {
+        INFO(c.lang);
+        std::string text = readFile(fixturePath(c));
+        auto symbols = extractSymbols(c.lang, text);
+        std::vector<std::pair<std::string, std::string>> got;
+        for (auto& s : symbols) {
+            got.push_back({s.qualified, s.kind});
+            CHECK(isHex32(s.hash));
+            CHECK(isHex32(s.shapeHash));
+            CHECK(s.startByte < s.endByte);
+            CHECK(s.endByte <= text.size());
+            CHECK(s.qualified.ends_with(s.name));
+        }
+        CHECK(got == c.symbols);
+        for (size_t i = 1; i < symbols.size(); ++i)
+            CHECK(symbols[i - 1].startByte <= symbols[i].startByte); // document order
+    }
+}
+
+TEST_CASE("a definition's range covers its decorators and template header", "[symbols]") {
+    auto text = readFile(fixturesDir() + "/languages/python/token_validator.py");
+    auto symbols = extractSymbols("python", text);
+    auto* split = find(symbols, "TokenValidator.split");
+    REQUIRE(split);
+    CHECK(text.substr(split->startByte).starts_with("@staticmethod"));
+    auto cpp = readFile(fixturesDir() + "/languages/cpp/config_parser.cpp");
+    auto cs = extractSymbols("cpp", cpp);
+    auto* clamp = find(cs, "engram::config::clampTo");
+    REQUIRE(clamp);
+    CHECK(cpp.substr(clamp->startByte).starts_with("template <typename T>"));
+    CHECK(cpp.substr(clamp->endByte - 1, 1) == "}");
+}
+
+TEST_CASE("a formatter pass leaves every hash unchanged", "[symbols]") {
+    // The .reformatted variants are what black / prettier / clang-format /
+    // gofmt / rustfmt / google-java-format style passes do: re-indenting,
+    // re-wrapping, comments added or changed, quote style swapped, trailing
+    // commas and optional semicolons added or dropped, redundant parentheses.
+    for (auto& c : cases()) {
+        INFO(c.lang);
+        std::string original = readFile(fixturePath(c));
+        std::string reformatted = readFile(fixturePath(c, true));
+        REQUIRE(original != reformatted);
+        auto a = extractSymbols(c.lang, original);
+        auto b = extractSymbols(c.lang, reformatted);
+        REQUIRE(a.size() == b.size());
+        for (size_t i = 0; i < a.size(); ++i) {
+            INFO(a[i].qualified);
+            CHECK(a[i].qualified == b[i].qualified);
+            CHECK(a[i].kind == b[i].kind);
+            CHECK(a[i].hash == b[i].hash);
+            CHECK(a[i].shapeHash == b[i].shapeHash);
+        }
+    }
+}
+
+TEST_CASE("an edit inside a body changes that symbol's hash and its enclosers' only", "[symbols]") {
+    for (auto& c : cases()) {
+        INFO(c.lang);
+        std::string original = readFile(fixturePath(c));
+        std::string edited = apply(original, c.body);
+        uint32_t at = uint32_t(original.find(c.body.from));
+        auto a = extractSymbols(c.lang, original);
+        auto b = extractSymbols(c.lang, edited);
+        REQUIRE(a.size() == b.size());
+        auto innermost = std::find_if(a.rbegin(), a.rend(), [&](const Symbol& s) {
+            return s.startByte <= at && at < s.endByte;
+        });
+        REQUIRE(innermost != a.rend());
+        CHECK(innermost->qualified == c.bodySymbol);
+        for (size_t i = 0; i < a.size(); ++i) {
+            INFO(a[i].qualified);
+            // The edited symbol changes, and so does every symbol enclosing
+            // it (a class's hash covers its methods): that is expected.
+            bool encloses = a[i].startByte <= at && at < a[i].endByte;
+            CHECK((a[i].hash != b[i].hash) == encloses);
+            CHECK((a[i].shapeHash != b[i].shapeHash) == encloses);
+        }
+    }
+}
+
+TEST_CASE("a rename keeps the shape hash and changes the hash", "[symbols]") {
+    for (auto& c : cases()) {
+        INFO(c.lang);
+        std::string original = readFile(fixturePath(c));
+        std::string renamed = apply(original, c.rename);
+        auto a = extractSymbols(c.lang, original);
+        auto b = extractSymbols(c.lang, renamed);
+        REQUIRE(a.size() == b.size());
+        auto* before = find(a, c.renamedFrom);
+        auto* after = find(b, c.renamedTo);
+        REQUIRE(before);
+        REQUIRE(after);
+        CHECK_FALSE(find(b, c.renamedFrom));
+        CHECK(before->shapeHash == after->shapeHash);
+        CHECK(before->hash != after->hash);
+        CHECK(before->kind == after->kind);
+    }
+    // Renaming a Java class renames its constructor too; the class keeps its
+    // shape because the constructor's name is the class's own name.
+    std::string java = readFile(fixturesDir() + "/languages/java/TokenValidator.java");
+    std::string renamed = java;
+    for (size_t at; (at = renamed.find("TokenValidator")) != std::string::npos;)
+        renamed.replace(at, 14, "TokenChecker");
+    auto a = extractSymbols("java", java);
+    auto b = extractSymbols("java", renamed);
+    REQUIRE(find(b, "TokenChecker"));
+    CHECK(find(a, "TokenValidator")->shapeHash == find(b, "TokenChecker")->shapeHash);
+    CHECK(find(a, "TokenValidator")->hash != find(b, "TokenChecker")->hash);
+    CHECK(find(a, "TokenValidator.validate")->hash == find(b, "TokenChecker.validate")->hash);
+}
+
+TEST_CASE("innermostAt finds the method, the class, or nothing", "[symbols]") {
+    for (auto& c : cases()) {
+        INFO(c.lang);
+        std::string text = readFile(fixturePath(c));
+        auto symbols = extractSymbols(c.lang, text);
+        auto [ml, mc] = positionOf(text, c.inMethod);
+        auto m = innermostAt(symbols, ml, mc);
+        REQUIRE(m);
+        CHECK(symbols[*m].qualified == c.method);
+        auto [cl, cc] = positionOf(text, c.inClass);
+        auto k = innermostAt(symbols, cl, cc);
+        REQUIRE(k);
+        CHECK(symbols[*k].qualified == c.klass);
+        CHECK_FALSE(innermostAt(symbols, 0, 0));
+        // The end is exclusive; the start inclusive.
+        auto& s = symbols[*m];
+        CHECK(innermostAt(symbols, s.startLine, s.startColumn) == m);
+        auto past = innermostAt(symbols, s.endLine, s.endColumn);
+        CHECK(past != m);
+    }
+}
+
+TEST_CASE("resolveSymbol: exact, suffix, separators, ambiguity", "[symbols]") {
+    auto load = [](const std::string& lang, const std::string& file) {
+        return extractSymbols(lang, readFile(fixturesDir() + "/languages/" + lang + "/" + file));
+    };
+    auto names = [](const std::vector<Symbol>& symbols, const std::vector<size_t>& hits) {
+        std::vector<std::string> out;
+        for (auto i : hits)
+            out.push_back(symbols[i].qualified);
+        return out;
+    };
+    using V = std::vector<std::string>;
+
+    auto py = load("python", "token_validator.py");
+    CHECK(names(py, resolveSymbol(py, "TokenValidator.validate")) == V{"TokenValidator.validate"});
+    CHECK(names(py, resolveSymbol(py, "validate")) == V{"TokenValidator.validate"});
+    CHECK(names(py, resolveSymbol(py, "Cache.lookup")) == V{"TokenValidator.Cache.lookup"});
+    CHECK(names(py, resolveSymbol(py, "TokenValidator::split")) == V{"TokenValidator.split"});
+    CHECK(names(py, resolveSymbol(py, " validate ")) == V{"TokenValidator.validate"});
+    CHECK(resolveSymbol(py, "nope").empty());
+    CHECK(resolveSymbol(py, "").empty());
+    CHECK(resolveSymbol(py, "alidate").empty()); // components, not substrings
+
+    auto go = load("go", "server.go");
+    CHECK(names(go, resolveSymbol(go, "(*Server).Handle")) == V{"Server.Handle"});
+    CHECK(names(go, resolveSymbol(go, "Server::Lookup")) == V{"Server.Lookup"});
+    CHECK(names(go, resolveSymbol(go, "Handle")) == V{"Server.Handle"});
+
+    auto cpp = load("cpp", "config_parser.cpp");
+    CHECK(names(cpp, resolveSymbol(cpp, "Parser::parse")) == V{"engram::config::Parser::parse"});
+    CHECK(names(cpp, resolveSymbol(cpp, "config.Parser.parse")) ==
+          V{"engram::config::Parser::parse"});
+    CHECK(names(cpp, resolveSymbol(cpp, "engram::config::Parser")) == V{"engram::config::Parser"});
+    CHECK(names(cpp, resolveSymbol(cpp, "Parser")) ==
+          V{"engram::config::Parser", "engram::config::Parser::Parser"});
+
+    auto rs = load("rust", "lru.rs");
+    CHECK(names(rs, resolveSymbol(rs, "evict")) == V{"Evict::evict", "LruCache::evict"});
+    CHECK(names(rs, resolveSymbol(rs, "LruCache.evict")) == V{"LruCache::evict"});
+    CHECK(names(rs, resolveSymbol(rs, "stats::hit_rate")) == V{"stats::hit_rate"});
+
+    // An exact or full match wins over longer names ending the same way.
+    std::vector<Symbol> synthetic(3);
+    synthetic[0].qualified = "a.b";
+    synthetic[1].qualified = "x.a.b";
+    synthetic[2].qualified = "a::b";
+    CHECK(resolveSymbol(synthetic, "a.b") == std::vector<size_t>{0});
+    CHECK(resolveSymbol(synthetic, "a::b") == std::vector<size_t>{2});
+    CHECK(resolveSymbol(synthetic, "a->b") == std::vector<size_t>{0, 2});
+    CHECK(resolveSymbol(synthetic, "b") == std::vector<size_t>{0, 1, 2});
+    CHECK(resolveSymbol(synthetic, "x.a.b") == std::vector<size_t>{1});
+}
+
+TEST_CASE("the hash sees syntax and ignores style", "[symbols]") {
+    struct Pair {
+        const char* lang;
+        const char* a;
+        const char* b;
+        bool equal;
+    };
+    const Pair pairs[] = {
+        // Quote style, comments, redundant parentheses, trailing commas.
+        {"python", "def f():\n    return 'a'\n", "def f():\n    return \"a\"  # x\n", true},
+        {"python", "def f(a, b):\n    return (a + b)\n", "def f(a, b,):\n    return a + b\n", true},
+        {"python", "def f():\n    return x\n", "def f():\n    return x;\n", true},
+        {"python", "def f():\n    return 0XFF\n", "def f():\n    return 0xff\n", true},
+        {"python", "def f():\n    return u'x'\n", "def f():\n    return 'x'\n", true},
+        {"python", "class A():\n    pass\n", "class A:\n    pass\n", true},
+        {"python", "def f():\n    return 'it\\'s'\n", "def f():\n    return \"it's\"\n", true},
+        {"python", "def f():\n    '''Doc\n    more'''\n",
+         "def f():\n        \"\"\"Doc\n        more\"\"\"\n", true},
+        // ...but not meaning.
+        {"python", "def f():\n    return f'a'\n", "def f():\n    return 'a'\n", false},
+        {"python", "def f():\n    return a[1,]\n", "def f():\n    return a[1]\n", false},
+        {"python", "def f():\n    return (a + b) * c\n", "def f():\n    return a + b * c\n", false},
+        {"python", "def f():\n    return a - b\n", "def f():\n    return a + b\n", false},
+        {"python", "def f():\n    return 'a b'\n", "def f():\n    return 'a  b'\n", false},
+        {"python", "def f():\n    return (1,)\n", "def f():\n    return (1)\n", false},
+        {"javascript", "function f() { return x => x; }", "function f() { return (x) => x }", true},
+        {"javascript", "function f() { return new A; }", "function f() { return new A() }", true},
+        {"javascript", "function f() { return {'a': 1}; }", "function f() { return {a: 1,} }",
+         true},
+        {"javascript", "function f() { return .5; }", "function f() { return 0.50 }", true},
+        {"javascript", "function f() { ;[1].map(g); }", "function f() { [1].map(g) }", true},
+        {"javascript", "function f() { return `a`; }", "function f() { return 'a'; }", false},
+        {"javascript", "function f() { return [1,,2]; }", "function f() { return [1,2]; }", false},
+        {"javascript", "function f() { return {'a-b': 1}; }", "function f() { return {ab: 1}; }",
+         false},
+        {"typescript", "type T = | 'a' | 'b';", "type T = \"a\" | \"b\"", true},
+        {"typescript", "function f(x: (A)) {}", "function f(x: A) {}", true},
+        {"go", "package p\nfunc f() { a := 1; return }\n",
+         "package p\nfunc f() {\n\ta := 1\n\treturn\n}\n", true},
+        {"go", "package p\nfunc f() { for ; x ; { } }\n", "package p\nfunc f() { for x ; ; { } }\n",
+         false},
+        {"c", "int f(void) { for (;x;) {} }", "int f(void) { for (x;;) {} }", false},
+        {"c", "int f(void) { return (1); }", "int f(void)\n{\n  return 1; /* one */\n}", true},
+        {"cpp", "int f() { return R\"(a)\"; }", "int f() { return \"a\"; }", false},
+        {"rust", "fn f() -> i32 { return 1; }", "fn f() -> i32 { return 1 }", true},
+        {"rust", "fn f() { match x { A => { g() } } }", "fn f() { match x { A => g(), } }", true},
+        {"rust", "fn f() -> i32 { g() }", "fn f() -> i32 { g(); }", false},
+        {"rust", "fn f() { let s = b\"x\"; }", "fn f() { let s = \"x\"; }", false},
+        {"java", "class A { int f() { return 10L; } }",
+         "class A {\n  int f() {\n    return 10l;\n  }\n}", true},
+        {"java", "class A { char f() { return 'a'; } }", "class A { char f() { return 'b'; } }",
+         false},
+    };
+    for (auto& p : pairs) {
+        INFO(p.lang << "\n" << p.a << "\n----\n" << p.b);
+        std::string a = p.a, name = "f";
+        if (a.starts_with("type T")) name = "T";
+        if (a.starts_with("class A {")) name = "A.f";
+        if (a.starts_with("class A(")) name = "A";
+        bool equal = hashOf(p.lang, p.a, name) == hashOf(p.lang, p.b, name);
+        CHECK(equal == p.equal);
+    }
+}
+
+TEST_CASE("an open document re-parses incrementally to what a fresh parse gives", "[symbols]") {
+    std::mt19937 rng(20240611);
+    for (auto& c : cases()) {
+        INFO(c.lang);
+        std::string text = readFile(fixturePath(c));
+        Document doc(c.lang, text);
+        REQUIRE(sameSymbols(doc.symbols(), extractSymbols(c.lang, text)));
+        std::string comment = c.lang == "python" ? "# note\n" : "// note\n";
+        for (int step = 0; step < 40; ++step) {
+            std::string mirror = doc.text();
+            uint32_t start = 0, end = 0;
+            std::string replacement;
+            switch (rng() % 5) {
+            case 0: { // a comment line at the start of a line
+                size_t line = rng() % mirror.size();
+                line = mirror.rfind('\n', line);
+                start = end = line == std::string::npos ? 0 : uint32_t(line + 1);
+                replacement = comment;
+                break;
+            }
+            case 1: { // a number changed
+                std::vector<size_t> digits;
+                for (size_t i = 1; i < mirror.size(); ++i)
+                    if (isdigit((unsigned char)mirror[i]) &&
+                        !isalnum((unsigned char)mirror[i - 1]) && mirror[i - 1] != '_')
+                        digits.push_back(i);
+                if (digits.empty()) continue;
+                start = end = uint32_t(digits[rng() % digits.size()]);
+                replacement = std::to_string(rng() % 90 + 1);
+                break;
+            }
+            case 2: { // a definition renamed
+                auto& symbols = doc.symbols();
+                auto& s = symbols[rng() % symbols.size()];
+                auto at = mirror.find(s.name, s.startByte);
+                if (at == std::string::npos || at >= s.endByte) continue;
+                start = uint32_t(at);
+                end = uint32_t(at + s.name.size());
+                replacement = s.name + "X";
+                break;
+            }
+            case 3: { // a blank line removed or added
+                auto at = mirror.find("\n\n", rng() % mirror.size());
+                if (at == std::string::npos) continue;
+                start = uint32_t(at);
+                end = start;
+                if (rng() % 2)
+                    end = start + 1;
+                else
+                    replacement = "\n";
+                break;
+            }
+            case 4: { // garbage typed, then taken back
+                uint32_t at = uint32_t(rng() % mirror.size());
+                doc.edit(at, at, "(\"{");
+                doc.symbols();
+                start = at;
+                end = at + 3;
+                mirror.insert(at, "(\"{");
+                break;
+            }
+            }
+            mirror.replace(start, end - start, replacement);
+            doc.edit(start, end, replacement);
+            REQUIRE(doc.text() == mirror);
+            INFO("step " << step);
+            REQUIRE(sameSymbols(doc.symbols(), extractSymbols(c.lang, mirror)));
+        }
+        // Offsets past the end are clamped; reset re-parses from scratch.
+        doc.edit(uint32_t(doc.text().size() + 10), uint32_t(doc.text().size() + 20), "\n");
+        CHECK(doc.text().back() == '\n');
+        doc.reset(text);
+        CHECK(sameSymbols(doc.symbols(), extractSymbols(c.lang, text)));
+        Document moved = std::move(doc);
+        CHECK(moved.text() == text);
+        CHECK(moved.symbols().size() == c.symbols.size());
+    }
+}
+
+TEST_CASE("an unknown language has no symbols", "[symbols]") {
+    CHECK(extractSymbols("cobol", "IDENTIFICATION DIVISION.").empty());
+    CHECK(extractSymbols("", "def f(): pass").empty());
+    Document doc("cobol", "abc");
+    CHECK(doc.symbols().empty());
+    doc.edit(1, 2, "XY");
+    CHECK(doc.text() == "aXYc");
+    CHECK(doc.symbols().empty());
+    CHECK(extractSymbols("python", "").empty());
+}
