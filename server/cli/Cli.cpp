@@ -32,12 +32,15 @@ commands:
   remember TEXT...               record a claim (TEXT '-' reads standard input)
       [--label L] [--kind fact|decision|convention|gotcha|preference|todo]
       [--tag T]... [--confidence 0..1] [--agent NAME] [--tier project|medulla]
-      [--anchor PATH | PATH:START-END]... [--evidence TYPE:VALUE]... [--force-reason R]
+      [--anchor PATH#SYMBOL | PATH:LINE | PATH:START-END | PATH]...
+      [--evidence TYPE:VALUE]... [--force-reason R]
   recall [QUERY...]              find claims [--tier T] [--path P] [--kind K]...
       [--include frontier|retracted|superseded]... [--limit N] [--max-chars N]
   get ID                         one claim with its history
   retract ID --reason R          withdraw a claim [--agent NAME]
   learn ID VERDICT               record correct|wrong|partial [--note N] [--agent NAME]
+  reverify ID                    re-stamp a claim's anchors after checking it against the
+                                 changed code [--note N] [--agent NAME]
   status                         the bound root, stores, counts and anchor health
   reindex                        rebuild the indexes from the claim files
   doctor                         check grammars, stores, indexes and audit logs
@@ -217,6 +220,14 @@ int cmdLearn(const Context& ctx) {
                      (f.contested() ? " (contested)" : "") + "\n");
 }
 
+int cmdReverify(const Context& ctx) {
+    Engine engine = makeEngine(ctx);
+    auto r =
+        engine.reverify(oneId(ctx, "reverify"), ctx.args.get("--agent").value_or(defaultAgent()),
+                        ctx.args.get("--note").value_or(""));
+    return print(ctx, protocol::toJson(r), "Re-verified: " + renderGet(r));
+}
+
 int cmdStatus(const Context& ctx) {
     Engine engine = makeEngine(ctx);
     auto r = engine.status();
@@ -302,6 +313,7 @@ int run(int argc, char** argv) {
         {"get", {}},
         {"retract", {{"--reason", "--agent"}, {}, {}}},
         {"learn", {{"--verdict", "--note", "--agent"}, {}, {}}},
+        {"reverify", {{"--note", "--agent"}, {}, {}}},
         {"status", {}},
         {"reindex", {}},
         {"doctor", {}},
@@ -355,6 +367,7 @@ int run(int argc, char** argv) {
         if (c == "get") return cmdGet(ctx);
         if (c == "retract") return cmdRetract(ctx);
         if (c == "learn") return cmdLearn(ctx);
+        if (c == "reverify") return cmdReverify(ctx);
         if (c == "status") return cmdStatus(ctx);
         if (c == "reindex") return cmdReindex(ctx);
         if (c == "doctor") return cmdDoctor(ctx);

@@ -1,33 +1,20 @@
-// File and line-range anchors with a whitespace-blind digest.
+// Symbol, range and file anchors.
 #include "engine/Anchoring.h"
 
 #include "model/Error.h"
+#include "syntax/Languages.h"
 #include "util/Fs.h"
 #include "util/Hash.h"
 #include "util/Paths.h"
 
 namespace engram {
 
-// Collapses every run of white space to one space and trims, so re-indenting
-// or re-wrapping does not count as a change.
-static std::string normalizedDigest(std::string_view text) {
-    std::string norm;
-    norm.reserve(text.size());
-    bool space = false;
-    for (char c : text) {
-        if (c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\f' || c == '\v') {
-            space = !norm.empty();
-        } else {
-            if (space) norm += ' ';
-            space = false;
-            norm += c;
-        }
-    }
-    return sha256Hex(norm).substr(0, 32);
-}
+namespace {
+
+constexpr size_t kMaxCachedFiles = 256;
 
 // Lines [start, end] (1-based, inclusive); nullopt when the file is shorter.
-static std::optional<std::string_view> lineRange(std::string_view text, int start, int end) {
+std::optional<std::string_view> lineRange(std::string_view text, int start, int end) {
     size_t pos = 0;
     int line = 1;
     while (line < start) {
@@ -51,30 +38,135 @@ static std::optional<std::string_view> lineRange(std::string_view text, int star
     return text.substr(from, pos - from);
 }
 
-Anchor resolveAnchor(const std::string& root, const AnchorSpec& spec, const std::string& field) {
-    auto rel = relativeToRoot(root, spec.path);
+// Byte column of the first non-blank character of a 1-based line.
+uint32_t firstColumn(std::string_view text, int line) {
+    auto l = lineRange(text, line, line);
+    if (!l) return 0;
+    auto col = l->find_first_not_of(" \t");
+    return col == std::string_view::npos ? 0 : uint32_t(col);
+}
+
+Anchor symbolAnchor(const std::string& path, const std::string& language, const syntax::Symbol& s) {
+    Anchor a;
+    a.path = path;
+    a.symbol = s.qualified;
+    a.language = language;
+    a.nodeKind = s.kind;
+    a.hash = s.hash;
+    a.shape = s.shapeHash;
+    return a;
+}
+
+TextRange symbolRange(const syntax::Symbol& s) {
+    return {s.startLine, s.startColumn, s.endLine, s.endColumn};
+}
+
+std::string candidateList(const std::vector<syntax::Symbol>& symbols,
+                          const std::vector<size_t>& which) {
+    std::string out;
+    for (size_t i = 0; i < which.size() && i < 20; ++i)
+        out += (out.empty() ? "" : ", ") + symbols[which[i]].qualified + " (" +
+               symbols[which[i]].kind + ", line " +
+               std::to_string(symbols[which[i]].startLine + 1) + ")";
+    if (which.size() > 20) out += ", ...";
+    return out;
+}
+
+} // namespace
+
+std::string textDigest(std::string_view text) {
+    // Every run of white space becomes one space, so re-indenting or
+    // re-wrapping does not count as a change.
+    std::string norm;
+    norm.reserve(text.size());
+    bool space = false;
+    for (char c : text) {
+        if (c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\f' || c == '\v') {
+            space = !norm.empty();
+        } else {
+            if (space) norm += ' ';
+            space = false;
+            norm += c;
+        }
+    }
+    return sha256Hex(norm).substr(0, 32);
+}
+
+const Anchorer::CachedFile* Anchorer::load(const std::string& relPath) {
+    auto rel = relativeToRoot(root_, relPath);
+    if (!rel) return nullptr;
+    auto text = readFile(root_ + "/" + *rel);
+    if (!text) {
+        cache_.erase(*rel);
+        return nullptr;
+    }
+    // Keyed by content, not mtime: two same-size saves within one tick of
+    // the file-system clock must not be mistaken for one. Reading is cheap;
+    // parsing is what the cache saves.
+    auto it = cache_.find(*rel);
+    if (it != cache_.end() && it->second.text == *text) return &it->second;
+    if (cache_.size() >= kMaxCachedFiles) cache_.clear();
+    CachedFile f;
+    f.language = syntax::languageForPath(*rel).value_or("");
+    if (!f.language.empty()) f.symbols = syntax::extractSymbols(f.language, *text);
+    f.text = std::move(*text);
+    return &(cache_[*rel] = std::move(f));
+}
+
+Anchor Anchorer::resolve(const AnchorSpec& spec, const std::string& field) {
+    auto rel = relativeToRoot(root_, spec.path);
     if (!rel)
         throw EngramError(ErrorKind::OutsideRoot,
                           field + ".path: '" + spec.path + "' is outside the workspace root " +
-                              root,
-                          {{"field", field + ".path"}, {"root", root}});
-    if (spec.symbol || spec.line)
-        throw EngramError(ErrorKind::AnchorNotFound,
-                          field + ": symbol anchors need the code index, which this build does "
-                                  "not have yet; anchor the file or a line range instead",
-                          {{"field", field}});
-    auto contents = readFile(root + "/" + *rel);
-    if (!contents)
+                              root_,
+                          {{"field", field + ".path"}, {"root", root_}});
+    const CachedFile* f = load(*rel);
+    if (!f)
         throw EngramError(ErrorKind::AnchorNotFound,
                           field + ".path: no readable file '" + *rel + "' in the workspace",
                           {{"field", field + ".path"}, {"path", *rel}});
+
+    if (spec.symbol || spec.line) {
+        if (f->language.empty())
+            throw EngramError(ErrorKind::AnchorNotFound,
+                              field + ": " + *rel +
+                                  " is in no language engram parses; anchor a line range instead",
+                              {{"field", field}, {"path", *rel}});
+        if (spec.symbol) {
+            auto found = syntax::resolveSymbol(f->symbols, *spec.symbol);
+            if (found.size() == 1) return symbolAnchor(*rel, f->language, f->symbols[found[0]]);
+            std::vector<size_t> all;
+            if (found.empty())
+                for (size_t i = 0; i < f->symbols.size(); ++i)
+                    all.push_back(i);
+            const auto& listed = found.empty() ? all : found;
+            throw EngramError(
+                ErrorKind::AnchorNotFound,
+                field + ".symbol: '" + *spec.symbol + "' " +
+                    (found.empty() ? "is not defined in " + *rel : "is ambiguous in " + *rel) +
+                    (listed.empty() ? "" : "; candidates: " + candidateList(f->symbols, listed)),
+                {{"field", field + ".symbol"},
+                 {"path", *rel},
+                 {"candidates", candidateList(f->symbols, listed)}});
+        }
+        uint32_t line = uint32_t(*spec.line - 1);
+        uint32_t column = spec.column ? uint32_t(*spec.column) : firstColumn(f->text, *spec.line);
+        auto at = syntax::innermostAt(f->symbols, line, column);
+        if (!at)
+            throw EngramError(ErrorKind::AnchorNotFound,
+                              field + ": no definition encloses line " +
+                                  std::to_string(*spec.line) + " of " + *rel,
+                              {{"field", field}, {"path", *rel}});
+        return symbolAnchor(*rel, f->language, f->symbols[*at]);
+    }
+
     Anchor a;
     a.path = *rel;
     if (spec.lines) {
         auto [s, e] = *spec.lines;
         if (s < 1 || e < s)
             throw invalidField(field + ".range", "must be START-END with 1 <= START <= END");
-        auto text = lineRange(*contents, s, e);
+        auto text = lineRange(f->text, s, e);
         if (!text)
             throw EngramError(ErrorKind::AnchorNotFound,
                               field + ".range: " + *rel + " has fewer than " + std::to_string(e) +
@@ -83,43 +175,76 @@ Anchor resolveAnchor(const std::string& root, const AnchorSpec& spec, const std:
         a.nodeKind = "range";
         a.startLine = s;
         a.endLine = e;
-        a.hash = normalizedDigest(*text);
+        a.hash = textDigest(*text);
     } else {
         a.nodeKind = "file";
-        a.hash = normalizedDigest(*contents);
+        a.hash = textDigest(f->text);
     }
     return a;
 }
 
-std::string anchorState(const std::string& root, const Anchor& a) {
-    auto rel = relativeToRoot(root, a.path);
-    if (!rel) return "orphaned";
-    auto contents = readFile(root + "/" + *rel);
-    if (!contents) return "orphaned";
-    std::string digest;
-    if (a.startLine > 0) {
-        auto text = lineRange(*contents, a.startLine, a.endLine);
-        if (!text) return "orphaned";
-        digest = normalizedDigest(*text);
-    } else if (a.nodeKind == "file" || a.symbol.empty()) {
-        digest = normalizedDigest(*contents);
-    } else {
-        // A symbol anchor written by a build with the code index; without it
-        // the best honest answer is whether its file is still there.
-        return "intact";
+AnchorCheck Anchorer::check(const Anchor& a) {
+    AnchorCheck out{"orphaned", std::nullopt, ""};
+    const CachedFile* f = load(a.path);
+    if (!f) return out;
+    if (!a.symbol.empty()) {
+        if (f->language.empty()) return out;
+        // The same qualified name (and kind, when the file has several).
+        std::vector<size_t> same;
+        for (size_t i = 0; i < f->symbols.size(); ++i)
+            if (f->symbols[i].qualified == a.symbol) same.push_back(i);
+        if (same.size() > 1)
+            std::erase_if(same, [&](size_t i) { return f->symbols[i].kind != a.nodeKind; });
+        if (!same.empty()) {
+            const auto& s = f->symbols[same[0]];
+            out.state = s.hash == a.hash ? "intact" : "drifted";
+            out.current = symbolAnchor(a.path, f->language, s);
+            out.range = symbolRange(s);
+            return out;
+        }
+        // Gone under its name: the same body under another name is a move,
+        // reported and not applied until re-verified.
+        if (!a.shape.empty()) {
+            for (const auto& s : f->symbols) {
+                if (s.shapeHash == a.shape && s.kind == a.nodeKind) {
+                    out.state = "moved";
+                    out.movedTo = s.qualified;
+                    out.current = symbolAnchor(a.path, f->language, s);
+                    out.range = symbolRange(s);
+                    return out;
+                }
+            }
+        }
+        return out;
     }
-    return a.hash.empty() || digest == a.hash ? "intact" : "drifted";
+    std::string digest;
+    Anchor current = a;
+    if (a.startLine > 0) {
+        auto text = lineRange(f->text, a.startLine, a.endLine);
+        if (!text) return out;
+        digest = textDigest(*text);
+    } else {
+        digest = textDigest(f->text);
+    }
+    current.hash = digest;
+    out.current = current;
+    if (a.startLine > 0) {
+        out.range = TextRange{uint32_t(a.startLine - 1), 0, uint32_t(a.endLine), 0};
+    } else {
+        out.range = TextRange{0, 0, 0, 0}; // a whole-file anchor points at the file's start
+    }
+    out.state = a.hash.empty() || digest == a.hash ? "intact" : "drifted";
+    return out;
 }
 
-std::string claimAnchorState(const std::string& root, const Claim& c) {
+std::string Anchorer::claimState(const Claim& c) {
     if (c.anchors.empty()) return "unanchored";
-    // Severity order: orphaned > drifted > moved > intact.
     auto rank = [](const std::string& s) {
         return s == "orphaned" ? 3 : s == "drifted" ? 2 : s == "moved" ? 1 : 0;
     };
     std::string worst = "intact";
     for (auto& a : c.anchors) {
-        auto s = anchorState(root, a);
+        auto s = check(a).state;
         if (rank(s) > rank(worst)) worst = s;
     }
     return worst;

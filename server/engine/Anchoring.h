@@ -1,21 +1,60 @@
 // Resolving anchors against the workspace and judging their state.
 //
-// This build anchors whole files and line ranges by a whitespace-blind
-// content digest. Symbol anchors (tree-sitter) plug in here: callers only see
-// resolveAnchor and anchorState.
+// Three kinds of anchor: a symbol (a definition found with tree-sitter,
+// hashed blind to formatting), a line range and a whole file (both hashed
+// blind to white space). The Anchorer owns a small cache of parsed files
+// keyed by their contents, so showing twenty claims on one file parses it
+// once.
 #pragma once
 #include "engine/Requests.h"
 #include "model/Claim.h"
+#include "syntax/Symbols.h"
 
+#include <optional>
 #include <string>
+#include <unordered_map>
+#include <vector>
 
 namespace engram {
 
-// Throws EngramError OutsideRoot / AnchorNotFound / InvalidParams.
-Anchor resolveAnchor(const std::string& root, const AnchorSpec& spec, const std::string& field);
-// intact | drifted | orphaned for one anchor.
-std::string anchorState(const std::string& root, const Anchor& a);
-// The worst state over a claim's anchors; "unanchored" when it has none.
-std::string claimAnchorState(const std::string& root, const Claim& c);
+// A 0-based range in a file (end exclusive; columns in bytes).
+struct TextRange {
+    uint32_t startLine = 0, startColumn = 0, endLine = 0, endColumn = 0;
+};
+
+struct AnchorCheck {
+    std::string state;              // intact | drifted | moved | orphaned
+    std::optional<Anchor> current;  // the anchor as it would be re-stamped now (not when orphaned)
+    std::string movedTo;            // for moved: the symbol's current qualified name
+    std::optional<TextRange> range; // where the anchored code is now (not when orphaned)
+};
+
+class Anchorer {
+public:
+    explicit Anchorer(std::string root)
+        : root_(std::move(root)) {}
+
+    // Throws EngramError OutsideRoot / AnchorNotFound (listing candidates) /
+    // InvalidParams, naming `field`.
+    Anchor resolve(const AnchorSpec& spec, const std::string& field);
+    AnchorCheck check(const Anchor& a);
+    // The worst state over a claim's anchors; "unanchored" when it has none.
+    std::string claimState(const Claim& c);
+
+private:
+    struct CachedFile {
+        std::string text;
+        std::string language; // empty: no grammar
+        std::vector<syntax::Symbol> symbols;
+    };
+    // nullptr when the file is missing or outside the root.
+    const CachedFile* load(const std::string& relPath);
+
+    std::string root_;
+    std::unordered_map<std::string, CachedFile> cache_;
+};
+
+// The whitespace-blind digest used by file and range anchors.
+std::string textDigest(std::string_view text);
 
 } // namespace engram

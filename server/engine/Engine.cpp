@@ -21,7 +21,8 @@ static std::string baseName(const std::string& path) {
 Engine::Engine(EngineOptions opts)
     : opts_(std::move(opts))
     , fingerprint_(rootFingerprint(opts_.root))
-    , started_(nowUnix()) {
+    , started_(nowUnix())
+    , anchorer_(opts_.root) {
     tiers_.push_back(std::make_unique<Tier>(
         Tier{"project",
              std::make_unique<Store>(opts_.root + "/.engram", "project", baseName(opts_.root)),
@@ -186,7 +187,7 @@ StatusResult Engine::status(const std::optional<std::string>& requestedRoot) {
             auto ic = t->index->byRowid(rowid);
             if (!ic) continue;
             for (auto& a : ic->claim.anchors) {
-                auto s = anchorState(opts_.root, a);
+                auto s = anchorer_.check(a).state;
                 if (s == "intact")
                     ++r.anchorHealth.intact;
                 else if (s == "drifted")
@@ -217,8 +218,8 @@ GetResult Engine::get(const std::string& id) {
         throw EngramError(ErrorKind::UnknownClaim, "claim '" + id + "' has no file", {{"id", id}});
     r.claim = *c;
     for (auto& a : c->anchors)
-        r.anchorStates.push_back(anchorState(opts_.root, a));
-    r.anchorState = claimAnchorState(opts_.root, *c);
+        r.anchorStates.push_back(anchorer_.check(a).state);
+    r.anchorState = anchorer_.claimState(*c);
     r.history = t.store->versions(id);
     if (!r.history.empty()) r.history.pop_back(); // the current version is r.claim
     return r;

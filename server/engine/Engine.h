@@ -9,6 +9,7 @@
 // against the current state, write the claim file durably, update the index,
 // append to the audit log, release. Only then is the caller answered.
 #pragma once
+#include "engine/Anchoring.h"
 #include "engine/Requests.h"
 #include "index/Index.h"
 #include "store/Store.h"
@@ -41,6 +42,10 @@ public:
     Claim retract(const std::string& id, const std::string& agent, const std::string& reason);
     LearnResult learn(const std::string& id, const std::string& verdict, const std::string& agent,
                       const std::string& note);
+    // Re-stamps every anchor of the claim to the code as it is now (a moved
+    // anchor follows the symbol to its new name): a recorded act after
+    // someone checked the claim against the changed code.
+    GetResult reverify(const std::string& id, const std::string& agent, const std::string& note);
     StatusResult status(const std::optional<std::string>& requestedRoot = std::nullopt);
 
     // Brings every tier's index in line with its files (start-up, file
@@ -70,6 +75,7 @@ private:
     std::string fingerprint_;
     int64_t started_;
     std::vector<std::unique_ptr<Tier>> tiers_;
+    Anchorer anchorer_;
 };
 
 } // namespace engram

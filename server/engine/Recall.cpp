@@ -266,7 +266,7 @@ RecallResult Engine::recall(const RecallRequest& req) {
         }
         chars += len;
         // Drift is never silent: each returned row carries its anchor state.
-        r.anchorState = claimAnchorState(opts_.root, r.claim);
+        r.anchorState = anchorer_.claimState(r.claim);
         result.rows.push_back(std::move(r));
     }
 

@@ -128,8 +128,7 @@ RememberResult Engine::remember(const RememberRequest& in) {
 
     std::vector<Anchor> anchors;
     for (size_t i = 0; i < req.anchors.size(); ++i)
-        anchors.push_back(
-            resolveAnchor(opts_.root, req.anchors[i], "anchors[" + std::to_string(i) + "]"));
+        anchors.push_back(anchorer_.resolve(req.anchors[i], "anchors[" + std::to_string(i) + "]"));
 
     Tier& t = writableTier(req.tier);
     auto lock = t.store->lock();
@@ -226,6 +225,40 @@ LearnResult Engine::learn(const std::string& id, const std::string& verdict,
         ++c.feedback.partial;
     commitWrite(t, c, "learn", agent, verdict + (note.empty() ? "" : ": " + note));
     return {c, t.name};
+}
+
+GetResult Engine::reverify(const std::string& id, const std::string& agent,
+                           const std::string& note) {
+    checkLine("agent", agent, kMaxShort, true);
+    checkUtf8("note", note);
+    if (!note.empty()) scanForSecrets("note", note);
+    Tier& t = locate(id);
+    {
+        auto lock = t.store->lock();
+        Claim c = loadForUpdate(t, id);
+        std::string detail;
+        for (size_t i = 0; i < c.anchors.size(); ++i) {
+            auto check = anchorer_.check(c.anchors[i]);
+            if (!check.current)
+                throw EngramError(
+                    ErrorKind::AnchorNotFound,
+                    "anchors[" + std::to_string(i) + "]: " + c.anchors[i].path +
+                        (c.anchors[i].symbol.empty() ? "" : "#" + c.anchors[i].symbol) +
+                        " is orphaned; retract the claim or remember it again with a "
+                        "new anchor",
+                    {{"field", "anchors[" + std::to_string(i) + "]"}, {"id", id}});
+            if (check.state != "intact")
+                detail += (detail.empty() ? "" : "; ") + c.anchors[i].path + " " + check.state +
+                          (check.movedTo.empty() ? "" : " to " + check.movedTo);
+            c.anchors[i] = *check.current;
+        }
+        c.verified = nowUnix();
+        c.updated = c.verified;
+        commitWrite(t, c, "reverify", agent,
+                    (detail.empty() ? std::string("anchors intact") : detail) +
+                        (note.empty() ? "" : "; " + note));
+    }
+    return get(id);
 }
 
 } // namespace engram

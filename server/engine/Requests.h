@@ -15,10 +15,11 @@ namespace engram {
 // Where a claim should point, as a caller names it. Resolved against the
 // root by engine/Anchoring into an Anchor with a content hash.
 struct AnchorSpec {
-    std::string path;
-    std::optional<std::string> symbol;
-    std::optional<int> line;                  // innermost definition around it (1-based)
-    std::optional<std::pair<int, int>> lines; // a 1-based inclusive line range
+    std::string path = {};
+    std::optional<std::string> symbol = {};
+    std::optional<int> line = {};                  // innermost definition around it (1-based)
+    std::optional<int> column = {};                // 0-based byte column on that line
+    std::optional<std::pair<int, int>> lines = {}; // a 1-based inclusive line range
 };
 
 struct RememberRequest {

@@ -29,7 +29,8 @@ bool validId(const json& id) {
 
 // Methods a client may call; also advertised under experimental.engram.
 const char* kEngramMethods[] = {"engram/remember", "engram/recall", "engram/get",
-                                "engram/retract",  "engram/learn",  "engram/status"};
+                                "engram/retract",  "engram/learn",  "engram/status",
+                                "engram/reverify"};
 
 } // namespace
 
@@ -44,6 +45,7 @@ LspServer::LspServer(ServerOptions opts)
         {"engram/get", &LspServer::onGet},
         {"engram/retract", &LspServer::onRetract},
         {"engram/learn", &LspServer::onLearn},
+        {"engram/reverify", &LspServer::onReverify},
         {"engram/status", &LspServer::onStatus},
         {"workspace/executeCommand", &LspServer::onExecuteCommand},
     };
@@ -432,6 +434,12 @@ json LspServer::onLearn(const json& params) {
     protocol::Params p(params);
     return protocol::toJson(engine().learn(p.reqString("id"), p.reqString("verdict"),
                                            p.reqString("agent"), p.optString("note").value_or("")));
+}
+
+json LspServer::onReverify(const json& params) {
+    protocol::Params p(params);
+    return protocol::toJson(engine().reverify(p.reqString("id"), p.reqString("agent"),
+                                              p.optString("note").value_or("")));
 }
 
 json LspServer::onStatus(const json& params) {

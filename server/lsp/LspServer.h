@@ -74,6 +74,7 @@ private:
     json onGet(const json& params);
     json onRetract(const json& params);
     json onLearn(const json& params);
+    json onReverify(const json& params);
     json onStatus(const json& params);
     json onExecuteCommand(const json& params);
 

@@ -31,7 +31,8 @@ struct Anchor {
     std::string nodeKind; // "function", "method", "class"..., or "file" / "range"
     int startLine = 0;    // 1-based inclusive range for range anchors (0 = none)
     int endLine = 0;
-    std::string hash; // digest of the anchored content when anchored / re-verified
+    std::string hash;  // digest of the anchored content when anchored / re-verified
+    std::string shape; // symbol anchors: the digest without the symbol's own name (finds renames)
 };
 
 struct Evidence {

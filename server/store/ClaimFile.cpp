@@ -99,6 +99,7 @@ std::string formatAnchor(const Anchor& a) {
     if (a.startLine > 0)
         s += " lines=" + std::to_string(a.startLine) + "-" + std::to_string(a.endLine);
     if (!a.hash.empty()) s += " hash=" + pct(a.hash);
+    if (!a.shape.empty()) s += " shape=" + pct(a.shape);
     return s;
 }
 
@@ -190,6 +191,8 @@ Anchor parseAnchorAt(std::string_view v, int line) {
             a.nodeKind = val;
         else if (key == "hash")
             a.hash = val;
+        else if (key == "shape")
+            a.shape = val;
         else if (key == "lines") {
             auto dash = val.find('-');
             if (dash == std::string::npos ||

@@ -21,7 +21,9 @@ Claim sample() {
     c.origin = "project:demo";
     c.supersedes = "c-abc123@1";
     c.tags = {"auth", "tokens"};
-    c.anchors.push_back({"src/a b.py", "", "", "range", 3, 9, "deadbeef"});
+    c.anchors.push_back({"src/a b.py", "", "", "range", 3, 9, "deadbeef", ""});
+    c.anchors.push_back(
+        {"src/v.py", "TokenValidator.validate", "python", "method", 0, 0, "h1", "s1"});
     c.evidence.push_back({"command", "pytest -k 'token\\n expiry'"});
     c.feedback = {2, 1, 0};
     c.extra = {{"future_field", "kept"}};
@@ -45,7 +47,10 @@ TEST_CASE("a claim survives a write and read unchanged") {
     CHECK(back.sourceAgent == "claude:maker");
     CHECK(back.supersedes == "c-abc123@1");
     CHECK(back.tags == c.tags);
-    REQUIRE(back.anchors.size() == 1);
+    REQUIRE(back.anchors.size() == 2);
+    CHECK(back.anchors[1].symbol == "TokenValidator.validate");
+    CHECK(back.anchors[1].language == "python");
+    CHECK(back.anchors[1].shape == "s1");
     CHECK(back.anchors[0].path == "src/a b.py");
     CHECK(back.anchors[0].startLine == 3);
     CHECK(back.anchors[0].endLine == 9);

@@ -173,7 +173,7 @@ TEST_CASE("invalid input is refused naming the field") {
     bad.tags = {"ok", "a,b"};
     CHECK(fieldOf(bad) == "tags[1]");
     bad = ok;
-    bad.anchors = {{"../outside.txt", {}, {}, {}}};
+    bad.anchors = {AnchorSpec{.path = "../outside.txt"}};
     CHECK(fieldOf(bad) == "anchors[0].path");
     CHECK(listFiles(w.root / ".engram/claims").empty());
 }
@@ -184,7 +184,7 @@ TEST_CASE("file and range anchors report intact, drifted and orphaned") {
     RememberRequest r;
     r.text = "f returns one";
     r.agent = "a";
-    r.anchors = {{"src/a.py", {}, {}, std::make_pair(1, 2)}};
+    r.anchors = {AnchorSpec{.path = "src/a.py", .lines = std::make_pair(1, 2)}};
     auto c = w.remember("unused"); // a second, unanchored claim
     auto anchored = w.engine.remember(r);
     auto state = [&] { return w.engine.get(anchored.claim.id).anchorState; };

@@ -3,6 +3,7 @@
 // resolution, position lookup, hashes that survive a formatter pass but not an
 // edit, shapes that survive a rename, and incremental re-parsing.
 #include "syntax/Symbols.h"
+#include "support/LanguageCases.h"
 
 #include <algorithm>
 #include <catch2/catch.hpp>
@@ -15,239 +16,9 @@
 
 using namespace engram::syntax;
 
+using namespace engram::test;
+
 namespace {
-
-std::string fixturesDir() {
-    if (const char* env = std::getenv("ENGRAM_FIXTURES"); env && *env) return env;
-    return ENGRAM_FIXTURES_DIR;
-}
-
-std::string readFile(const std::string& path) {
-    std::ifstream in(path, std::ios::binary);
-    REQUIRE(in.good());
-    std::stringstream ss;
-    ss << in.rdbuf();
-    return ss.str();
-}
-
-struct Edit {
-    std::string from, to;
-};
-
-struct Case {
-    std::string lang;
-    std::string file;                                         // under fixtures/languages/<lang>/
-    std::vector<std::pair<std::string, std::string>> symbols; // qualified, kind
-    Edit body;              // changes a constant or an operator...
-    std::string bodySymbol; // ...inside this symbol
-    Edit rename;            // renames this symbol's definition only:
-    std::string renamedFrom, renamedTo;
-    // innermostAt probes: a snippet inside a method, and one inside a class
-    // (or struct) but outside its methods, with the expected symbols.
-    std::string inMethod, method, inClass, klass;
-};
-
-const std::vector<Case>& cases() {
-    static const std::vector<Case> all = {
-        {"python",
-         "token_validator.py",
-         {{"constant_time_equal", "function"},
-          {"TokenValidator", "class"},
-          {"TokenValidator.__init__", "constructor"},
-          {"TokenValidator.split", "method"},
-          {"TokenValidator.validate", "method"},
-          {"TokenValidator.Cache", "class"},
-          {"TokenValidator.Cache.lookup", "method"},
-          {"TokenValidator.Cache.lookup.normalise", "function"}},
-         {"if len(parts) != 3:", "if len(parts) != 4:"},
-         "TokenValidator.split",
-         {"def lookup(self, key):", "def find(self, key):"},
-         "TokenValidator.Cache.lookup",
-         "TokenValidator.Cache.find",
-         "expected = self.sign",
-         "TokenValidator.validate",
-         "\"\"\"Checks signed",
-         "TokenValidator"},
-        {"javascript",
-         "session.js",
-         {{"parseCookie", "function"},
-          {"parseCookie.decode", "function"},
-          {"isExpired", "function"},
-          {"SessionStore", "class"},
-          {"SessionStore.constructor", "constructor"},
-          {"SessionStore.get", "method"},
-          {"SessionStore.put", "method"},
-          {"SessionStore.onEvict", "method"},
-          {"handlers.login", "method"},
-          {"handlers.logout", "method"}},
-         {"now - session.issuedAt > DEFAULT_TTL", "now - session.issuedAt >= DEFAULT_TTL"},
-         "isExpired",
-         {"  put(session) {", "  store(session) {"},
-         "SessionStore.put",
-         "SessionStore.store",
-         "this.#sessions.set",
-         "SessionStore.put",
-         "#sessions = new Map",
-         "SessionStore"},
-        {"typescript",
-         "rateLimiter.ts",
-         {{"Clock", "interface"},
-          {"Clock.now", "method"},
-          {"Verdict", "type"},
-          {"Unit", "enum"},
-          {"perSecond", "function"},
-          {"Limiter", "class"},
-          {"Limiter.check", "method"},
-          {"TokenBucket", "class"},
-          {"TokenBucket.constructor", "constructor"},
-          {"TokenBucket.check", "method"},
-          {"TokenBucket.refill", "method"},
-          {"TokenBucket.reset", "method"},
-          {"Limits", "namespace"},
-          {"Limits.forUser", "function"}},
-         {"(now - bucket.at) * 0.5", "(now - bucket.at) * 0.25"},
-         "TokenBucket.refill",
-         {"private refill(key: string)", "private topUp(key: string)"},
-         "TokenBucket.refill",
-         "TokenBucket.topUp",
-         "bucket.tokens -= 1",
-         "TokenBucket.check",
-         "private readonly buckets",
-         "TokenBucket"},
-        {"tsx",
-         "SessionBadge.tsx",
-         {{"BadgeProps", "interface"},
-          {"formatRemaining", "function"},
-          {"SessionBadge", "function"},
-          {"BadgeList", "class"},
-          {"BadgeList.render", "method"}},
-         {"Math.round(ms / 60000)", "Math.round(ms / 1000)"},
-         "formatRemaining",
-         {"export function formatRemaining(", "export function formatLeft("},
-         "formatRemaining",
-         "formatLeft",
-         "<ul>{this.props",
-         "BadgeList.render",
-         "extends React.Component",
-         "BadgeList"},
-        {"c",
-         "ring_buffer.c",
-         {{"ring", "struct"},
-          {"ring_stats", "struct"},
-          {"ring_status", "enum"},
-          {"min_size", "function"},
-          {"ring_init", "function"},
-          {"ring_push", "function"},
-          {"ring_status_name", "function"}},
-         {"return a < b ? a : b;", "return a <= b ? a : b;"},
-         "min_size",
-         {"void ring_init(struct ring *r)", "void ring_reset(struct ring *r)"},
-         "ring_init",
-         "ring_reset",
-         "r->len += take",
-         "ring_push",
-         "size_t head;",
-         "ring"},
-        {"cpp",
-         "config_parser.cpp",
-         {{"engram::config", "namespace"},
-          {"engram::config::trim", "function"},
-          {"engram::config::Parser", "class"},
-          {"engram::config::Parser::Entry", "struct"},
-          {"engram::config::Parser::Entry::empty", "method"},
-          {"engram::config::Parser::get", "method"},
-          {"engram::config::clampTo", "function"},
-          {"engram::config::Parser::Parser", "constructor"},
-          {"engram::config::Parser::parse", "method"}},
-         {"row.front() == '#') continue;", "row.front() == ';') continue;"},
-         "engram::config::Parser::parse",
-         {"bool Parser::parse(std::string_view text) {",
-          "bool Parser::load(std::string_view text) {"},
-         "engram::config::Parser::parse",
-         "engram::config::Parser::load",
-         "auto it = entries_.find",
-         "engram::config::Parser::get",
-         "char separator_;",
-         "engram::config::Parser"},
-        {"go",
-         "server.go",
-         {{"Handler", "interface"},
-          {"Handler.ServeHTTP", "method"},
-          {"Server", "struct"},
-          {"Middleware", "type"},
-          {"NewServer", "function"},
-          {"Server.Handle", "method"},
-          {"Server.Lookup", "method"},
-          {"greet", "function"}},
-         {"s.routes[s.prefix+path] = h", "s.routes[path] = h"},
-         "Server.Handle",
-         {"func (s Server) Lookup(", "func (s Server) Find("},
-         "Server.Lookup",
-         "Server.Find",
-         "return h, ok",
-         "Server.Lookup",
-         "routes map[string]Handler",
-         "Server"},
-        {"rust",
-         "lru.rs",
-         {{"Evict", "trait"},
-          {"Evict::evict", "method"},
-          {"Evict::is_full", "method"},
-          {"LruCache", "struct"},
-          {"Lookup", "enum"},
-          {"LruCache::new", "method"},
-          {"LruCache::get", "method"},
-          {"LruCache::touch", "method"},
-          {"LruCache::evict", "method"},
-          {"LruCache::fmt", "method"},
-          {"stats", "module"},
-          {"stats::hit_rate", "function"}},
-         {"if hits + misses == 0 { 0.0 }", "if hits + misses == 0 { 1.0 }"},
-         "stats::hit_rate",
-         {"fn touch(&mut self, key: &str)", "fn bump(&mut self, key: &str)"},
-         "LruCache::touch",
-         "LruCache::bump",
-         "self.order.push(key.to_string())",
-         "LruCache::touch",
-         "order: Vec<String>,",
-         "LruCache"},
-        {"java",
-         "TokenValidator.java",
-         {{"TokenValidator", "class"},
-          {"TokenValidator.TokenValidator", "constructor"},
-          {"TokenValidator.validate", "method"},
-          {"TokenValidator.describe", "method"},
-          {"TokenValidator.Signer", "interface"},
-          {"TokenValidator.Signer.sign", "method"},
-          {"TokenValidator.Kind", "enum"},
-          {"TokenValidator.Kind.longLived", "method"}},
-         {"if (parts.length != 3)", "if (parts.length != 2)"},
-         "TokenValidator.validate",
-         {"static String describe(char kind)", "static String label(char kind)"},
-         "TokenValidator.describe",
-         "TokenValidator.label",
-         "return this == REFRESH",
-         "TokenValidator.Kind.longLived",
-         "private final Clock clock;",
-         "TokenValidator"},
-    };
-    return all;
-}
-
-std::string fixturePath(const Case& c, bool reformatted = false) {
-    std::string file = c.file;
-    if (reformatted) file.insert(file.rfind('.'), ".reformatted");
-    return fixturesDir() + "/languages/" + c.lang + "/" + file;
-}
-
-// Replaces the single occurrence of e.from.
-std::string apply(std::string text, const Edit& e) {
-    auto at = text.find(e.from);
-    REQUIRE(at != std::string::npos);
-    REQUIRE(text.find(e.from, at + 1) == std::string::npos);
-    return text.replace(at, e.from.size(), e.to);
-}
-
 std::pair<uint32_t, uint32_t> positionOf(const std::string& text, const std::string& snippet) {
     auto at = text.find(snippet);
     REQUIRE(at != std::string::npos);
@@ -301,7 +72,7 @@ std::string hashOf(const std::string& lang, const std::string& source, const std
 TEST_CASE("each fixture yields its definitions, qualified in the language's idiom", "[symbols]") {
     for (auto& c : cases()) {
         INFO(c.lang);
-        std::string text = readFile(fixturePath(c));
+        std::string text = readFixture(fixturePath(c));
         auto symbols = extractSymbols(c.lang, text);
         std::vector<std::pair<std::string, std::string>> got;
         for (auto& s : symbols) {
@@ -319,12 +90,12 @@ TEST_CASE("each fixture yields its definitions, qualified in the language's idio
 }
 
 TEST_CASE("a definition's range covers its decorators and template header", "[symbols]") {
-    auto text = readFile(fixturesDir() + "/languages/python/token_validator.py");
+    auto text = readFixture(fixturesDir() + "/languages/python/token_validator.py");
     auto symbols = extractSymbols("python", text);
     auto* split = find(symbols, "TokenValidator.split");
     REQUIRE(split);
     CHECK(text.substr(split->startByte).starts_with("@staticmethod"));
-    auto cpp = readFile(fixturesDir() + "/languages/cpp/config_parser.cpp");
+    auto cpp = readFixture(fixturesDir() + "/languages/cpp/config_parser.cpp");
     auto cs = extractSymbols("cpp", cpp);
     auto* clamp = find(cs, "engram::config::clampTo");
     REQUIRE(clamp);
@@ -339,8 +110,8 @@ TEST_CASE("a formatter pass leaves every hash unchanged", "[symbols]") {
     // commas and optional semicolons added or dropped, redundant parentheses.
     for (auto& c : cases()) {
         INFO(c.lang);
-        std::string original = readFile(fixturePath(c));
-        std::string reformatted = readFile(fixturePath(c, true));
+        std::string original = readFixture(fixturePath(c));
+        std::string reformatted = readFixture(fixturePath(c, true));
         REQUIRE(original != reformatted);
         auto a = extractSymbols(c.lang, original);
         auto b = extractSymbols(c.lang, reformatted);
@@ -358,7 +129,7 @@ TEST_CASE("a formatter pass leaves every hash unchanged", "[symbols]") {
 TEST_CASE("an edit inside a body changes that symbol's hash and its enclosers' only", "[symbols]") {
     for (auto& c : cases()) {
         INFO(c.lang);
-        std::string original = readFile(fixturePath(c));
+        std::string original = readFixture(fixturePath(c));
         std::string edited = apply(original, c.body);
         uint32_t at = uint32_t(original.find(c.body.from));
         auto a = extractSymbols(c.lang, original);
@@ -383,7 +154,7 @@ TEST_CASE("an edit inside a body changes that symbol's hash and its enclosers' o
 TEST_CASE("a rename keeps the shape hash and changes the hash", "[symbols]") {
     for (auto& c : cases()) {
         INFO(c.lang);
-        std::string original = readFile(fixturePath(c));
+        std::string original = readFixture(fixturePath(c));
         std::string renamed = apply(original, c.rename);
         auto a = extractSymbols(c.lang, original);
         auto b = extractSymbols(c.lang, renamed);
@@ -399,7 +170,7 @@ TEST_CASE("a rename keeps the shape hash and changes the hash", "[symbols]") {
     }
     // Renaming a Java class renames its constructor too; the class keeps its
     // shape because the constructor's name is the class's own name.
-    std::string java = readFile(fixturesDir() + "/languages/java/TokenValidator.java");
+    std::string java = readFixture(fixturesDir() + "/languages/java/TokenValidator.java");
     std::string renamed = java;
     for (size_t at; (at = renamed.find("TokenValidator")) != std::string::npos;)
         renamed.replace(at, 14, "TokenChecker");
@@ -414,7 +185,7 @@ TEST_CASE("a rename keeps the shape hash and changes the hash", "[symbols]") {
 TEST_CASE("innermostAt finds the method, the class, or nothing", "[symbols]") {
     for (auto& c : cases()) {
         INFO(c.lang);
-        std::string text = readFile(fixturePath(c));
+        std::string text = readFixture(fixturePath(c));
         auto symbols = extractSymbols(c.lang, text);
         auto [ml, mc] = positionOf(text, c.inMethod);
         auto m = innermostAt(symbols, ml, mc);
@@ -435,7 +206,7 @@ TEST_CASE("innermostAt finds the method, the class, or nothing", "[symbols]") {
 
 TEST_CASE("resolveSymbol: exact, suffix, separators, ambiguity", "[symbols]") {
     auto load = [](const std::string& lang, const std::string& file) {
-        return extractSymbols(lang, readFile(fixturesDir() + "/languages/" + lang + "/" + file));
+        return extractSymbols(lang, readFixture(fixturesDir() + "/languages/" + lang + "/" + file));
     };
     auto names = [](const std::vector<Symbol>& symbols, const std::vector<size_t>& hits) {
         std::vector<std::string> out;
@@ -553,7 +324,7 @@ TEST_CASE("an open document re-parses incrementally to what a fresh parse gives"
     std::mt19937 rng(20240611);
     for (auto& c : cases()) {
         INFO(c.lang);
-        std::string text = readFile(fixturePath(c));
+        std::string text = readFixture(fixturePath(c));
         Document doc(c.lang, text);
         REQUIRE(sameSymbols(doc.symbols(), extractSymbols(c.lang, text)));
         std::string comment = c.lang == "python" ? "# note\n" : "// note\n";

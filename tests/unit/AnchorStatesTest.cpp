@@ -1,0 +1,119 @@
+// Symbol anchors through the engine, in every language: a formatter pass
+// keeps a claim intact, a body edit drifts it, a rename moves it (until
+// re-verified), a deletion orphans it.
+#include "engine/Engine.h"
+#include "model/Error.h"
+#include "support/LanguageCases.h"
+#include "support/TempDir.h"
+#include "util/Fs.h"
+
+#include <catch2/catch.hpp>
+
+using namespace engram;
+using namespace engram::test;
+
+namespace {
+
+struct Fixture {
+    const Case& c;
+    TempDir root, home;
+    Engine engine{{root.path(), "test", home.path(), 30, "test"}};
+    std::string rel, original;
+
+    explicit Fixture(const Case& c)
+        : c(c)
+        , rel("src/" + c.file) {
+        original = readFixture(fixturePath(c));
+        root.write(rel, original);
+    }
+    std::string remember(AnchorSpec spec, const std::string& text) {
+        RememberRequest r;
+        r.text = text;
+        r.agent = "test:agent";
+        r.anchors = {std::move(spec)};
+        return engine.remember(r).claim.id;
+    }
+    std::string bySymbol(const std::string& symbol) {
+        return remember(AnchorSpec{.path = rel, .symbol = symbol}, "about " + symbol);
+    }
+    std::string state(const std::string& id) { return engine.get(id).anchorState; }
+    void write(const std::string& text) { root.write(rel, text); }
+};
+
+// 1-based line and 0-based byte column of the snippet's start.
+std::pair<int, int> lineOf(const std::string& text, const std::string& snippet) {
+    auto at = text.find(snippet);
+    REQUIRE(at != std::string::npos);
+    int line = 1;
+    size_t lineStart = 0;
+    for (size_t i = 0; i < at; ++i)
+        if (text[i] == '\n') {
+            ++line;
+            lineStart = i + 1;
+        }
+    return {line, int(at - lineStart)};
+}
+
+} // namespace
+
+TEST_CASE("symbol anchors in every language: intact, drifted, moved, orphaned", "[anchors]") {
+    for (const auto& c : cases()) {
+        DYNAMIC_SECTION(c.lang) {
+            Fixture f(c);
+            auto body = f.bySymbol(c.bodySymbol);
+            auto type = f.bySymbol(c.klass);
+            auto renamed = f.bySymbol(c.renamedFrom);
+            auto [line, column] = lineOf(f.original, c.inMethod);
+            auto byPosition = f.remember(AnchorSpec{.path = f.rel, .line = line, .column = column},
+                                         "found by position");
+            CHECK(f.engine.get(byPosition).claim.anchors.at(0).symbol == c.method);
+            for (auto& id : {body, type, renamed, byPosition})
+                CHECK(f.state(id) == "intact");
+
+            // A formatter pass and comment edits over the whole file.
+            f.write(readFixture(fixturePath(c, true)));
+            for (auto& id : {body, type, renamed, byPosition})
+                CHECK(f.state(id) == "intact");
+
+            f.write(apply(f.original, c.body));
+            CHECK(f.state(body) == "drifted");
+
+            f.write(apply(f.original, c.rename));
+            CHECK(f.state(renamed) == "moved");
+            auto re = f.engine.reverify(renamed, "test:agent", "checked after the rename");
+            CHECK(re.anchorState == "intact");
+            CHECK(re.claim.anchors.at(0).symbol == c.renamedTo);
+            CHECK(re.claim.verified.has_value());
+
+            removeFile(f.root / f.rel);
+            for (auto& id : {body, type, renamed, byPosition})
+                CHECK(f.state(id) == "orphaned");
+        }
+    }
+}
+
+TEST_CASE("an unknown or ambiguous symbol is refused listing the candidates", "[anchors]") {
+    const Case& py = cases().at(0);
+    Fixture f(py);
+    try {
+        f.bySymbol("no_such_function");
+        FAIL("accepted an unknown symbol");
+    } catch (const EngramError& e) {
+        CHECK(e.kind == ErrorKind::AnchorNotFound);
+        CHECK(std::string(e.what()).find(py.bodySymbol) != std::string::npos);
+    }
+    CHECK(listFiles(f.root / ".engram/claims").empty());
+}
+
+TEST_CASE("re-verifying an orphaned claim is refused and changes nothing", "[anchors]") {
+    Fixture f(cases().at(0));
+    auto id = f.bySymbol(cases().at(0).bodySymbol);
+    removeFile(f.root / f.rel);
+    try {
+        f.engine.reverify(id, "test:agent", "");
+        FAIL("re-verified an orphan");
+    } catch (const EngramError& e) {
+        CHECK(e.kind == ErrorKind::AnchorNotFound);
+    }
+    CHECK_FALSE(f.engine.get(id).claim.verified.has_value());
+}
