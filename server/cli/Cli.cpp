@@ -2,6 +2,7 @@
 #include "cli/Cli.h"
 
 #include "cli/Args.h"
+#include "cli/Check.h"
 #include "cli/Render.h"
 #include "engine/Engine.h"
 #include "lsp/Log.h"
@@ -42,6 +43,18 @@ commands:
   reverify ID                    re-stamp a claim's anchors after checking it against the
                                  changed code [--note N] [--agent NAME]
   status                         the bound root, stores, counts and anchor health
+  check [--format text|json|sarif] [--fail-on CODES]
+                                 memory diagnostics for CI: drifted, orphaned and moved
+                                 anchors, stale claims, secrets in claim files, claim files
+                                 that do not parse (project tier). Exit 0 when no finding
+                                 matches --fail-on, 1 when one does, 2 on a usage or
+                                 configuration error. CODES: comma-separated codes
+                                 (engram.drifted, engram.orphaned, engram.moved,
+                                 engram.stale, engram.secret, engram.invalid) and/or
+                                 severities (error, warning, information, hint: that
+                                 severity and above), or 'none'. Default:
+                                 engram.drifted,engram.orphaned,engram.secret,engram.invalid.
+                                 --json means --format json
   reindex                        rebuild the indexes from the claim files
   doctor                         check grammars, stores, indexes and audit logs
 
@@ -234,6 +247,28 @@ int cmdStatus(const Context& ctx) {
     return print(ctx, protocol::toJson(r), renderStatus(r));
 }
 
+int cmdCheck(const Context& ctx) {
+    if (!ctx.args.positionals.empty())
+        throw UsageError("check: unexpected argument '" + ctx.args.positionals[0] + "'");
+    CheckOptions opts;
+    if (auto f = ctx.args.get("--format"))
+        opts.format = *f;
+    else if (ctx.json)
+        opts.format = "json";
+    if (auto f = ctx.args.get("--fail-on")) opts.failOn = *f;
+    parseFailOn(opts.failOn); // usage errors before any work
+    Engine engine = makeEngine(ctx);
+    try {
+        return runCheck(engine, opts);
+    } catch (const UsageError&) {
+        throw;
+    } catch (const std::exception& e) {
+        // Exit 1 means findings; a check that could not run is exit 2.
+        std::cerr << "engram check: could not complete: " << e.what() << "\n";
+        return 2;
+    }
+}
+
 int cmdReindex(const Context& ctx) {
     Engine engine = makeEngine(ctx);
     json reports = json::array();
@@ -315,6 +350,7 @@ int run(int argc, char** argv) {
         {"learn", {{"--verdict", "--note", "--agent"}, {}, {}}},
         {"reverify", {{"--note", "--agent"}, {}, {}}},
         {"status", {}},
+        {"check", {{"--format", "--fail-on"}, {}, {}}},
         {"reindex", {}},
         {"doctor", {}},
         {"help", {}},
@@ -369,6 +405,7 @@ int run(int argc, char** argv) {
         if (c == "learn") return cmdLearn(ctx);
         if (c == "reverify") return cmdReverify(ctx);
         if (c == "status") return cmdStatus(ctx);
+        if (c == "check") return cmdCheck(ctx);
         if (c == "reindex") return cmdReindex(ctx);
         if (c == "doctor") return cmdDoctor(ctx);
     } catch (const UsageError& e) {

@@ -7,6 +7,8 @@
 #include "util/Hash.h"
 #include "util/Paths.h"
 
+#include <algorithm>
+
 namespace engram {
 
 namespace {
@@ -95,6 +97,21 @@ std::string textDigest(std::string_view text) {
 const Anchorer::CachedFile* Anchorer::load(const std::string& relPath) {
     auto rel = relativeToRoot(root_, relPath);
     if (!rel) return nullptr;
+    if (auto doc = open_.find(*rel); doc != open_.end()) {
+        // The unsaved buffer: the document re-parsed incrementally already.
+        CachedFile& f = overlay_[*rel];
+        f.text = doc->second.text();
+        f.language = doc->second.language();
+        f.symbols = doc->second.symbols();
+        return &f;
+    }
+    if (auto plain = openPlain_.find(*rel); plain != openPlain_.end()) {
+        CachedFile& f = overlay_[*rel];
+        f.text = plain->second;
+        f.language.clear();
+        f.symbols.clear();
+        return &f;
+    }
     auto text = readFile(root_ + "/" + *rel);
     if (!text) {
         cache_.erase(*rel);
@@ -111,6 +128,54 @@ const Anchorer::CachedFile* Anchorer::load(const std::string& relPath) {
     if (!f.language.empty()) f.symbols = syntax::extractSymbols(f.language, *text);
     f.text = std::move(*text);
     return &(cache_[*rel] = std::move(f));
+}
+
+void Anchorer::openDocument(const std::string& rel, std::string text) {
+    closeDocument(rel);
+    if (auto lang = syntax::languageForPath(rel))
+        open_.emplace(rel, syntax::Document(*lang, std::move(text)));
+    else
+        openPlain_[rel] = std::move(text);
+}
+
+void Anchorer::editDocument(const std::string& rel, uint32_t startByte, uint32_t oldEndByte,
+                            std::string_view newText) {
+    if (auto doc = open_.find(rel); doc != open_.end()) {
+        doc->second.edit(startByte, oldEndByte, newText);
+    } else if (auto plain = openPlain_.find(rel); plain != openPlain_.end()) {
+        std::string& t = plain->second;
+        startByte = std::min<uint32_t>(startByte, uint32_t(t.size()));
+        oldEndByte = std::clamp<uint32_t>(oldEndByte, startByte, uint32_t(t.size()));
+        t.replace(startByte, oldEndByte - startByte, newText);
+    }
+}
+
+void Anchorer::replaceDocument(const std::string& rel, std::string text) {
+    if (auto doc = open_.find(rel); doc != open_.end())
+        doc->second.reset(std::move(text));
+    else if (auto plain = openPlain_.find(rel); plain != openPlain_.end())
+        plain->second = std::move(text);
+}
+
+void Anchorer::closeDocument(const std::string& rel) {
+    open_.erase(rel);
+    openPlain_.erase(rel);
+    overlay_.erase(rel);
+}
+
+const std::string* Anchorer::documentText(const std::string& rel) const {
+    if (auto doc = open_.find(rel); doc != open_.end()) return &doc->second.text();
+    if (auto plain = openPlain_.find(rel); plain != openPlain_.end()) return &plain->second;
+    return nullptr;
+}
+
+std::optional<syntax::Symbol> Anchorer::symbolAt(const std::string& rel, uint32_t line,
+                                                 uint32_t column) {
+    const CachedFile* f = load(rel);
+    if (!f) return std::nullopt;
+    auto at = syntax::innermostAt(f->symbols, line, column);
+    if (!at) return std::nullopt;
+    return f->symbols[*at];
 }
 
 Anchor Anchorer::resolve(const AnchorSpec& spec, const std::string& field) {

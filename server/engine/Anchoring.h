@@ -41,6 +41,20 @@ public:
     // The worst state over a claim's anchors; "unanchored" when it has none.
     std::string claimState(const Claim& c);
 
+    // Open documents: an editor's unsaved text replaces the file on disk for
+    // every check until the document is closed. Edits re-parse
+    // incrementally. Paths are workspace-relative.
+    void openDocument(const std::string& rel, std::string text);
+    // Replaces bytes [startByte, oldEndByte) of an open document.
+    void editDocument(const std::string& rel, uint32_t startByte, uint32_t oldEndByte,
+                      std::string_view newText);
+    void replaceDocument(const std::string& rel, std::string text);
+    void closeDocument(const std::string& rel);
+    // The open document's text, or nullptr.
+    const std::string* documentText(const std::string& rel) const;
+    // The innermost definition at a 0-based (line, byte column), if any.
+    std::optional<syntax::Symbol> symbolAt(const std::string& rel, uint32_t line, uint32_t column);
+
 private:
     struct CachedFile {
         std::string text;
@@ -52,6 +66,9 @@ private:
 
     std::string root_;
     std::unordered_map<std::string, CachedFile> cache_;
+    std::unordered_map<std::string, syntax::Document> open_;
+    std::unordered_map<std::string, std::string> openPlain_; // open files without a grammar
+    std::unordered_map<std::string, CachedFile> overlay_;    // views of the open documents
 };
 
 // The whitespace-blind digest used by file and range anchors.

@@ -10,6 +10,7 @@
 // append to the audit log, release. Only then is the caller answered.
 #pragma once
 #include "engine/Anchoring.h"
+#include "engine/Findings.h"
 #include "engine/Requests.h"
 #include "index/Index.h"
 #include "store/Store.h"
@@ -46,7 +47,27 @@ public:
     // anchor follows the symbol to its new name): a recorded act after
     // someone checked the claim against the changed code.
     GetResult reverify(const std::string& id, const std::string& agent, const std::string& note);
+    // Every anchor of a live project claim in `path` (workspace-relative or
+    // absolute inside the root), in claim order. Throws OutsideRoot.
+    std::vector<AnchoredClaim> anchorsIn(const std::string& path);
+    // The innermost definition at a 0-based (line, byte column) of `path`.
+    std::optional<syntax::Symbol> symbolAt(const std::string& path, uint32_t line, uint32_t column);
+    // The editor's open documents (see Anchorer). Paths outside the root are
+    // ignored: engram only answers for its workspace.
+    void openDocument(const std::string& path, std::string text);
+    void editDocument(const std::string& path, uint32_t startByte, uint32_t oldEndByte,
+                      std::string_view newText);
+    void replaceDocument(const std::string& path, std::string text);
+    void closeDocument(const std::string& path);
+    // The text engram sees for `path`: the open document, else the file.
+    std::optional<std::string> documentText(const std::string& path);
+
     StatusResult status(const std::optional<std::string>& requestedRoot = std::nullopt);
+    // Memory diagnostics (engram check, the editor's Problems panel): every
+    // live claim's anchors checked against the code, staleness, secrets in
+    // claim files and claim files that do not parse; project tier only
+    // unless asked. Sorted by path, range, code and claim id.
+    std::vector<Finding> findings(const FindingsOptions& opts = {});
 
     // Brings every tier's index in line with its files (start-up, file
     // watching). With ids, only those claims of the project tier.

@@ -94,6 +94,19 @@ struct LearnResult {
     std::string tier;
 };
 
+// One anchor of a live claim in a given file, checked against the code as it
+// is now (the editor's unsaved text when the file is open).
+struct AnchoredClaim {
+    Claim claim;
+    std::string tier;
+    size_t anchorIndex = 0;
+    std::string state;   // intact | drifted | moved | orphaned
+    std::string movedTo; // for moved: the current qualified name
+    std::optional<uint32_t> startLine, startColumn, endLine,
+        endColumn; // 0-based; absent when orphaned
+    std::optional<int64_t> ageSeconds;
+};
+
 struct StatusResult {
     Envelope envelope;
     struct AnchorHealth {

@@ -30,7 +30,11 @@ bool validId(const json& id) {
 // Methods a client may call; also advertised under experimental.engram.
 const char* kEngramMethods[] = {"engram/remember", "engram/recall", "engram/get",
                                 "engram/retract",  "engram/learn",  "engram/status",
-                                "engram/reverify"};
+                                "engram/reverify", "engram/anchors"};
+
+// Requests that change memory: open documents' diagnostics follow them.
+const std::set<std::string> kWrites = {"engram/remember", "engram/retract", "engram/learn",
+                                       "engram/reverify"};
 
 } // namespace
 
@@ -48,15 +52,18 @@ LspServer::LspServer(ServerOptions opts)
         {"engram/reverify", &LspServer::onReverify},
         {"engram/status", &LspServer::onStatus},
         {"workspace/executeCommand", &LspServer::onExecuteCommand},
+        {"textDocument/hover", &LspServer::onHover},
+        {"textDocument/codeLens", &LspServer::onCodeLens},
+        {"textDocument/codeAction", &LspServer::onCodeAction},
+        {"engram/anchors", &LspServer::onAnchors},
     };
     notifications_ = {
         {"initialized", &LspServer::onInitialized},
         {"workspace/didChangeWatchedFiles", &LspServer::onDidChangeWatchedFiles},
-        // Accepted now so clients can send them; anchoring consumes them.
-        {"textDocument/didOpen", &LspServer::onIgnored},
-        {"textDocument/didChange", &LspServer::onIgnored},
-        {"textDocument/didSave", &LspServer::onIgnored},
-        {"textDocument/didClose", &LspServer::onIgnored},
+        {"textDocument/didOpen", &LspServer::onDidOpen},
+        {"textDocument/didChange", &LspServer::onDidChange},
+        {"textDocument/didSave", &LspServer::onDidSave},
+        {"textDocument/didClose", &LspServer::onDidClose},
         {"workspace/didChangeConfiguration", &LspServer::onIgnored},
         {"workspace/didChangeWorkspaceFolders", &LspServer::onIgnored},
     };
@@ -240,6 +247,7 @@ void LspServer::dispatch(Pending& p) {
     // Exactly one reply per request, whatever the handler does.
     try {
         reply(protocol::resultReply(p.id, (this->*(it->second))(p.params)));
+        if (kWrites.count(p.method)) republishOpen();
     } catch (const EngramError& e) {
         reply(protocol::errorReply(p.id, e));
     } catch (const json::exception& e) {
@@ -276,6 +284,12 @@ json LspServer::onInitialize(const json& params) {
         root = *path;
         source = "initialize";
     }
+    if (const json* io = p.optObject("initializationOptions"))
+        if (auto agent = protocol::Params(*io, "initializationOptions").optString("agent"))
+            editorAgent_ = *agent;
+    if (const json* ci = p.optObject("clientInfo"); ci && editorAgent_ == "human:editor")
+        if (auto name = protocol::Params(*ci, "clientInfo").optString("name"))
+            editorAgent_ = "human:" + *name;
     EngineOptions eo{canonicalPath(root), source, opts_.home, 30, opts_.version};
     engine_ = std::make_unique<Engine>(eo);
     state_ = State::Running;
@@ -292,8 +306,13 @@ json LspServer::onInitialize(const json& params) {
     return {{"capabilities",
              {{"textDocumentSync",
                {{"openClose", true}, {"change", 2}, {"save", {{"includeText", false}}}}},
+              {"hoverProvider", true},
+              {"codeLensProvider", {{"resolveProvider", false}}},
+              {"codeActionProvider", {{"codeActionKinds", {"quickfix"}}}},
               {"executeCommandProvider",
-               {{"commands", {"engram.status", "engram.reindex", "engram.recall"}}}},
+               {{"commands",
+                 {"engram.status", "engram.reindex", "engram.recall", "engram.reverify",
+                  "engram.retract", "engram.openClaim"}}}},
               {"workspace", {{"workspaceFolders", {{"supported", true}}}}},
               {"experimental",
                {{"engram", {{"methods", methods}, {"fingerprint", engine_->fingerprint()}}}}}}},
@@ -387,6 +406,7 @@ void LspServer::onWatchTimer() {
     }
     changedIds_.clear();
     fullRescan_ = false;
+    republishOpen();
 }
 
 json LspServer::onDidChangeWatchedFiles(const json& params) {
@@ -407,6 +427,9 @@ json LspServer::onDidChangeWatchedFiles(const json& params) {
         }
     }
     if (claimsChanged) engine().refresh(&ids);
+    // Claim files or source files changed on disk: either can change what
+    // the open documents' diagnostics say.
+    republishOpen();
     return nullptr;
 }
 
@@ -453,6 +476,26 @@ json LspServer::onExecuteCommand(const json& params) {
     if (const json* a = p.optArray("arguments"); a && !a->empty()) args = (*a)[0];
     if (command == "engram.status") return onStatus(args);
     if (command == "engram.recall") return onRecall(args);
+    // The code actions on memory diagnostics (lsp/Documents.cpp).
+    if (command == "engram.reverify") {
+        json out = onReverify(args);
+        republishOpen();
+        return out;
+    }
+    if (command == "engram.retract") {
+        json out = onRetract(args);
+        republishOpen();
+        return out;
+    }
+    if (command == "engram.openClaim") {
+        // Asks the client to show the claim file (LSP 3.16 window/showDocument).
+        std::string file = engine().get(protocol::Params(args).reqString("id")).file;
+        reply({{"jsonrpc", "2.0"},
+               {"id", "engram-show-" + std::to_string(++serverRequests_)},
+               {"method", "window/showDocument"},
+               {"params", {{"uri", pathToUri(file)}, {"takeFocus", true}}}});
+        return {{"file", file}};
+    }
     if (command == "engram.reindex") {
         json out = json::array();
         for (auto& r : engine().reindex())

@@ -77,6 +77,19 @@ private:
     json onReverify(const json& params);
     json onStatus(const json& params);
     json onExecuteCommand(const json& params);
+    json onAnchors(const json& params);
+    // Documents and the features on them (lsp/Documents.cpp).
+    json onDidOpen(const json& params);
+    json onDidChange(const json& params);
+    json onDidSave(const json& params);
+    json onDidClose(const json& params);
+    json onHover(const json& params);
+    json onCodeLens(const json& params);
+    json onCodeAction(const json& params);
+    void publishDiagnostics(const std::string& path, std::optional<int64_t> version);
+    // After memory changed (a write, or claim files changed on disk), every
+    // open document's diagnostics are published again.
+    void republishOpen();
 
     Engine& engine();
 
@@ -94,6 +107,11 @@ private:
     uv_fs_event_t* watcher_ = nullptr;
     uv_timer_t* watchTimer_ = nullptr;
     std::set<std::string> changedIds_;
+    std::map<std::string, std::optional<int64_t>> openDocs_; // path -> last version
+    int64_t serverRequests_ = 0; // ids of requests engram sends the client
+    // Who acts through the editor's code actions: initializationOptions.agent,
+    // else "human:<clientInfo.name>".
+    std::string editorAgent_ = "human:editor";
     bool fullRescan_ = false;
 };
 

@@ -1,0 +1,286 @@
+// `engram check`: the findings as text, JSON or SARIF 2.1.0, and an exit code.
+#include "cli/Check.h"
+
+#include "cli/Args.h"
+#include "engine/Engine.h"
+#include "util/Fs.h"
+#include "util/Paths.h"
+
+#include <iostream>
+#include <nlohmann/json.hpp>
+
+namespace engram::cli {
+
+using json = nlohmann::json;
+
+namespace {
+
+constexpr const char* kSarifSchema = "https://json.schemastore.org/sarif-2.1.0.json";
+
+std::string trim(const std::string& s) {
+    auto b = s.find_first_not_of(" \t");
+    auto e = s.find_last_not_of(" \t");
+    return b == std::string::npos ? std::string() : s.substr(b, e - b + 1);
+}
+
+std::string sarifLevel(const std::string& severity) {
+    if (severity == "error") return "error";
+    if (severity == "warning") return "warning";
+    return "note"; // information, hint
+}
+
+// A relative path as a URI reference (percent-encoded, '/' kept).
+std::string uriReference(const std::string& path) {
+    return pathToUri(path).substr(std::string("file://").size());
+}
+
+bool isAbsolute(const std::string& p) {
+    return !p.empty() && p[0] == '/';
+}
+
+json artifact(const std::string& path) {
+    if (isAbsolute(path)) return {{"uri", pathToUri(path)}};
+    return {{"uri", uriReference(path)}, {"uriBaseId", "%SRCROOT%"}};
+}
+
+// SARIF regions are 1-based; endColumn is exclusive. A range that ends at
+// column 0 of a later line (a line range) ends with the line before it.
+json region(const TextRange& r) {
+    json j = {{"startLine", r.startLine + 1}, {"startColumn", r.startColumn + 1}};
+    if (r.endColumn == 0 && r.endLine > r.startLine) {
+        j["endLine"] = r.endLine;
+    } else if (r.endLine < r.startLine ||
+               (r.endLine == r.startLine && r.endColumn < r.startColumn)) {
+        j["endLine"] = r.startLine + 1;
+        j["endColumn"] = r.startColumn + 1;
+    } else {
+        j["endLine"] = r.endLine + 1;
+        j["endColumn"] = r.endColumn + 1;
+    }
+    return j;
+}
+
+json position(uint32_t line, uint32_t character) {
+    return {{"line", line}, {"character", character}};
+}
+
+json findingJson(const Finding& f) {
+    return {{"code", f.code},
+            {"severity", f.severity},
+            {"claim_id", f.claimId},
+            {"label", f.label},
+            {"tier", f.tier},
+            {"path", f.path},
+            {"symbol", f.symbol},
+            {"subject", f.subject},
+            {"range",
+             {{"start", position(f.range.startLine, f.range.startColumn)},
+              {"end", position(f.range.endLine, f.range.endColumn)}}},
+            {"message", f.message},
+            {"claim_file", f.claimFile}};
+}
+
+// Engine ranges count bytes; LSP and SARIF count UTF-16 code units by
+// default. Converts every finding's columns, reading each file once.
+class Utf16Columns {
+public:
+    explicit Utf16Columns(std::string root)
+        : root_(std::move(root)) {}
+    void convert(Finding& f) {
+        if (f.range.startColumn == 0 && f.range.endColumn == 0) return;
+        const std::string* text = file(f.path);
+        if (!text) return;
+        f.range.startColumn = column(*text, f.range.startLine, f.range.startColumn);
+        f.range.endColumn = column(*text, f.range.endLine, f.range.endColumn);
+    }
+
+private:
+    const std::string* file(const std::string& path) {
+        auto it = files_.find(path);
+        if (it == files_.end())
+            it = files_.emplace(path, readFile(isAbsolute(path) ? path : root_ + "/" + path)).first;
+        return it->second ? &*it->second : nullptr;
+    }
+    static uint32_t column(std::string_view text, uint32_t line, uint32_t bytes) {
+        size_t pos = 0;
+        for (uint32_t l = 0; l < line; ++l) {
+            pos = text.find('\n', pos);
+            if (pos == std::string_view::npos) return bytes;
+            ++pos;
+        }
+        uint32_t units = 0, i = 0;
+        for (; i < bytes && pos + i < text.size() && text[pos + i] != '\n'; ++i) {
+            auto c = static_cast<unsigned char>(text[pos + i]);
+            if ((c & 0xC0) != 0x80) units += c >= 0xF0 ? 2 : 1; // astral: a surrogate pair
+        }
+        return units + (bytes - i); // past the line's end: as given
+    }
+    std::string root_;
+    std::map<std::string, std::optional<std::string>> files_;
+};
+
+struct Outcome {
+    std::vector<Finding> findings;
+    FindingsSummary summary;
+    std::set<std::string> failOn;
+    std::string failOnSpec;
+    int64_t failing = 0;
+    int64_t liveClaims = 0;
+    int64_t brokenFiles = 0;
+    int exitCode = 0;
+};
+
+json checkJson(const Engine& engine, const Outcome& o) {
+    json findings = json::array();
+    for (auto& f : o.findings)
+        findings.push_back(findingJson(f));
+    json summary = json::object();
+    for (auto& [code, n] : o.summary.byCode)
+        summary[code] = n;
+    return {{"schema", "engram.check/1"},
+            {"binding", {{"root", engine.root()}, {"fingerprint", engine.fingerprint()}}},
+            {"tier", "project"},
+            {"live_claims", o.liveClaims},
+            {"findings", findings},
+            {"summary", summary},
+            {"fail_on", json(std::vector<std::string>(o.failOn.begin(), o.failOn.end()))},
+            {"failing", o.failing},
+            {"exit_code", o.exitCode}};
+}
+
+json checkSarif(const Engine& engine, const Outcome& o) {
+    json rules = json::array();
+    std::map<std::string, size_t> ruleIndex;
+    for (auto& r : findingRules()) {
+        if (!r.computed) continue;
+        ruleIndex[std::string(r.code)] = rules.size();
+        rules.push_back({{"id", r.code},
+                         {"name", r.name},
+                         {"shortDescription", {{"text", r.shortDescription}}},
+                         {"fullDescription", {{"text", r.fullDescription}}},
+                         {"defaultConfiguration", {{"level", sarifLevel(std::string(r.severity))}}},
+                         {"properties", {{"engramSeverity", r.severity}}}});
+    }
+    json results = json::array();
+    for (auto& f : o.findings) {
+        json result = {
+            {"ruleId", f.code},
+            {"level", sarifLevel(f.severity)},
+            {"message", {{"text", f.message}}},
+            {"locations", json::array({{{"physicalLocation",
+                                         {{"artifactLocation", artifact(f.path)},
+                                          {"region", region(f.range)}}}}})},
+            {"partialFingerprints",
+             {{"engramClaim/v1", (f.claimId.empty() ? f.path : f.claimId) + "/" + f.code +
+                                     (f.subject.empty() ? "" : "/" + f.subject)}}},
+            {"properties", {{"claimId", f.claimId}, {"tier", f.tier}, {"severity", f.severity}}}};
+        if (auto it = ruleIndex.find(f.code); it != ruleIndex.end())
+            result["ruleIndex"] = it->second;
+        if (!f.claimFile.empty()) {
+            auto rel = relativeToRoot(engine.root(), f.claimFile);
+            result["relatedLocations"] = json::array(
+                {{{"id", 1},
+                  {"message",
+                   {{"text", "claim " + (f.claimId.empty() ? std::string("file") : f.claimId)}}},
+                  {"physicalLocation",
+                   {{"artifactLocation", artifact(rel ? *rel : f.claimFile)}}}}});
+        }
+        results.push_back(std::move(result));
+    }
+    json driver = {{"name", "engram"},
+                   {"version", ENGRAM_VERSION},
+                   {"semanticVersion", ENGRAM_VERSION},
+                   {"rules", rules}};
+    json run = {{"tool", {{"driver", driver}}},
+                {"originalUriBaseIds", {{"%SRCROOT%", {{"uri", pathToUri(engine.root()) + "/"}}}}},
+                {"invocations", json::array({{{"executionSuccessful", true}}})},
+                {"columnKind", "utf16CodeUnits"},
+                {"results", results}};
+    return {{"$schema", kSarifSchema}, {"version", "2.1.0"}, {"runs", json::array({run})}};
+}
+
+std::string plural(int64_t n, const std::string& one) {
+    return std::to_string(n) + " " + one + (n == 1 ? "" : "s");
+}
+
+std::string checkText(const Outcome& o) {
+    std::string out;
+    for (auto& f : o.findings)
+        out += f.path + ":" + std::to_string(f.range.startLine + 1) + ":" +
+               std::to_string(f.range.startColumn + 1) + ": " + f.severity + ": " + f.code + ": " +
+               f.message + "\n";
+    std::string counts;
+    for (auto& [code, n] : o.summary.byCode)
+        if (n) counts += (counts.empty() ? "" : ", ") + std::to_string(n) + " " + code;
+    out += "engram check: " + plural(int64_t(o.findings.size()), "finding") +
+           (counts.empty() ? "" : " (" + counts + ")") + " over " +
+           plural(o.liveClaims, "live project claim") +
+           (o.brokenFiles ? " and " + plural(o.brokenFiles, "broken claim file") : "") + "; " +
+           std::to_string(o.failing) + " match --fail-on " + o.failOnSpec + " (exit " +
+           std::to_string(o.exitCode) + ")\n";
+    return out;
+}
+
+} // namespace
+
+std::set<std::string> parseFailOn(const std::string& spec) {
+    std::set<std::string> codes;
+    bool none = false;
+    size_t pos = 0;
+    if (trim(spec).empty()) throw UsageError("--fail-on: give codes or severities (or 'none')");
+    while (pos <= spec.size()) {
+        size_t comma = spec.find(',', pos);
+        if (comma == std::string::npos) comma = spec.size();
+        std::string item = trim(spec.substr(pos, comma - pos));
+        pos = comma + 1;
+        if (item.empty()) throw UsageError("--fail-on: empty entry in '" + spec + "'");
+        if (item == "none") {
+            none = true;
+        } else if (int rank = severityRank(item); rank >= 0) {
+            for (auto& r : findingRules())
+                if (severityRank(r.severity) >= rank) codes.insert(std::string(r.code));
+        } else if (findingRule(item)) {
+            codes.insert(item);
+        } else {
+            std::string known;
+            for (auto& r : findingRules())
+                known += (known.empty() ? "" : ", ") + std::string(r.code);
+            throw UsageError("--fail-on: unknown code or severity '" + item + "' (codes: " + known +
+                             "; severities: error, warning, information, hint; or none)");
+        }
+    }
+    if (none && !codes.empty())
+        throw UsageError("--fail-on: 'none' cannot be combined with codes or severities");
+    return codes;
+}
+
+int runCheck(Engine& engine, const CheckOptions& opts) {
+    if (opts.format != "text" && opts.format != "json" && opts.format != "sarif")
+        throw UsageError("--format: '" + opts.format + "' is not one of text, json, sarif");
+    Outcome o;
+    o.failOn = parseFailOn(opts.failOn);
+    o.failOnSpec = opts.failOn;
+    o.findings = engine.findings();
+    Utf16Columns columns(engine.root());
+    for (auto& f : o.findings)
+        columns.convert(f);
+    o.summary = summarize(o.findings);
+    for (auto& f : o.findings)
+        if (o.failOn.count(f.code)) ++o.failing;
+    for (auto& s : engine.status().envelope.stores)
+        if (s.tier == "project") {
+            o.liveClaims = s.committed;
+            o.brokenFiles = s.brokenFiles;
+        }
+    o.exitCode = o.failing > 0 ? 1 : 0;
+    if (opts.format == "text")
+        std::cout << checkText(o);
+    else
+        std::cout << (opts.format == "json" ? checkJson(engine, o) : checkSarif(engine, o))
+                         .dump(2, ' ', false, json::error_handler_t::replace)
+                  << "\n";
+    std::cout.flush();
+    return o.exitCode;
+}
+
+} // namespace engram::cli

@@ -1,0 +1,31 @@
+// `engram check`: memory diagnostics headless, for CI (BRIEF 7 and 9).
+//
+// Prints the engine's findings as text (one `path:line:col: severity: code:
+// message` line each, then a summary), as one JSON object, or as SARIF 2.1.0,
+// and turns them into an exit code: 0 when no finding matches --fail-on, 1
+// when one does, 2 for a usage or configuration error.
+#pragma once
+#include <set>
+#include <string>
+
+namespace engram {
+class Engine;
+}
+
+namespace engram::cli {
+
+struct CheckOptions {
+    std::string format = "text"; // text | json | sarif
+    // Comma-separated codes (engram.drifted...) and severities (error,
+    // warning, information, hint: that severity and above), or "none".
+    std::string failOn = "engram.drifted,engram.orphaned,engram.secret,engram.invalid";
+};
+
+// The codes --fail-on selects. Throws UsageError naming an unknown entry.
+std::set<std::string> parseFailOn(const std::string& spec);
+
+// Computes the findings, prints them to stdout, returns the exit code.
+// Throws UsageError for a bad format or --fail-on.
+int runCheck(Engine& engine, const CheckOptions& opts);
+
+} // namespace engram::cli

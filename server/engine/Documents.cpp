@@ -1,0 +1,93 @@
+// The engine's view of one file: the anchors in it, the symbol at a position,
+// and the editor's unsaved text for it.
+#include "engine/Engine.h"
+#include "engine/Tier.h"
+#include "model/Error.h"
+#include "util/Fs.h"
+#include "util/Paths.h"
+#include "util/Time.h"
+
+#include <algorithm>
+
+namespace engram {
+
+namespace {
+
+std::optional<std::string> inRoot(const std::string& root, const std::string& path) {
+    return relativeToRoot(root, path);
+}
+
+} // namespace
+
+std::vector<AnchoredClaim> Engine::anchorsIn(const std::string& path) {
+    auto rel = inRoot(opts_.root, path);
+    if (!rel)
+        throw EngramError(ErrorKind::OutsideRoot,
+                          "path: '" + path + "' is outside the workspace root " + opts_.root,
+                          {{"field", std::string("path")}});
+    std::vector<AnchoredClaim> out;
+    Tier* t = tier("project");
+    if (!t || !ready(*t)) return out;
+    int64_t now = nowUnix();
+    auto snapshot = t->index->readScope();
+    for (auto rowid : t->index->anchoredIn(*rel, 1 << 20)) {
+        auto ic = t->index->byRowid(rowid);
+        if (!ic || !ic->claim.live()) continue;
+        for (size_t i = 0; i < ic->claim.anchors.size(); ++i) {
+            const Anchor& a = ic->claim.anchors[i];
+            if (a.path != *rel) continue;
+            auto check = anchorer_.check(a);
+            AnchoredClaim ac;
+            ac.claim = ic->claim;
+            ac.tier = t->name;
+            ac.anchorIndex = i;
+            ac.state = check.state;
+            ac.movedTo = check.movedTo;
+            if (check.range) {
+                ac.startLine = check.range->startLine;
+                ac.startColumn = check.range->startColumn;
+                ac.endLine = check.range->endLine;
+                ac.endColumn = check.range->endColumn;
+            }
+            if (ic->claim.created) ac.ageSeconds = now - *ic->claim.created;
+            out.push_back(std::move(ac));
+        }
+    }
+    // Oldest claim first: a stable order for lenses and hovers.
+    std::reverse(out.begin(), out.end());
+    return out;
+}
+
+std::optional<syntax::Symbol> Engine::symbolAt(const std::string& path, uint32_t line,
+                                               uint32_t column) {
+    auto rel = inRoot(opts_.root, path);
+    if (!rel) return std::nullopt;
+    return anchorer_.symbolAt(*rel, line, column);
+}
+
+void Engine::openDocument(const std::string& path, std::string text) {
+    if (auto rel = inRoot(opts_.root, path)) anchorer_.openDocument(*rel, std::move(text));
+}
+
+void Engine::editDocument(const std::string& path, uint32_t startByte, uint32_t oldEndByte,
+                          std::string_view newText) {
+    if (auto rel = inRoot(opts_.root, path))
+        anchorer_.editDocument(*rel, startByte, oldEndByte, newText);
+}
+
+void Engine::replaceDocument(const std::string& path, std::string text) {
+    if (auto rel = inRoot(opts_.root, path)) anchorer_.replaceDocument(*rel, std::move(text));
+}
+
+void Engine::closeDocument(const std::string& path) {
+    if (auto rel = inRoot(opts_.root, path)) anchorer_.closeDocument(*rel);
+}
+
+std::optional<std::string> Engine::documentText(const std::string& path) {
+    auto rel = inRoot(opts_.root, path);
+    if (!rel) return std::nullopt;
+    if (const std::string* t = anchorer_.documentText(*rel)) return *t;
+    return readFile(opts_.root + "/" + *rel);
+}
+
+} // namespace engram

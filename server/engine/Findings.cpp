@@ -1,0 +1,413 @@
+// Memory diagnostics: every live claim's anchors checked against the code,
+// staleness, secrets in hand-edited claim files, and claim files that do not
+// parse (BRIEF 7).
+#include "engine/Findings.h"
+
+#include "engine/Engine.h"
+#include "engine/Tier.h"
+#include "model/Error.h"
+#include "secrets/SecretScan.h"
+#include "store/ClaimFile.h"
+#include "util/Fs.h"
+#include "util/Paths.h"
+#include "util/Time.h"
+
+#include <algorithm>
+#include <tuple>
+
+namespace engram {
+
+namespace {
+
+constexpr size_t kMaxQuoted = 200; // bytes of claim text quoted in a message
+constexpr int kEverything = 1 << 30;
+
+const std::vector<FindingRule> kRules = {
+    {"engram.drifted", "warning", "DriftedClaim", "Anchored code changed since the claim",
+     "The code a claim is anchored to changed (its syntax tree, not its formatting) since the "
+     "claim was anchored or last re-verified. The claim may no longer be true: check it against "
+     "the code, then re-verify it (engram reverify ID) or retract it.",
+     true},
+    {"engram.orphaned", "warning", "OrphanedClaim", "Anchored code no longer exists",
+     "The file, symbol or line range a claim is anchored to no longer exists. The claim is "
+     "reported on its claim file: retract it, or remember it again with a new anchor.",
+     true},
+    {"engram.moved", "information", "MovedClaim", "Anchored code was renamed or moved",
+     "The anchored code was found under another name. The move is not applied until someone "
+     "checks the claim and re-verifies it (engram reverify ID).",
+     true},
+    {"engram.conflict", "warning", "ConflictingClaims", "Two live claims contradict",
+     "Two live claims on the same anchor or label contradict each other.", false},
+    {"engram.stale", "hint", "StaleClaim", "Claim not re-verified within stale_days",
+     "The claim is older than stale_days (default 30) since it was written or last "
+     "re-verified. Check that it still holds and re-verify it, or retract it.",
+     true},
+    {"engram.secret", "error", "SecretInClaim", "A claim file contains a secret",
+     "A claim file (usually edited by hand) contains what looks like a credential or a "
+     "merge-conflict marker. Claim files are committed to git: remove the secret from the file "
+     "and from the history, and rotate the credential.",
+     true},
+    {"engram.invalid", "error", "InvalidClaimFile", "A claim file cannot be parsed",
+     "A claim file cannot be parsed; engram ignores it until it is fixed. The message names the "
+     "line.",
+     true},
+};
+
+// One line of at most kMaxQuoted bytes (cut on a UTF-8 boundary).
+std::string oneLine(std::string_view s) {
+    std::string out;
+    bool space = false;
+    for (char c : s) {
+        if (c == '\n' || c == '\r' || c == '\t' || c == ' ') {
+            space = !out.empty();
+            continue;
+        }
+        if (space) out += ' ';
+        space = false;
+        out += c;
+    }
+    if (out.size() <= kMaxQuoted) return out;
+    size_t cut = kMaxQuoted;
+    while (cut > 0 && (static_cast<unsigned char>(out[cut]) & 0xC0) == 0x80)
+        --cut;
+    out.resize(cut);
+    return out + "...";
+}
+
+std::string day(int64_t t) {
+    return formatUtc(t).substr(0, 10);
+}
+
+// The anchor as people name it on the command line.
+std::string anchorName(const Anchor& a) {
+    if (!a.symbol.empty()) return a.path + "#" + a.symbol;
+    if (a.startLine > 0)
+        return a.path + ":" + std::to_string(a.startLine) + "-" + std::to_string(a.endLine);
+    return a.path;
+}
+
+// 0-based line and byte column of a byte offset.
+std::pair<uint32_t, uint32_t> position(std::string_view text, size_t offset) {
+    uint32_t line = 0;
+    size_t lineStart = 0;
+    for (size_t i = 0; i < offset && i < text.size(); ++i)
+        if (text[i] == '\n') {
+            ++line;
+            lineStart = i + 1;
+        }
+    return {line, uint32_t(offset - lineStart)};
+}
+
+// Offset of the claim text: just after the line closing the header (the
+// second line reading "---"); the file's end when there is none.
+size_t bodyStart(std::string_view file) {
+    size_t pos = 0;
+    int fences = 0;
+    while (pos < file.size()) {
+        size_t nl = file.find('\n', pos);
+        size_t end = nl == std::string_view::npos ? file.size() : nl;
+        std::string_view line = file.substr(pos, end - pos);
+        while (!line.empty() && (line.back() == '\r' || line.back() == ' ' || line.back() == '\t'))
+            line.remove_suffix(1);
+        while (!line.empty() && (line.front() == ' ' || line.front() == '\t'))
+            line.remove_prefix(1);
+        pos = nl == std::string_view::npos ? file.size() : nl + 1;
+        if (line == "---" && ++fences == 2) return pos;
+    }
+    return file.size();
+}
+
+// A field of a claim as scanned for secrets.
+struct Scanned {
+    std::string field;
+    std::string value;
+    std::vector<secrets::Hit> hits;
+    std::string failure; // the scanner could not complete
+};
+
+Scanned scanField(std::string field, std::string value) {
+    Scanned s{std::move(field), std::move(value), {}, {}};
+    try {
+        s.hits = secrets::scan(s.value);
+    } catch (const std::exception& e) {
+        s.failure = e.what();
+    }
+    return s;
+}
+
+// What a message says about a field that may hold a secret: redacted, or
+// withheld when it could not be scanned.
+std::string safe(const Scanned& s) {
+    if (!s.failure.empty()) return "[withheld: the secret scan could not complete]";
+    return s.hits.empty() ? s.value : secrets::redact(s.value, s.hits);
+}
+
+} // namespace
+
+const std::vector<FindingRule>& findingRules() {
+    return kRules;
+}
+
+const FindingRule* findingRule(std::string_view code) {
+    for (auto& r : findingRules())
+        if (r.code == code) return &r;
+    return nullptr;
+}
+
+int severityRank(std::string_view s) {
+    if (s == "error") return 3;
+    if (s == "warning") return 2;
+    if (s == "information") return 1;
+    if (s == "hint") return 0;
+    return -1;
+}
+
+FindingsSummary summarize(const std::vector<Finding>& findings) {
+    FindingsSummary s;
+    for (auto& r : findingRules())
+        if (r.computed) s.byCode[std::string(r.code)] = 0;
+    for (auto& f : findings)
+        ++s.byCode[f.code];
+    return s;
+}
+
+bool findingLess(const Finding& a, const Finding& b) {
+    auto key = [](const Finding& f) {
+        return std::tie(f.path, f.range.startLine, f.range.startColumn, f.range.endLine,
+                        f.range.endColumn, f.code, f.claimId, f.subject, f.message);
+    };
+    return key(a) < key(b);
+}
+
+std::vector<Finding> Engine::findings(const FindingsOptions& opts) {
+    if (opts.tier != "project" && opts.tier != "medulla" && opts.tier != "all")
+        throw invalidField("tier", "must be 'project', 'medulla' or 'all'");
+    // Files inside the root are named relative to it (as anchors are);
+    // others (the medulla's) absolutely.
+    auto display = [&](const std::string& abs) {
+        auto rel = relativeToRoot(opts_.root, abs);
+        return rel ? *rel : abs;
+    };
+    std::optional<std::string> only;
+    if (opts.path) only = display(*opts.path);
+
+    const int64_t now = nowUnix();
+    const int64_t staleAfter = int64_t(opts_.staleDays) * 86400;
+    std::vector<Finding> out;
+
+    for (auto& tp : tiers_) {
+        Tier& t = *tp;
+        if (opts.tier != "all" && opts.tier != t.name) continue;
+        if (!ready(t)) continue;
+        // Anchors are workspace-relative paths of the project they were
+        // written in; only the project tier's can be checked against this root.
+        const bool checkAnchors = t.name == "project";
+
+        // The claims to look at, read in one snapshot.
+        std::vector<Claim> claims;
+        std::vector<BrokenFile> broken;
+        {
+            auto snapshot = t.index->readScope();
+            std::vector<int64_t> rowids;
+            std::string claimsPrefix = display(t.store->claimsDir()) + "/";
+            if (!only) {
+                rowids = t.index->recent(ClaimStatus::Committed, kEverything);
+            } else if (only->starts_with(claimsPrefix) && only->ends_with(".md")) {
+                std::string id =
+                    only->substr(claimsPrefix.size(), only->size() - claimsPrefix.size() - 3);
+                if (Store::validId(id))
+                    if (auto ic = t.index->byId(id)) rowids.push_back(ic->rowid);
+            } else {
+                rowids = t.index->anchoredIn(*only, kEverything);
+            }
+            for (auto rowid : rowids)
+                if (auto ic = t.index->byRowid(rowid); ic && ic->claim.live())
+                    claims.push_back(std::move(ic->claim));
+            broken = t.index->brokenFiles();
+        }
+
+        for (auto& b : broken) {
+            Finding f;
+            f.code = "engram.invalid";
+            f.severity = "error";
+            f.tier = t.name;
+            f.claimFile = t.store->dir() + "/" + b.file;
+            f.path = display(f.claimFile);
+            if (only && f.path != *only) continue;
+            auto slash = b.file.find_last_of('/');
+            std::string name = b.file.substr(slash == std::string::npos ? 0 : slash + 1);
+            if (name.ends_with(".md") && Store::validId(name.substr(0, name.size() - 3)))
+                f.claimId = name.substr(0, name.size() - 3);
+            // The index keeps the parser's "line N: why"; say the line once.
+            std::string why = b.message;
+            std::string prefix = "line " + std::to_string(b.line) + ": ";
+            if (why.starts_with(prefix)) why = why.substr(prefix.size());
+            if (b.line > 0) {
+                uint32_t line = uint32_t(b.line - 1);
+                uint32_t width = 0;
+                if (auto text = readFile(f.claimFile)) {
+                    std::string_view v = *text;
+                    size_t pos = 0;
+                    for (uint32_t l = 0; l < line && pos != std::string_view::npos; ++l) {
+                        pos = v.find('\n', pos);
+                        if (pos != std::string_view::npos) ++pos;
+                    }
+                    if (pos != std::string_view::npos && pos <= v.size()) {
+                        size_t end = v.find('\n', pos);
+                        if (end == std::string_view::npos) end = v.size();
+                        if (end > pos && v[end - 1] == '\r') --end;
+                        width = uint32_t(end - pos);
+                    }
+                }
+                f.range = {line, 0, line, width};
+            }
+            // The parser may quote the file (a key, an id): never a secret.
+            if (auto hits = scanField("message", why); !hits.failure.empty() || !hits.hits.empty())
+                why = safe(hits);
+            f.message = "invalid: " + f.path + " cannot be parsed" +
+                        (b.line > 0 ? " (line " + std::to_string(b.line) + ")" : "") + ": " + why +
+                        "; engram ignores this file until it is fixed";
+            out.push_back(std::move(f));
+        }
+
+        for (auto& c : claims) {
+            std::string claimFile = t.store->claimPath(c.id);
+            std::string claimPath = display(claimFile);
+            // Every message quotes the claim, so scan what it quotes first:
+            // a secret is named by rule and span, never repeated.
+            std::vector<Scanned> fields;
+            fields.push_back(scanField("label", c.label));
+            fields.push_back(scanField("text", c.text));
+            for (size_t i = 0; i < c.tags.size(); ++i)
+                fields.push_back(scanField("tags[" + std::to_string(i) + "]", c.tags[i]));
+            for (size_t i = 0; i < c.evidence.size(); ++i)
+                fields.push_back(
+                    scanField("evidence[" + std::to_string(i) + "].value", c.evidence[i].value));
+            std::string label = oneLine(safe(fields[0]));
+            std::string quoted = "claim " + (label.empty() ? "" : "\"" + label + "\" ") + "(" +
+                                 c.id + "): " + oneLine(safe(fields[1]));
+
+            auto base = [&](const std::string& code) {
+                Finding f;
+                f.code = code;
+                f.severity = std::string(findingRule(code)->severity);
+                f.claimId = c.id;
+                f.label = safe(fields[0]);
+                f.tier = t.name;
+                f.path = claimPath;
+                f.claimFile = claimFile;
+                return f;
+            };
+
+            std::optional<std::string> fileText; // read only when a secret needs a line
+            for (auto& s : fields) {
+                if (!s.failure.empty()) {
+                    Finding f = base("engram.secret");
+                    f.subject = s.field + ":scanner-failure";
+                    f.message = "secret: the secret scan of " + s.field + " could not complete (" +
+                                s.failure +
+                                "); treat this claim file as unsafe until it is checked; " + quoted;
+                    out.push_back(std::move(f));
+                    continue;
+                }
+                for (auto& h : s.hits) {
+                    Finding f = base("engram.secret");
+                    f.subject = s.field + ":" + h.rule;
+                    f.message = "secret: the claim file holds what looks like a " + h.description +
+                                " in " + s.field + " (rule " + h.rule + ", characters " +
+                                std::to_string(h.begin) + "-" + std::to_string(h.end) +
+                                "); remove it from the file and from git history, and rotate "
+                                "the credential; " +
+                                quoted;
+                    // Point at it in the claim file: the text is stored as
+                    // written, header values escaped.
+                    if (!fileText) fileText = readFile(claimFile).value_or("");
+                    std::string needle = s.value.substr(h.begin, h.end - h.begin);
+                    size_t body = bodyStart(*fileText), at = std::string::npos;
+                    if (s.field == "text") {
+                        at = fileText->find(needle, body);
+                    } else {
+                        needle = escapeValue(needle);
+                        at = fileText->find(needle);
+                        if (at >= body) at = std::string::npos; // only in the header
+                    }
+                    if (at != std::string::npos) {
+                        auto [sl, sc] = position(*fileText, at);
+                        auto [el, ec] = position(*fileText, at + needle.size());
+                        f.range = {sl, sc, el, ec};
+                    }
+                    out.push_back(std::move(f));
+                }
+            }
+
+            if (checkAnchors) {
+                for (auto& a : c.anchors) {
+                    auto check = anchorer_.check(a);
+                    if (check.state == "intact") continue;
+                    Finding f = base("engram." + check.state);
+                    f.symbol = a.symbol;
+                    f.subject = anchorName(a);
+                    std::string what = !a.symbol.empty() ? a.symbol + " in " + a.path
+                                       : a.startLine > 0
+                                           ? "lines " + std::to_string(a.startLine) + "-" +
+                                                 std::to_string(a.endLine) + " of " + a.path
+                                           : a.path;
+                    if (check.state == "drifted") {
+                        f.path = a.path;
+                        f.range = check.range.value_or(TextRange{});
+                        std::string since = c.verified ? "it was re-verified on " + day(*c.verified)
+                                            : (c.updated || c.created)
+                                                ? "the claim was anchored on " +
+                                                      day(c.updated.value_or(c.created.value_or(0)))
+                                                : "the claim was anchored";
+                        f.message = "drifted: " + what + " changed since " + since +
+                                    "; check the claim, then re-verify (engram reverify " + c.id +
+                                    ") or retract it; " + quoted;
+                    } else if (check.state == "moved") {
+                        f.path = a.path;
+                        f.range = check.range.value_or(TextRange{});
+                        f.message = "moved: " + a.symbol + " is now " + check.movedTo + " in " +
+                                    a.path +
+                                    " (not applied until re-verified); re-verify (engram "
+                                    "reverify " +
+                                    c.id + ") to follow it, or retract the claim; " + quoted;
+                    } else {
+                        f.code = "engram.orphaned";
+                        f.severity = std::string(findingRule(f.code)->severity);
+                        bool fileGone = !statFile(opts_.root + "/" + a.path).has_value();
+                        std::string why = fileGone ? a.path + " no longer exists"
+                                          : !a.symbol.empty()
+                                              ? a.symbol + " is no longer defined in " + a.path
+                                          : a.startLine > 0 ? a.path + " no longer has lines " +
+                                                                  std::to_string(a.startLine) +
+                                                                  "-" + std::to_string(a.endLine)
+                                                            : a.path + " can no longer be read";
+                        f.message = "orphaned: " + why +
+                                    "; retract the claim or remember it again with a new "
+                                    "anchor; " +
+                                    quoted;
+                    }
+                    out.push_back(std::move(f));
+                }
+            }
+
+            // Stale: judged from the last re-verification, else the claim's
+            // birth; a claim of unknown age is not called stale.
+            if (auto since = c.verified ? c.verified : c.created;
+                since && now - *since > staleAfter) {
+                Finding f = base("engram.stale");
+                f.message = std::string("stale: ") +
+                            (c.verified ? "last re-verified " : "written ") + day(*since) + " (" +
+                            humanAge(now - *since) + " ago, stale after " +
+                            std::to_string(opts_.staleDays) +
+                            " days); check that it still holds, then re-verify (engram reverify " +
+                            c.id + ") or retract it; " + quoted;
+                out.push_back(std::move(f));
+            }
+        }
+    }
+    std::sort(out.begin(), out.end(), findingLess);
+    return out;
+}
+
+} // namespace engram

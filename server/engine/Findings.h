@@ -1,0 +1,86 @@
+// Memory diagnostics as plain data: what `engram check` reports in CI and
+// what the editor will publish as diagnostics (BRIEF 7).
+//
+// A Finding is one problem with one claim (or one claim file): an anchor that
+// drifted, moved or was orphaned, a claim older than stale_days, a claim file
+// holding a secret, a claim file that does not parse. The engine computes them
+// (Engine::findings); the CLI renders them as text, JSON or SARIF; nothing
+// here knows any wire format.
+#pragma once
+#include "engine/Anchoring.h"
+
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace engram {
+
+struct Finding {
+    // engram.drifted | engram.orphaned | engram.moved | engram.stale |
+    // engram.secret | engram.invalid (engram.conflict is not computed yet)
+    std::string code;
+    std::string severity; // error | warning | information | hint
+    std::string claimId;  // empty for a broken file whose name is not a claim id
+    std::string label;    // secrets redacted ("[REDACTED:<rule>]"), never echoed
+    std::string tier;     // project | medulla
+    // The file the finding is reported on, relative to the root: the anchored
+    // source file for drifted and moved (on the symbol's current range), the
+    // claim file (".engram/claims/<id>.md") for orphaned, stale, secret and
+    // invalid. Absolute when the file lies outside the root (medulla claims).
+    std::string path;
+    std::string symbol; // the anchored symbol, when the finding is about one
+    // What within the claim the finding is about, so two findings of one
+    // claim and code stay apart (and keep a stable identity across line
+    // moves): the anchor ("src/a.py#A.f", "src/a.py:3-9", "src/a.py") for
+    // anchor findings, "<field>:<rule>" for secrets, empty otherwise.
+    std::string subject;
+    // 0-based, end exclusive, columns in bytes. Claim-file findings: the line
+    // of the problem (invalid, secret) or 0.
+    TextRange range;
+    // One line: what happened and what to do, then the claim's label and its
+    // text (truncated, secrets redacted, never echoed).
+    std::string message;
+    std::string claimFile; // absolute path of the claim file
+};
+
+struct FindingsOptions {
+    // project (the default) | medulla | all. The medulla's claims are about
+    // no particular workspace: their anchors are not checked against this
+    // root (only staleness, secrets and broken files are reported for them),
+    // and a workspace's check looks at its own project memory only unless
+    // asked.
+    std::string tier = "project";
+    // Only claims with an anchor in this workspace-relative file (all of
+    // their findings), or, when it names a claim file
+    // (".engram/claims/<id>.md"), that claim and that file.
+    std::optional<std::string> path = {};
+};
+
+struct FindingsSummary {
+    std::map<std::string, int64_t> byCode; // every computed code, zeros included
+};
+
+// The BRIEF 7 table: one rule per diagnostic code.
+struct FindingRule {
+    std::string_view code;
+    std::string_view severity;
+    std::string_view name; // PascalCase (SARIF reportingDescriptor.name)
+    std::string_view shortDescription;
+    std::string_view fullDescription;
+    bool computed; // false for codes engram does not compute yet
+};
+const std::vector<FindingRule>& findingRules();
+const FindingRule* findingRule(std::string_view code);
+
+// error 3, warning 2, information 1, hint 0; -1 for anything else.
+int severityRank(std::string_view severity);
+
+FindingsSummary summarize(const std::vector<Finding>& findings);
+
+// The deterministic order: path, range, code, claim id, subject, message.
+bool findingLess(const Finding& a, const Finding& b);
+
+} // namespace engram

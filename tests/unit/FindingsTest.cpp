@@ -1,0 +1,454 @@
+// Memory diagnostics (Engine::findings): drifted, moved, orphaned, stale,
+// invalid and secret findings with their exact codes, severities, paths and
+// ranges, against a real workspace and real claim files.
+#include "engine/Engine.h"
+#include "model/Error.h"
+#include "support/LanguageCases.h"
+#include "support/TempDir.h"
+#include "syntax/Symbols.h"
+#include "util/Time.h"
+
+#include <catch2/catch.hpp>
+#include <filesystem>
+
+using namespace engram;
+using namespace engram::test;
+
+namespace {
+
+// 0-based lines:           0          1 2 3
+const std::string kSource = "import os\n\n\nclass TokenValidator:\n"
+                            // 4
+                            "    def validate(self, token):\n"
+                            // 5
+                            "        return token.ok\n"
+                            // 6 7 8
+                            "\n\ndef connect(url):\n"
+                            // 9
+                            "    return url\n";
+
+constexpr const char* kToken = "ghp_abcdefghijklmnopqrstuvwxyz0123456789";
+
+struct Workspace {
+    TempDir root, home;
+    Engine engine{{root.path(), "test", home.path(), 30, "test"}};
+
+    Workspace() { root.write("src/svc.py", kSource); }
+
+    std::string remember(const std::string& text, const std::string& label, AnchorSpec anchor,
+                         const std::string& tier = "project") {
+        RememberRequest r;
+        r.text = text;
+        r.label = label;
+        r.agent = "test:agent";
+        r.tier = tier;
+        r.anchors = {std::move(anchor)};
+        return engine.remember(r).claim.id;
+    }
+    std::string claimRel(const std::string& id) const { return ".engram/claims/" + id + ".md"; }
+    std::string claimAbs(const std::string& id) const { return root / claimRel(id); }
+    void edit(const std::string& from, const std::string& to) {
+        std::string text = kSource;
+        auto at = text.find(from);
+        REQUIRE(at != std::string::npos);
+        root.write("src/svc.py", text.replace(at, from.size(), to));
+    }
+    // A claim file written by hand (as a person would, then `git add`), and
+    // the index told about it the way the file watcher tells it.
+    void handWrite(const std::string& id, const std::string& contents) {
+        root.write(claimRel(id), contents);
+        engine.refresh();
+    }
+    std::vector<Finding> findings(FindingsOptions o = {}) { return engine.findings(o); }
+};
+
+std::vector<std::string> codes(const std::vector<Finding>& fs) {
+    std::vector<std::string> out;
+    for (auto& f : fs)
+        out.push_back(f.code);
+    return out;
+}
+
+void checkRange(const TextRange& r, uint32_t sl, uint32_t sc, uint32_t el, uint32_t ec) {
+    CHECK(r.startLine == sl);
+    CHECK(r.startColumn == sc);
+    CHECK(r.endLine == el);
+    CHECK(r.endColumn == ec);
+}
+
+bool contains(const std::string& hay, const std::string& needle) {
+    return hay.find(needle) != std::string::npos;
+}
+
+} // namespace
+
+TEST_CASE("findings: intact anchors and fresh claims give none", "[findings]") {
+    Workspace w;
+    w.remember("validate returns the ok flag", "validate-ok",
+               {.path = "src/svc.py", .symbol = "TokenValidator.validate"});
+    w.remember("connect takes a url", "connect-url", {.path = "src/svc.py", .symbol = "connect"});
+    w.remember("the module imports os", "imports", {.path = "src/svc.py", .lines = {{1, 1}}});
+    w.remember("the whole file", "whole", {.path = "src/svc.py"});
+    CHECK(w.findings().empty());
+    // Reformatting does not drift anything.
+    w.root.write("src/svc.py", "import os\nclass TokenValidator:\n  def validate(self, token):\n"
+                               "    return token.ok\ndef connect(url): return url\n");
+    CHECK(codes(w.findings()) == std::vector<std::string>{});
+}
+
+TEST_CASE("findings: a drifted symbol is a warning on its current range, gone after reverify",
+          "[findings]") {
+    Workspace w;
+    auto id = w.remember("validate returns the ok flag; callers must check it", "validate-ok",
+                         {.path = "src/svc.py", .symbol = "TokenValidator.validate"});
+    w.edit("return token.ok", "return token.valid");
+
+    auto fs = w.findings();
+    REQUIRE(fs.size() == 1);
+    const Finding& f = fs[0];
+    CHECK(f.code == "engram.drifted");
+    CHECK(f.severity == "warning");
+    CHECK(f.claimId == id);
+    CHECK(f.label == "validate-ok");
+    CHECK(f.tier == "project");
+    CHECK(f.path == "src/svc.py");
+    CHECK(f.symbol == "TokenValidator.validate");
+    CHECK(f.subject == "src/svc.py#TokenValidator.validate");
+    // "    def validate..." on line 4 through the end of "        return token.valid".
+    checkRange(f.range, 4, 4, 5, 26);
+    CHECK(f.claimFile == w.claimAbs(id));
+    CHECK(contains(f.message, "drifted: TokenValidator.validate in src/svc.py changed since"));
+    CHECK(contains(f.message, "validate-ok"));
+    CHECK(contains(f.message, "validate returns the ok flag; callers must check it"));
+    CHECK(contains(f.message, "engram reverify " + id));
+    CHECK(f.message.find('\n') == std::string::npos);
+
+    auto summary = summarize(fs);
+    CHECK(summary.byCode.at("engram.drifted") == 1);
+    CHECK(summary.byCode.at("engram.orphaned") == 0);
+    CHECK(summary.byCode.count("engram.conflict") == 0); // not computed yet
+
+    w.engine.reverify(id, "test:reviewer", "checked: valid is the new name of ok");
+    CHECK(w.findings().empty());
+}
+
+TEST_CASE("findings: a drifted line range points at its lines", "[findings]") {
+    Workspace w;
+    auto id = w.remember("connect is two lines", "connect-lines",
+                         {.path = "src/svc.py", .lines = {{9, 10}}});
+    w.edit("return url", "return url.strip()");
+    auto fs = w.findings();
+    REQUIRE(fs.size() == 1);
+    CHECK(fs[0].code == "engram.drifted");
+    CHECK(fs[0].path == "src/svc.py");
+    CHECK(fs[0].symbol.empty());
+    CHECK(fs[0].subject == "src/svc.py:9-10");
+    checkRange(fs[0].range, 8, 0, 10, 0);
+    CHECK(contains(fs[0].message, "lines 9-10 of src/svc.py changed"));
+    CHECK(fs[0].claimId == id);
+}
+
+TEST_CASE("findings: a renamed symbol is moved (information) on its new range", "[findings]") {
+    Workspace w;
+    auto id = w.remember("connect takes a url", "connect-url",
+                         {.path = "src/svc.py", .symbol = "connect"});
+    w.edit("def connect(url):", "def open_connection(url):");
+    auto fs = w.findings();
+    REQUIRE(fs.size() == 1);
+    CHECK(fs[0].code == "engram.moved");
+    CHECK(fs[0].severity == "information");
+    CHECK(fs[0].path == "src/svc.py");
+    CHECK(fs[0].symbol == "connect");
+    checkRange(fs[0].range, 8, 0, 9, 14);
+    CHECK(contains(fs[0].message, "connect is now open_connection in src/svc.py"));
+    CHECK(contains(fs[0].message, "connect-url"));
+
+    // Re-verifying follows the move: nothing left to report.
+    auto after = w.engine.reverify(id, "test:reviewer", "");
+    CHECK(after.claim.anchors.at(0).symbol == "open_connection");
+    CHECK(w.findings().empty());
+}
+
+TEST_CASE("findings: an orphaned anchor is a warning on the claim file", "[findings]") {
+    Workspace w;
+    auto gone = w.remember("validate returns the ok flag", "validate-ok",
+                           {.path = "src/svc.py", .symbol = "TokenValidator.validate"});
+    w.root.write("other.py", "def f():\n    return 1\n");
+    auto fileGone = w.remember("f returns one", "f-one", {.path = "other.py", .symbol = "f"});
+    // The method disappears (not renamed: its body changes too); the other
+    // file is deleted.
+    w.root.write("src/svc.py", "import os\n\nclass TokenValidator:\n    pass\n");
+    std::filesystem::remove(w.root / "other.py");
+
+    auto fs = w.findings();
+    REQUIRE(fs.size() == 2);
+    for (auto& f : fs) {
+        CHECK(f.code == "engram.orphaned");
+        CHECK(f.severity == "warning");
+        checkRange(f.range, 0, 0, 0, 0);
+    }
+    // Sorted by path: both are claim files; find each by id.
+    auto byId = [&](const std::string& id) -> const Finding& {
+        for (auto& f : fs)
+            if (f.claimId == id) return f;
+        FAIL("no finding for " << id);
+        return fs[0];
+    };
+    const Finding& a = byId(gone);
+    CHECK(a.path == w.claimRel(gone));
+    CHECK(a.claimFile == w.claimAbs(gone));
+    CHECK(a.symbol == "TokenValidator.validate");
+    CHECK(contains(a.message, "TokenValidator.validate is no longer defined in src/svc.py"));
+    const Finding& b = byId(fileGone);
+    CHECK(b.path == w.claimRel(fileGone));
+    CHECK(contains(b.message, "other.py no longer exists"));
+    CHECK(fs[0].path < fs[1].path);
+}
+
+TEST_CASE("findings: a claim older than stale_days is a hint on its claim file", "[findings]") {
+    Workspace w;
+    w.root.write("src/svc.py", kSource);
+    w.handWrite("c-oldclaim0001", "---\n"
+                                  "id: c-oldclaim0001\n"
+                                  "label: old-news\n"
+                                  "created: 2020-01-01T00:00:00Z\n"
+                                  "---\n"
+                                  "The service runs on Python 2\n");
+    // Old but re-verified last week: not stale.
+    w.handWrite("c-reverified01", "---\n"
+                                  "id: c-reverified01\n"
+                                  "label: checked\n"
+                                  "created: 2020-01-01T00:00:00Z\n"
+                                  "verified: " +
+                                      formatUtc(nowUnix() - 7 * 86400) +
+                                      "\n"
+                                      "---\n"
+                                      "Checked recently\n");
+    // Unknown age: not called stale.
+    w.handWrite("c-noage0000001", "---\nid: c-noage0000001\n---\nNobody knows when\n");
+    // Retracted: not live, not reported.
+    w.handWrite("c-retracted001", "---\nid: c-retracted001\nstatus: retracted\n"
+                                  "created: 2020-01-01T00:00:00Z\n---\nWithdrawn\n");
+
+    auto fs = w.findings();
+    REQUIRE(fs.size() == 1);
+    CHECK(fs[0].code == "engram.stale");
+    CHECK(fs[0].severity == "hint");
+    CHECK(fs[0].claimId == "c-oldclaim0001");
+    CHECK(fs[0].label == "old-news");
+    CHECK(fs[0].path == ".engram/claims/c-oldclaim0001.md");
+    checkRange(fs[0].range, 0, 0, 0, 0);
+    CHECK(contains(fs[0].message, "stale: written 2020-01-01"));
+    CHECK(contains(fs[0].message, "The service runs on Python 2"));
+}
+
+TEST_CASE("findings: a claim file that does not parse is an error naming its line", "[findings]") {
+    Workspace w;
+    w.handWrite("c-broken000001", "---\n"
+                                  "id: c-broken000001\n"
+                                  "this line has no colon\n"
+                                  "---\n"
+                                  "text\n");
+    w.handWrite("not a claim id", "---\n---\ntext\n");
+    auto fs = w.findings();
+    REQUIRE(fs.size() == 2);
+    CHECK(fs[0].code == "engram.invalid");
+    CHECK(fs[0].severity == "error");
+    CHECK(fs[0].path == ".engram/claims/c-broken000001.md");
+    CHECK(fs[0].claimId == "c-broken000001");
+    CHECK(fs[0].claimFile == w.root / ".engram/claims/c-broken000001.md");
+    checkRange(fs[0].range, 2, 0, 2, 22); // the whole of line 3
+    CHECK(contains(fs[0].message, "(line 3): expected 'key: value'"));
+
+    CHECK(fs[1].code == "engram.invalid");
+    CHECK(fs[1].path == ".engram/claims/not a claim id.md");
+    CHECK(fs[1].claimId.empty());
+    checkRange(fs[1].range, 0, 0, 0, 0);
+    CHECK(contains(fs[1].message, "not a valid claim id"));
+
+    // Fixed by hand: the finding goes away.
+    w.handWrite("c-broken000001", "---\nid: c-broken000001\n---\ntext\n");
+    std::filesystem::remove(w.root / ".engram/claims/not a claim id.md");
+    w.engine.refresh();
+    CHECK(w.findings().empty());
+}
+
+TEST_CASE("findings: a secret in a hand-edited claim file is an error that never echoes it",
+          "[findings]") {
+    Workspace w;
+    w.handWrite("c-leaky0000001", std::string("---\n"
+                                              "id: c-leaky0000001\n"
+                                              "label: deploy-token\n"
+                                              "created: ") +
+                                      formatUtc(nowUnix()) +
+                                      "\n"
+                                      "tags: deploy\n"
+                                      "---\n"
+                                      "Deploys use the token " +
+                                      kToken + " from the vault\n");
+    auto fs = w.findings();
+    REQUIRE(fs.size() == 1);
+    const Finding& f = fs[0];
+    CHECK(f.code == "engram.secret");
+    CHECK(f.severity == "error");
+    CHECK(f.claimId == "c-leaky0000001");
+    CHECK(f.path == ".engram/claims/c-leaky0000001.md");
+    CHECK(f.subject == "text:github-token");
+    // Line 7 (0-based 6), after "Deploys use the token ".
+    checkRange(f.range, 6, 22, 6, 22 + 40);
+    CHECK(contains(f.message, "rule github-token"));
+    CHECK(contains(f.message, "characters 22-62"));
+    CHECK(contains(f.message, "[REDACTED:github-token]"));
+    CHECK_FALSE(contains(f.message, kToken));
+    CHECK_FALSE(contains(f.message, "ghp_"));
+
+    // In a header field too, and every other finding of that claim (here:
+    // stale) quotes the claim redacted.
+    w.handWrite("c-leaky0000002", std::string("---\n"
+                                              "id: c-leaky0000002\n"
+                                              "label: old\n"
+                                              "created: 2020-01-01T00:00:00Z\n"
+                                              "evidence: note ") +
+                                      kToken +
+                                      "\n"
+                                      "---\n"
+                                      "The token is " +
+                                      kToken + "\n");
+    fs = w.findings(FindingsOptions{.path = ".engram/claims/c-leaky0000002.md"});
+    REQUIRE(codes(fs) ==
+            std::vector<std::string>{"engram.stale", "engram.secret", "engram.secret"});
+    CHECK(fs[1].subject == "evidence[0].value:github-token");
+    checkRange(fs[1].range, 4, 15, 4, 55);
+    CHECK(fs[2].subject == "text:github-token");
+    checkRange(fs[2].range, 6, 13, 6, 53);
+    for (auto& x : fs) {
+        CHECK_FALSE(contains(x.message, "ghp_"));
+        CHECK(contains(x.message, "The token is [REDACTED:github-token]"));
+    }
+}
+
+TEST_CASE("findings: sorted by path and range, one finding per non-intact anchor; options "
+          "restrict them",
+          "[findings]") {
+    Workspace w;
+    w.root.write("lib/other.py", "def helper():\n    return 1\n");
+    auto two = w.remember("both change", "two-anchors",
+                          {.path = "src/svc.py", .symbol = "TokenValidator.validate"});
+    {
+        // A second anchor on the same claim, through supersession.
+        RememberRequest r;
+        r.text = "both change";
+        r.label = "two-anchors";
+        r.agent = "test:agent";
+        r.confidence = 0.9;
+        r.anchors = {{.path = "src/svc.py", .symbol = "TokenValidator.validate"},
+                     {.path = "lib/other.py", .symbol = "helper"}};
+        REQUIRE(w.engine.remember(r).claim.id == two);
+    }
+    auto one = w.remember("connect takes a url", "connect-url",
+                          {.path = "src/svc.py", .symbol = "connect"});
+    w.root.write("src/svc.py", "import os\n\n\nclass TokenValidator:\n"
+                               "    def validate(self, token):\n        return not token.ok\n"
+                               "\n\ndef connect(url):\n    return url or None\n");
+    w.root.write("lib/other.py", "def helper():\n    return 2\n");
+
+    auto fs = w.findings();
+    REQUIRE(fs.size() == 3);
+    CHECK(fs[0].path == "lib/other.py");
+    CHECK(fs[0].claimId == two);
+    CHECK(fs[1].path == "src/svc.py");
+    CHECK(fs[1].symbol == "TokenValidator.validate");
+    CHECK(fs[2].path == "src/svc.py");
+    CHECK(fs[2].symbol == "connect");
+    CHECK(fs[2].claimId == one);
+    for (auto& f : fs)
+        CHECK(f.code == "engram.drifted");
+    // Deterministic: the same answer twice.
+    auto again = w.findings();
+    REQUIRE(again.size() == fs.size());
+    for (size_t i = 0; i < fs.size(); ++i) {
+        CHECK(again[i].message == fs[i].message);
+        CHECK_FALSE(findingLess(fs[i], again[i]));
+        CHECK_FALSE(findingLess(again[i], fs[i]));
+    }
+
+    // Claims anchored in one file: all of their findings.
+    auto inLib = w.findings(FindingsOptions{.path = "lib/other.py"});
+    REQUIRE(inLib.size() == 2);
+    CHECK(inLib[0].claimId == two);
+    CHECK(inLib[1].claimId == two);
+    // An absolute path inside the root is the same file.
+    CHECK(w.findings(FindingsOptions{.path = w.root / "lib/other.py"}).size() == 2);
+    CHECK(w.findings(FindingsOptions{.path = "nothing/here.py"}).empty());
+    // One claim file.
+    auto byFile = w.findings(FindingsOptions{.path = w.claimRel(one)});
+    REQUIRE(byFile.size() == 1);
+    CHECK(byFile[0].claimId == one);
+
+    CHECK_THROWS_AS(w.findings(FindingsOptions{.tier = "everything"}), EngramError);
+}
+
+TEST_CASE("findings: the medulla is not checked by default, and its anchors never against this "
+          "root",
+          "[findings]") {
+    Workspace w;
+    w.remember("connect takes a url", "doctrine", {.path = "src/svc.py", .symbol = "connect"},
+               "medulla");
+    w.edit("return url", "return None");
+    CHECK(w.findings().empty());
+    CHECK(w.findings(FindingsOptions{.tier = "medulla"}).empty());
+    CHECK(w.findings(FindingsOptions{.tier = "all"}).empty());
+}
+
+TEST_CASE("findings: a body edit drifts a claim in every language, on the symbol's new range",
+          "[findings]") {
+    for (const auto& c : cases()) {
+        DYNAMIC_SECTION(c.lang) {
+            TempDir root, home;
+            Engine engine{{root.path(), "test", home.path(), 30, "test"}};
+            std::string rel = "src/" + c.file;
+            std::string original = readFixture(fixturePath(c));
+            root.write(rel, original);
+            RememberRequest r;
+            r.text = "about " + c.bodySymbol;
+            r.agent = "test:agent";
+            r.anchors = {{.path = rel, .symbol = c.bodySymbol}};
+            auto id = engine.remember(r).claim.id;
+            CHECK(engine.findings().empty());
+
+            std::string edited = apply(original, c.body);
+            root.write(rel, edited);
+            auto fs = engine.findings();
+            REQUIRE(fs.size() == 1);
+            CHECK(fs[0].code == "engram.drifted");
+            CHECK(fs[0].path == rel);
+            CHECK(fs[0].claimId == id);
+            const syntax::Symbol* s = nullptr;
+            auto symbols = syntax::extractSymbols(c.lang, edited);
+            for (auto& x : symbols)
+                if (x.qualified == c.bodySymbol) s = &x;
+            REQUIRE(s);
+            checkRange(fs[0].range, s->startLine, s->startColumn, s->endLine, s->endColumn);
+        }
+    }
+}
+
+TEST_CASE("finding rules: one per code with the BRIEF's severities", "[findings]") {
+    std::map<std::string, std::string> expected = {
+        {"engram.drifted", "warning"},   {"engram.orphaned", "warning"},
+        {"engram.moved", "information"}, {"engram.conflict", "warning"},
+        {"engram.stale", "hint"},        {"engram.secret", "error"},
+        {"engram.invalid", "error"}};
+    CHECK(findingRules().size() == expected.size());
+    for (auto& [code, severity] : expected) {
+        auto* r = findingRule(code);
+        REQUIRE(r);
+        CHECK(r->severity == severity);
+        CHECK(severityRank(r->severity) >= 0);
+    }
+    CHECK(findingRule("engram.nope") == nullptr);
+    CHECK(severityRank("error") > severityRank("warning"));
+    CHECK(severityRank("warning") > severityRank("information"));
+    CHECK(severityRank("information") > severityRank("hint"));
+    CHECK(severityRank("fatal") == -1);
+}
