@@ -45,48 +45,35 @@ std::string orUnknown(const std::string& s) {
     return s.empty() ? "unknown" : s;
 }
 
-std::string describe(const AnchoredClaim& a) {
-    std::string label = a.claim.label.empty() ? a.claim.id : a.claim.label;
-    return label + ": " + shortText(a.claim.text);
-}
-
 } // namespace
 
 void LspServer::publishDiagnostics(const std::string& path, std::optional<int64_t> version) {
+    // The same findings `engram check` reports, restricted to this file: for
+    // a source file its anchors' drift and moves (on the symbols' current
+    // ranges); for an open claim file its own problems (orphaned, stale,
+    // secret, invalid).
     auto text = engine().documentText(path);
+    auto rel = relativeToRoot(engine().root(), path);
     json diags = json::array();
-    if (text) {
-        int64_t staleAfter = 30 * 86400;
-        int64_t now = nowUnix();
-        for (auto& a : engine().anchorsIn(path)) {
-            if (!a.startLine) continue; // orphaned: reported on the claim file by engram check
-            std::string code;
-            int severity = 0;
-            std::string what;
-            if (a.state == "drifted") {
-                code = "engram.drifted", severity = 2;
-                what = "the anchored code changed since this memory was recorded or re-verified";
-            } else if (a.state == "moved") {
-                code = "engram.moved", severity = 3;
-                what = "the anchored code now lives at " + a.movedTo + " (re-verify to follow it)";
-            } else {
-                int64_t since = a.claim.verified.value_or(a.claim.created.value_or(now));
-                if (now - since <= staleAfter) continue;
-                code = "engram.stale", severity = 4;
-                what = "not re-verified for " + humanAge(now - since);
-            }
-            std::string claimFile = engine().projectDir() + "/claims/" + a.claim.id + ".md";
-            diags.push_back(
-                {{"range", lspRange(*text, *a.startLine, *a.startColumn, *a.endLine, *a.endColumn)},
-                 {"severity", severity},
-                 {"code", code},
-                 {"source", "engram"},
-                 {"message", describe(a) + " — " + what},
-                 {"data", {{"claim_id", a.claim.id}, {"anchor", a.anchorIndex}}},
-                 {"relatedInformation", json::array({{{"location",
-                                                       {{"uri", pathToUri(claimFile)},
-                                                        {"range", lspRange("", 0, 0, 0, 0)}}},
-                                                      {"message", "the claim file"}}})}});
+    if (text && rel) {
+        static const std::map<std::string, int> severity = {
+            {"error", 1}, {"warning", 2}, {"information", 3}, {"hint", 4}};
+        for (auto& f : engine().findings({"project", *rel})) {
+            if (f.path != *rel) continue;
+            auto& r = f.range;
+            json d = {
+                {"range", lspRange(*text, r.startLine, r.startColumn, r.endLine, r.endColumn)},
+                {"severity", severity.count(f.severity) ? severity.at(f.severity) : 2},
+                {"code", f.code},
+                {"source", "engram"},
+                {"message", f.message}};
+            if (!f.claimId.empty()) d["data"] = {{"claim_id", f.claimId}};
+            if (!f.claimFile.empty() && f.claimFile != path)
+                d["relatedInformation"] = json::array(
+                    {{{"location",
+                       {{"uri", pathToUri(f.claimFile)}, {"range", lspRange("", 0, 0, 0, 0)}}},
+                      {"message", "the claim file"}}});
+            diags.push_back(std::move(d));
         }
     }
     if (auto it = openDocs_.find(path); it != openDocs_.end() && version) it->second = version;
