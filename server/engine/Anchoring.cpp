@@ -248,10 +248,31 @@ Anchor Anchorer::resolve(const AnchorSpec& spec, const std::string& field) {
     return a;
 }
 
+std::optional<AnchorCheck> Anchorer::findElsewhere(const Anchor& a) {
+    if (!shapeLookup_ || a.shape.empty()) return std::nullopt;
+    for (auto& c : shapeLookup_(a.shape)) {
+        if (c.path == a.path || c.kind != a.nodeKind) continue;
+        // The code index may lag behind the files: confirm against the file.
+        const CachedFile* f = load(c.path);
+        if (!f) continue;
+        for (const auto& s : f->symbols) {
+            if (s.qualified != c.qualified || s.shapeHash != a.shape) continue;
+            AnchorCheck out{"moved", symbolAnchor(c.path, f->language, s),
+                            c.path + "#" + s.qualified, symbolRange(s)};
+            return out;
+        }
+    }
+    return std::nullopt;
+}
+
 AnchorCheck Anchorer::check(const Anchor& a) {
-    AnchorCheck out{"orphaned", std::nullopt, ""};
+    AnchorCheck out{"orphaned", std::nullopt, "", std::nullopt};
     const CachedFile* f = load(a.path);
-    if (!f) return out;
+    if (!f) {
+        if (!a.symbol.empty())
+            if (auto moved = findElsewhere(a)) return *moved;
+        return out;
+    }
     if (!a.symbol.empty()) {
         if (f->language.empty()) return out;
         // The same qualified name (and kind, when the file has several).
@@ -279,6 +300,7 @@ AnchorCheck Anchorer::check(const Anchor& a) {
                     return out;
                 }
             }
+            if (auto moved = findElsewhere(a)) return *moved;
         }
         return out;
     }

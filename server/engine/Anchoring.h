@@ -7,9 +7,11 @@
 // once.
 #pragma once
 #include "engine/Requests.h"
+#include "index/Index.h"
 #include "model/Claim.h"
 #include "syntax/Symbols.h"
 
+#include <functional>
 #include <optional>
 #include <string>
 #include <unordered_map>
@@ -52,6 +54,11 @@ public:
     void closeDocument(const std::string& rel);
     // The open document's text, or nullptr.
     const std::string* documentText(const std::string& rel) const;
+    // Where else in the workspace a definition with this shape exists (the
+    // code index); lets check() follow a symbol that moved to another file.
+    void setShapeLookup(std::function<std::vector<CodeSymbol>(const std::string&)> lookup) {
+        shapeLookup_ = std::move(lookup);
+    }
     // The innermost definition at a 0-based (line, byte column), if any.
     std::optional<syntax::Symbol> symbolAt(const std::string& rel, uint32_t line, uint32_t column);
 
@@ -63,12 +70,15 @@ private:
     };
     // nullptr when the file is missing or outside the root.
     const CachedFile* load(const std::string& relPath);
+    // The anchored symbol in another file (same shape and kind), if any.
+    std::optional<AnchorCheck> findElsewhere(const Anchor& a);
 
     std::string root_;
     std::unordered_map<std::string, CachedFile> cache_;
     std::unordered_map<std::string, syntax::Document> open_;
     std::unordered_map<std::string, std::string> openPlain_; // open files without a grammar
     std::unordered_map<std::string, CachedFile> overlay_;    // views of the open documents
+    std::function<std::vector<CodeSymbol>(const std::string&)> shapeLookup_;
 };
 
 // The whitespace-blind digest used by file and range anchors.

@@ -29,16 +29,22 @@ std::vector<AnchoredClaim> Engine::anchorsIn(const std::string& path) {
     Tier* t = tier("project");
     if (!t || !ready(*t)) return out;
     int64_t now = nowUnix();
-    auto snapshot = t->index->readScope();
-    for (auto rowid : t->index->anchoredIn(*rel, 1 << 20)) {
-        auto ic = t->index->byRowid(rowid);
-        if (!ic || !ic->claim.live()) continue;
-        for (size_t i = 0; i < ic->claim.anchors.size(); ++i) {
-            const Anchor& a = ic->claim.anchors[i];
+    std::vector<Claim> claims;
+    {
+        // Read in one snapshot; check afterwards (a check may write the
+        // code index, which cannot happen inside a read transaction).
+        auto snapshot = t->index->readScope();
+        for (auto rowid : t->index->anchoredIn(*rel, 1 << 20))
+            if (auto ic = t->index->byRowid(rowid); ic && ic->claim.live())
+                claims.push_back(std::move(ic->claim));
+    }
+    for (auto& claim : claims) {
+        for (size_t i = 0; i < claim.anchors.size(); ++i) {
+            const Anchor& a = claim.anchors[i];
             if (a.path != *rel) continue;
             auto check = anchorer_.check(a);
             AnchoredClaim ac;
-            ac.claim = ic->claim;
+            ac.claim = claim;
             ac.tier = t->name;
             ac.anchorIndex = i;
             ac.state = check.state;
@@ -49,7 +55,7 @@ std::vector<AnchoredClaim> Engine::anchorsIn(const std::string& path) {
                 ac.endLine = check.range->endLine;
                 ac.endColumn = check.range->endColumn;
             }
-            if (ic->claim.created) ac.ageSeconds = now - *ic->claim.created;
+            if (claim.created) ac.ageSeconds = now - *claim.created;
             out.push_back(std::move(ac));
         }
     }

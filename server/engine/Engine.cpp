@@ -23,6 +23,7 @@ Engine::Engine(EngineOptions opts)
     , fingerprint_(rootFingerprint(opts_.root))
     , started_(nowUnix())
     , anchorer_(opts_.root) {
+    anchorer_.setShapeLookup([this](const std::string& shape) { return symbolsWithShape(shape); });
     tiers_.push_back(std::make_unique<Tier>(
         Tier{"project",
              std::make_unique<Store>(opts_.root + "/.engram", "project", baseName(opts_.root)),

@@ -15,6 +15,8 @@
 #include "index/Index.h"
 #include "store/Store.h"
 
+#include <chrono>
+#include <functional>
 #include <memory>
 #include <string>
 #include <vector>
@@ -29,10 +31,21 @@ struct EngineOptions {
     std::string version; // engram's version, for the envelope
 };
 
+struct CodeIndexReport {
+    size_t files = 0;   // source files in the workspace
+    size_t parsed = 0;  // of which new or changed, so parsed
+    size_t removed = 0; // indexed files that are gone
+    size_t symbols = 0; // definitions found in the parsed files
+    int64_t bytes = 0;  // bytes parsed
+};
+
 class Engine {
 public:
     explicit Engine(EngineOptions opts);
     ~Engine();
+    // The anchorer calls back into the engine: an engine stays where it was built.
+    Engine(const Engine&) = delete;
+    Engine& operator=(const Engine&) = delete;
 
     const std::string& root() const { return opts_.root; }
     const std::string& fingerprint() const { return fingerprint_; }
@@ -75,6 +88,10 @@ public:
     // Drops and rebuilds every index from the claim files.
     std::vector<SyncReport> reindex();
 
+    // Brings the workspace's code index up to date (engine/CodeIndex.cpp);
+    // progress(done, total) is called now and then.
+    CodeIndexReport indexCode(const std::function<void(size_t, size_t)>& progress = {});
+
     // The project store directory (watched by the server).
     std::string projectDir() const;
 
@@ -97,6 +114,9 @@ private:
     int64_t started_;
     std::vector<std::unique_ptr<Tier>> tiers_;
     Anchorer anchorer_;
+    bool codeIndexed_ = false;
+    std::chrono::steady_clock::time_point lastCodeWalk_{};
+    std::vector<CodeSymbol> symbolsWithShape(const std::string& shape);
 };
 
 } // namespace engram

@@ -54,6 +54,12 @@ CREATE INDEX claims_anchored ON claims(status) WHERE anchor_count > 0;
 CREATE TABLE anchors(claim_rowid INTEGER NOT NULL, path TEXT NOT NULL, symbol TEXT);
 CREATE INDEX anchors_path ON anchors(path, claim_rowid);
 CREATE INDEX anchors_claim ON anchors(claim_rowid);
+CREATE TABLE code_files(path TEXT PRIMARY KEY, file_mtime INTEGER, file_size INTEGER)
+  WITHOUT ROWID;
+CREATE TABLE code_symbols(path TEXT NOT NULL, qualified TEXT NOT NULL, kind TEXT,
+  hash TEXT, shape TEXT);
+CREATE INDEX code_symbols_shape ON code_symbols(shape);
+CREATE INDEX code_symbols_path ON code_symbols(path);
 CREATE TABLE broken(file TEXT PRIMARY KEY, line INTEGER, message TEXT,
                     file_mtime INTEGER, file_size INTEGER);
 CREATE TABLE stats(k INTEGER PRIMARY KEY CHECK (k = 0),
@@ -214,6 +220,14 @@ void Index::prepare() {
         "SELECT coalesce((SELECT min(rowid) FROM claims), 0), "
         "coalesce((SELECT max(rowid) FROM claims), 0)");
     selectFiles_ = db_.prepare("SELECT id, file_mtime, file_size FROM claims");
+    putCodeFile_ = db_.prepare(
+        "INSERT OR REPLACE INTO code_files(path, file_mtime, file_size) VALUES (?1, ?2, ?3)");
+    dropCodeFile_ = db_.prepare("DELETE FROM code_files WHERE path = ?1");
+    dropCodeSymbols_ = db_.prepare("DELETE FROM code_symbols WHERE path = ?1");
+    putCodeSymbol_ = db_.prepare("INSERT INTO code_symbols(path, qualified, kind, hash, shape) "
+                                 "VALUES (?1, ?2, ?3, ?4, ?5)");
+    selectShape_ = db_.prepare(
+        "SELECT path, qualified, kind, hash, shape FROM code_symbols WHERE shape = ?1 LIMIT 50");
     upsertBroken_ = db_.prepare("INSERT OR REPLACE INTO broken(file, line, message, file_mtime, "
                                 "file_size) VALUES (?1, ?2, ?3, ?4, ?5)");
     deleteBroken_ = db_.prepare("DELETE FROM broken WHERE file = ?1");
@@ -647,6 +661,39 @@ std::vector<int64_t> Index::recent(std::optional<ClaimStatus> status, int limit)
     }
     selectRecent_.bind(1, limit);
     return collect(selectRecent_);
+}
+
+std::vector<std::pair<std::string, FileStat>> Index::codeFiles() {
+    std::vector<std::pair<std::string, FileStat>> out;
+    auto s = db_.prepare("SELECT path, file_mtime, file_size FROM code_files");
+    while (s.step())
+        out.push_back({s.text(0), FileStat{s.int64(1), s.int64(2)}});
+    return out;
+}
+
+void Index::putCodeFile(const std::string& path, const FileStat& st,
+                        const std::vector<CodeSymbol>& symbols) {
+    dropCodeSymbols_.bind(1, path).exec();
+    for (auto& c : symbols) {
+        putCodeSymbol_.bind(1, path).bind(2, c.qualified).bind(3, c.kind).bind(4, c.hash);
+        putCodeSymbol_.bind(5, c.shape).exec();
+    }
+    putCodeFile_.bind(1, path).bind(2, st.mtimeNs).bind(3, st.size).exec();
+}
+
+void Index::dropCodeFile(const std::string& path) {
+    dropCodeSymbols_.bind(1, path).exec();
+    dropCodeFile_.bind(1, path).exec();
+}
+
+std::vector<CodeSymbol> Index::symbolsWithShape(const std::string& shape) {
+    std::vector<CodeSymbol> out;
+    selectShape_.bind(1, shape);
+    while (selectShape_.step())
+        out.push_back({selectShape_.text(0), selectShape_.text(1), selectShape_.text(2),
+                       selectShape_.text(3), selectShape_.text(4)});
+    selectShape_.reset();
+    return out;
 }
 
 std::pair<int64_t, int64_t> Index::rowidSpan() {

@@ -40,6 +40,16 @@ struct IndexStats {
     double avgLabel = 1, avgText = 1, avgTags = 1, avgCode = 1;
 };
 
+// A definition in the workspace's code, as the code index keeps it: enough
+// to find where an anchored symbol went when it left its file.
+struct CodeSymbol {
+    std::string path; // workspace-relative
+    std::string qualified;
+    std::string kind;
+    std::string hash;
+    std::string shape;
+};
+
 struct BrokenFile {
     std::string file; // path relative to the store directory
     int line = 0;
@@ -57,7 +67,7 @@ struct SyncReport {
 
 class Index {
 public:
-    static constexpr int kSchemaVersion = 1;
+    static constexpr int kSchemaVersion = 2;
 
     // Opens or creates the index beside the store's claims. A missing,
     // corrupt or older index is recreated empty (sync() then fills it).
@@ -98,6 +108,15 @@ public:
     // Smallest and largest rowid (rowids grow with every write).
     std::pair<int64_t, int64_t> rowidSpan();
 
+    // The code index: every parsed source file of the workspace (by mtime and
+    // size, so an unchanged file is not parsed again) and its definitions.
+    std::vector<std::pair<std::string, FileStat>> codeFiles();
+    void putCodeFile(const std::string& path, const FileStat& st,
+                     const std::vector<CodeSymbol>& symbols);
+    void dropCodeFile(const std::string& path);
+    std::vector<CodeSymbol> symbolsWithShape(const std::string& shape);
+    sql::Transaction writeScope() { return sql::Transaction(db_, true); }
+
     const std::string& path() const { return path_; }
     bool freshlyCreated() const { return fresh_; }
 
@@ -122,7 +141,7 @@ private:
     sql::Stmt insert_, deleteById_, deleteAnchors_, insertAnchor_, selectById_, selectByRowid_,
         selectLiveLabel_, selectStats_, selectDf_, selectMatch_, selectRecent_, selectRecentStatus_,
         selectAnchoredIn_, selectAnchoredLive_, selectSpan_, selectFiles_, upsertBroken_,
-        deleteBroken_;
+        deleteBroken_, putCodeFile_, dropCodeFile_, dropCodeSymbols_, putCodeSymbol_, selectShape_;
 };
 
 } // namespace engram

@@ -290,6 +290,9 @@ json LspServer::onInitialize(const json& params) {
     if (const json* ci = p.optObject("clientInfo"); ci && editorAgent_ == "human:editor")
         if (auto name = protocol::Params(*ci, "clientInfo").optString("name"))
             editorAgent_ = "human:" + *name;
+    if (const json* caps = p.optObject("capabilities"))
+        if (caps->contains("window") && (*caps)["window"].is_object())
+            workDoneProgress_ = (*caps)["window"].value("workDoneProgress", false);
     EngineOptions eo{canonicalPath(root), source, opts_.home, 30, opts_.version};
     engine_ = std::make_unique<Engine>(eo);
     state_ = State::Running;
@@ -331,10 +334,50 @@ void LspServer::startupSync() {
             logLine("index sync: +" + std::to_string(r.added) + " ~" + std::to_string(r.updated) +
                     " -" + std::to_string(r.removed) + " broken " + std::to_string(r.broken) +
                     (r.rebuilt ? " (rebuilt: " + r.rebuildReason + ")" : ""));
+    indexCodeWithProgress();
     // The sync's file lists are gone; hand their pages back so an idle
     // server stays small.
     ::malloc_trim(0);
     startWatching();
+}
+
+void LspServer::indexCodeWithProgress() {
+    // Only a workspace with memory needs its code indexed (for moves across
+    // files); the first write to a new store indexes lazily.
+    if (!statFile(engine_->projectDir() + "/claims")) return;
+    std::string token = "engram-index-" + std::to_string(++serverRequests_);
+    if (workDoneProgress_) {
+        reply({{"jsonrpc", "2.0"},
+               {"id", token},
+               {"method", "window/workDoneProgress/create"},
+               {"params", {{"token", token}}}});
+        reply(protocol::notification("$/progress", {{"token", token},
+                                                    {"value",
+                                                     {{"kind", "begin"},
+                                                      {"title", "engram: indexing code"},
+                                                      {"percentage", 0},
+                                                      {"cancellable", false}}}}));
+    }
+    auto report = engine_->indexCode([&](size_t done, size_t total) {
+        if (!workDoneProgress_ || total == 0) return;
+        reply(protocol::notification(
+            "$/progress",
+            {{"token", token},
+             {"value",
+              {{"kind", "report"},
+               {"message", std::to_string(done) + "/" + std::to_string(total) + " files"},
+               {"percentage", int(100 * done / total)}}}}));
+    });
+    if (workDoneProgress_)
+        reply(protocol::notification(
+            "$/progress", {{"token", token},
+                           {"value",
+                            {{"kind", "end"},
+                             {"message", std::to_string(report.files) + " files, " +
+                                             std::to_string(report.parsed) + " parsed"}}}}));
+    logLine("code index: " + std::to_string(report.files) + " files, " +
+            std::to_string(report.parsed) + " parsed, " + std::to_string(report.symbols) +
+            " symbols, " + std::to_string(report.removed) + " removed");
 }
 
 json LspServer::onShutdown(const json&) {

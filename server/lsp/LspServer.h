@@ -54,6 +54,9 @@ private:
     void scheduleDrain();
     void finish(int code);
     void startupSync();
+    // Indexes the workspace's code, showing work-done progress when the
+    // client supports it.
+    void indexCodeWithProgress();
     // Starts watching the claims directory; false when it does not exist
     // (yet) or is already watched.
     bool startWatching();
@@ -112,6 +115,7 @@ private:
     // Who acts through the editor's code actions: initializationOptions.agent,
     // else "human:<clientInfo.name>".
     std::string editorAgent_ = "human:editor";
+    bool workDoneProgress_ = false; // the client accepts window/workDoneProgress
     bool fullRescan_ = false;
 };
 

@@ -140,3 +140,38 @@ TEST_CASE("code changed while engram was not running is drifted at the next star
     REQUIRE(rows.size() == 1);
     CHECK(rows[0]["anchor_state"] == "drifted");
 }
+
+TEST_CASE("indexing the workspace's code shows work-done progress to a client that accepts it") {
+    TempDir root;
+    copySampleWorkspace(root.path());
+    {
+        Server first;
+        first.initialize(root.path());
+        first.call("engram/remember", {{"text", "a claim so the store exists"}, {"agent", "a"}});
+    }
+    Server s;
+    json init =
+        s.request("initialize", {{"rootUri", fileUri(root.path())},
+                                 {"capabilities", {{"window", {{"workDoneProgress", true}}}}}});
+    REQUIRE(init.contains("result"));
+    s.notify("initialized", json::object());
+    std::string token;
+    std::vector<std::string> kinds;
+    for (int i = 0; i < 100 && (kinds.empty() || kinds.back() != "end"); ++i) {
+        auto msg = s.readMessage();
+        REQUIRE(msg);
+        if (msg->value("method", "") == "window/workDoneProgress/create") {
+            token = (*msg)["params"]["token"];
+            s.send({{"jsonrpc", "2.0"}, {"id", (*msg)["id"]}, {"result", nullptr}});
+        } else if (msg->value("method", "") == "$/progress") {
+            CHECK((*msg)["params"]["token"] == token);
+            kinds.push_back((*msg)["params"]["value"]["kind"]);
+        }
+    }
+    REQUIRE_FALSE(token.empty());
+    REQUIRE(kinds.size() >= 2);
+    CHECK(kinds.front() == "begin");
+    CHECK(kinds.back() == "end");
+    // The server keeps serving afterwards.
+    CHECK(s.call("engram/status")["envelope"]["trust_mode"] == "full_trust");
+}

@@ -117,3 +117,27 @@ TEST_CASE("re-verifying an orphaned claim is refused and changes nothing", "[anc
     }
     CHECK_FALSE(f.engine.get(id).claim.verified.has_value());
 }
+
+TEST_CASE("a definition moved to another file is reported moved, with its new place", "[anchors]") {
+    const Case& py = cases().at(0);
+    REQUIRE(py.lang == "python");
+    Fixture f(py);
+    auto id = f.bySymbol("constant_time_equal");
+    std::string def = "def constant_time_equal(a, b):\n    return hmac.compare_digest(a, b)\n";
+    REQUIRE(f.original.find(def) != std::string::npos);
+    std::string without = f.original;
+    without.erase(without.find(def), def.size());
+    f.write(without);
+    f.root.write("src/crypto_util.py", "import hmac\n\n\n" + def);
+
+    auto got = f.engine.get(id);
+    CHECK(got.anchorState == "moved");
+    auto re = f.engine.reverify(id, "test:agent", "moved to crypto_util");
+    CHECK(re.anchorState == "intact");
+    CHECK(re.claim.anchors.at(0).path == "src/crypto_util.py");
+    CHECK(re.claim.anchors.at(0).symbol == "constant_time_equal");
+
+    // Gone from both files: orphaned.
+    removeFile(f.root / "src/crypto_util.py");
+    CHECK(f.engine.get(id).anchorState == "orphaned");
+}
