@@ -324,6 +324,8 @@ int cmdDoctor(const Context& ctx) {
                        : "entry " + std::to_string(v.brokenAt) + ": " + v.problem);
         }
     }
+    check("store.conf", engine.configErrors().empty(),
+          engine.configErrors().empty() ? "no problems" : engine.configErrors().front());
     check("claim files", st.brokenFiles.empty(),
           st.brokenFiles.empty() ? "all parse" : std::to_string(st.brokenFiles.size()) + " broken");
     print(ctx, {{"ok", ok}, {"checks", checks}}, human);

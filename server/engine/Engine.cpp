@@ -5,6 +5,7 @@
 #include "engine/Tier.h"
 #include "model/Error.h"
 #include "store/ClaimFile.h"
+#include "syntax/Languages.h"
 #include "util/Paths.h"
 #include "util/Time.h"
 
@@ -32,6 +33,12 @@ Engine::Engine(EngineOptions opts)
         tiers_.push_back(std::make_unique<Tier>(
             Tier{"medulla", std::make_unique<Store>(opts_.home + "/medulla", "medulla", "medulla"),
                  nullptr}));
+    // Extension-to-language mappings from the project's store.conf.
+    for (auto& [ext, lang] : tiers_[0]->store->languageMap())
+        if (!syntax::mapExtension(ext, lang))
+            configErrors_.push_back("store.conf: unknown language '" + lang + "' for " + ext);
+    for (auto& e : tiers_[0]->store->configErrors())
+        configErrors_.push_back(e);
 }
 
 Engine::~Engine() = default;

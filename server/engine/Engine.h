@@ -92,6 +92,9 @@ public:
     // progress(done, total) is called now and then.
     CodeIndexReport indexCode(const std::function<void(size_t, size_t)>& progress = {});
 
+    // Problems in the project's store.conf, by line (engram doctor shows them).
+    const std::vector<std::string>& configErrors() const { return configErrors_; }
+
     // The project store directory (watched by the server).
     std::string projectDir() const;
 
@@ -114,6 +117,7 @@ private:
     int64_t started_;
     std::vector<std::unique_ptr<Tier>> tiers_;
     Anchorer anchorer_;
+    std::vector<std::string> configErrors_;
     bool codeIndexed_ = false;
     std::chrono::steady_clock::time_point lastCodeWalk_{};
     std::vector<CodeSymbol> symbolsWithShape(const std::string& shape);

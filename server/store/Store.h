@@ -54,6 +54,14 @@ public:
 
     AuditLog& audit() { return audit_; }
 
+    // `language: .ext name` lines of store.conf (extension -> language;
+    // "none" maps the extension to no grammar), and the config's problems
+    // by line.
+    const std::vector<std::pair<std::string, std::string>>& languageMap() const {
+        return languageMap_;
+    }
+    const std::vector<std::string>& configErrors() const { return configErrors_; }
+
     static bool validId(std::string_view id);
     static std::string newId();
 
@@ -62,6 +70,8 @@ private:
     std::string tier_;
     std::string name_;
     AuditLog audit_;
+    std::vector<std::pair<std::string, std::string>> languageMap_;
+    std::vector<std::string> configErrors_;
 };
 
 } // namespace engram

@@ -2,6 +2,7 @@
 #include "syntax/Languages.h"
 #include "syntax/SyntaxInternal.h"
 
+#include <map>
 #include <memory>
 #include <tree_sitter/api.h>
 
@@ -71,10 +72,32 @@ const TSLanguage* grammarFor(std::string_view language) {
 
 } // namespace detail
 
+// Extensions mapped by configuration (store.conf `language:` lines); they
+// win over the built-in table. The empty string maps an extension to no
+// language (e.g. to stop parsing generated `.h` files as C).
+static std::map<std::string, std::string, std::less<>>& overrides() {
+    static std::map<std::string, std::string, std::less<>> m;
+    return m;
+}
+
+bool mapExtension(const std::string& ext, const std::string& language) {
+    if (ext.size() < 2 || ext[0] != '.') return false;
+    bool known = language.empty();
+    for (auto& e : entries())
+        known |= language == e.name;
+    if (!known) return false;
+    overrides()[ext] = language;
+    return true;
+}
+
 std::optional<std::string> languageForPath(std::string_view path) {
     auto dot = path.find_last_of('.');
     if (dot == std::string_view::npos) return std::nullopt;
+    auto slash = path.find_last_of('/');
+    if (slash != std::string_view::npos && slash > dot) return std::nullopt;
     auto ext = path.substr(dot);
+    if (auto o = overrides().find(ext); o != overrides().end())
+        return o->second.empty() ? std::nullopt : std::optional<std::string>(o->second);
     for (auto& e : entries())
         for (auto& x : e.exts)
             if (x == ext) return std::string(e.name);

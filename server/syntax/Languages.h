@@ -18,6 +18,9 @@ struct LanguageInfo {
 };
 
 const std::vector<LanguageInfo>& languages();
+// Maps a file extension (".pyw") to a language by name, or to none with an
+// empty name. False when the extension or the language is not valid.
+bool mapExtension(const std::string& ext, const std::string& language);
 // The language for a workspace-relative path, by extension.
 std::optional<std::string> languageForPath(std::string_view path);
 // Parses `source` with the named grammar; returns the root node's type

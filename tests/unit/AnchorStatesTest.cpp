@@ -141,3 +141,19 @@ TEST_CASE("a definition moved to another file is reported moved, with its new pl
     removeFile(f.root / "src/crypto_util.py");
     CHECK(f.engine.get(id).anchorState == "orphaned");
 }
+
+TEST_CASE("store.conf maps extensions to languages, and its mistakes are reported by line",
+          "[anchors]") {
+    TempDir root, home;
+    root.write(".engram/store.conf", "name: demo\nlanguage: .pyx python\nlanguage: .weird\n");
+    root.write("tool.pyx", "def run():\n    return 1\n");
+    Engine engine({root.path(), "test", home.path(), 30, "test"});
+    RememberRequest r;
+    r.text = "run returns one";
+    r.agent = "a";
+    r.anchors = {AnchorSpec{.path = "tool.pyx", .symbol = "run"}};
+    auto c = engine.remember(r);
+    CHECK(c.claim.anchors.at(0).language == "python");
+    REQUIRE(engine.configErrors().size() == 1);
+    CHECK(engine.configErrors()[0].find("line 3") != std::string::npos);
+}
