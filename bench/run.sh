@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# Builds engram and engram_bench in Release and runs the section-10 benchmarks.
+# Builds engram, engram_bench and engram_code_bench in Release and runs the
+# section-10 benchmarks: the store benchmarks, then the code benchmarks.
 #
 # Why its own build directory (build-bench/) rather than build/: build/ is the
 # developers' RelWithDebInfo tree, used by tests that may be running at the
@@ -8,22 +9,62 @@
 # NDEBUG), so they get a tree of their own (git-ignored, like build/).
 #
 # Arguments are passed to engram_bench (e.g. --sizes 10000 for a quick run,
-# --keep to leave the generated stores in place). The table goes to stdout,
-# progress to stderr, all numbers to bench/results/latest.json.
+# --keep to leave the generated stores in place); ENGRAM_CODE_BENCH_ARGS is
+# passed to engram_code_bench (e.g. "--mb 10 --passes 1"). ENGRAM_BENCH_ONLY=
+# store or code runs one of the two. Each prints its own table to stdout,
+# progress to stderr; the store numbers go to bench/results/latest.json, the
+# code numbers (indexing throughput against raw tree-sitter and ctags,
+# re-anchoring after an edit) to bench/results/code.json beside it, so
+# neither run rewrites the other's results.
+#
+# The code benchmark compares against universal-ctags. When `ctags` is not on
+# the PATH it is installed with apt-get (Debian's package is universal-ctags),
+# as root or through sudo; if that is impossible the benchmark reports "ctags
+# unavailable" and runs the rest.
 set -euo pipefail
 
 here=$(cd "$(dirname "$0")" && pwd)
 top=$(dirname "$here")
 build=${ENGRAM_BENCH_BUILD_DIR:-$top/build-bench}
+only=${ENGRAM_BENCH_ONLY:-}
 
 mkdir -p "$build" "$here/results"
 
 started=$(date +%s)
 cmake -S "$top" -B "$build" -DCMAKE_BUILD_TYPE=Release >"$build/cmake.log" 2>&1 ||
     { cat "$build/cmake.log" >&2; exit 1; }
-make -C "$build" -j"$(nproc)" engram engram_bench >"$build/make.log" 2>&1 ||
+make -C "$build" -j"$(nproc)" engram engram_bench engram_code_bench >"$build/make.log" 2>&1 ||
     { tail -n 60 "$build/make.log" >&2; exit 1; }
 echo "build: $(($(date +%s) - started)) s (Release, $build)" >&2
 
-exec "$build/bench/engram_bench" --engram "$build/engram" \
-    --out "$here/results/latest.json" "$@"
+if [ "$only" != code ]; then
+    "$build/bench/engram_bench" --engram "$build/engram" \
+        --out "$here/results/latest.json" "$@"
+fi
+[ "$only" = store ] && exit 0
+
+# universal-ctags, installed once when missing (idempotent: skipped when
+# present). Failure to install is not fatal.
+if ! command -v ctags >/dev/null 2>&1; then
+    sudo=""
+    if [ "$(id -u)" -ne 0 ]; then
+        if command -v sudo >/dev/null 2>&1 && sudo -n true 2>/dev/null; then
+            sudo="sudo -n"
+        else
+            sudo="none"
+        fi
+    fi
+    if [ "$sudo" != none ] && command -v apt-get >/dev/null 2>&1; then
+        echo "installing universal-ctags with apt-get" >&2
+        { $sudo apt-get install -y --no-install-recommends universal-ctags ||
+            { $sudo apt-get update && $sudo apt-get install -y --no-install-recommends \
+                universal-ctags; }; } >"$build/apt-ctags.log" 2>&1 ||
+            echo "could not install universal-ctags (see $build/apt-ctags.log)" >&2
+    else
+        echo "ctags missing and apt-get cannot be run here: ctags unavailable" >&2
+    fi
+fi
+
+echo >&2
+# shellcheck disable=SC2086 # ENGRAM_CODE_BENCH_ARGS is a list of words
+"$build/bench/engram_code_bench" --out "$here/results/code.json" ${ENGRAM_CODE_BENCH_ARGS:-}
