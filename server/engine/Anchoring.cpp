@@ -98,18 +98,25 @@ const Anchorer::CachedFile* Anchorer::load(const std::string& relPath) {
     auto rel = relativeToRoot(root_, relPath);
     if (!rel) return nullptr;
     if (auto doc = open_.find(*rel); doc != open_.end()) {
-        // The unsaved buffer: the document re-parsed incrementally already.
+        // The unsaved buffer, re-parsed incrementally; copied into the view
+        // only when it changed since the last look.
         CachedFile& f = overlay_[*rel];
-        f.text = doc->second.text();
-        f.language = doc->second.language();
-        f.symbols = doc->second.symbols();
+        if (f.revision != revisions_[*rel]) {
+            f.text = doc->second.text();
+            f.language = doc->second.language();
+            f.symbols = doc->second.symbols();
+            f.revision = revisions_[*rel];
+        }
         return &f;
     }
     if (auto plain = openPlain_.find(*rel); plain != openPlain_.end()) {
         CachedFile& f = overlay_[*rel];
-        f.text = plain->second;
-        f.language.clear();
-        f.symbols.clear();
+        if (f.revision != revisions_[*rel]) {
+            f.text = plain->second;
+            f.language.clear();
+            f.symbols.clear();
+            f.revision = revisions_[*rel];
+        }
         return &f;
     }
     auto text = readFile(root_ + "/" + *rel);
@@ -132,6 +139,7 @@ const Anchorer::CachedFile* Anchorer::load(const std::string& relPath) {
 
 void Anchorer::openDocument(const std::string& rel, std::string text) {
     closeDocument(rel);
+    ++revisions_[rel];
     if (auto lang = syntax::languageForPath(rel))
         open_.emplace(rel, syntax::Document(*lang, std::move(text)));
     else
@@ -140,6 +148,7 @@ void Anchorer::openDocument(const std::string& rel, std::string text) {
 
 void Anchorer::editDocument(const std::string& rel, uint32_t startByte, uint32_t oldEndByte,
                             std::string_view newText) {
+    ++revisions_[rel];
     if (auto doc = open_.find(rel); doc != open_.end()) {
         doc->second.edit(startByte, oldEndByte, newText);
     } else if (auto plain = openPlain_.find(rel); plain != openPlain_.end()) {
@@ -151,6 +160,7 @@ void Anchorer::editDocument(const std::string& rel, uint32_t startByte, uint32_t
 }
 
 void Anchorer::replaceDocument(const std::string& rel, std::string text) {
+    ++revisions_[rel];
     if (auto doc = open_.find(rel); doc != open_.end())
         doc->second.reset(std::move(text));
     else if (auto plain = openPlain_.find(rel); plain != openPlain_.end())

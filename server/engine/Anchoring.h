@@ -64,6 +64,7 @@ public:
 
 private:
     struct CachedFile {
+        uint64_t revision = 0; // open documents: the edit count this view reflects
         std::string text;
         std::string language; // empty: no grammar
         std::vector<syntax::Symbol> symbols;
@@ -79,6 +80,7 @@ private:
     std::unordered_map<std::string, std::string> openPlain_; // open files without a grammar
     std::unordered_map<std::string, CachedFile> overlay_;    // views of the open documents
     std::function<std::vector<CodeSymbol>(const std::string&)> shapeLookup_;
+    std::unordered_map<std::string, uint64_t> revisions_; // edits per open document
 };
 
 // The whitespace-blind digest used by file and range anchors.
