@@ -5,6 +5,7 @@
 #include "model/Error.h"
 #include "support/LanguageCases.h"
 #include "support/TempDir.h"
+#include "syntax/Symbols.h"
 #include "util/Fs.h"
 
 #include <catch2/catch.hpp>
@@ -156,4 +157,42 @@ TEST_CASE("store.conf maps extensions to languages, and its mistakes are reporte
     CHECK(c.claim.anchors.at(0).language == "python");
     REQUIRE(engine.configErrors().size() == 1);
     CHECK(engine.configErrors()[0].find("line 3") != std::string::npos);
+}
+
+TEST_CASE("in every language, a definition cut and pasted into a new file is reported moved",
+          "[anchors]") {
+    for (const auto& c : cases()) {
+        DYNAMIC_SECTION(c.lang) {
+            Fixture f(c);
+            auto symbols = syntax::extractSymbols(c.lang, f.original);
+            // A free function (a class for Java, which has none): one that no
+            // other definition but a namespace or module encloses.
+            const syntax::Symbol* pick = nullptr;
+            for (auto& s : symbols) {
+                if (s.kind != (c.lang == "java" ? "class" : "function")) continue;
+                bool nested = false;
+                for (auto& o : symbols)
+                    nested |= &o != &s && o.kind != "namespace" && o.kind != "module" &&
+                              o.startByte <= s.startByte && s.endByte <= o.endByte;
+                if (!nested) {
+                    pick = &s;
+                    break;
+                }
+            }
+            REQUIRE(pick);
+            auto id = f.bySymbol(pick->qualified);
+            std::string def = f.original.substr(pick->startByte, pick->endByte - pick->startByte);
+            std::string rest = f.original;
+            rest.erase(pick->startByte, pick->endByte - pick->startByte);
+            f.write(rest);
+            std::string ext = c.file.substr(c.file.rfind('.'));
+            f.root.write("src/moved_here" + ext, def + "\n");
+            auto got = f.engine.get(id);
+            INFO(pick->qualified);
+            CHECK(got.anchorState == "moved");
+            auto re = f.engine.reverify(id, "test:agent", "followed the move");
+            CHECK(re.claim.anchors.at(0).path == "src/moved_here" + ext);
+            CHECK(re.anchorState == "intact");
+        }
+    }
 }
