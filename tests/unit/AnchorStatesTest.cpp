@@ -78,6 +78,22 @@ TEST_CASE("symbol anchors in every language: intact, drifted, moved, orphaned", 
 
             f.write(apply(f.original, c.body));
             CHECK(f.state(body) == "drifted");
+            // A type's hash covers what its definition encloses: an edit
+            // inside a method written in the type's body drifts a claim about
+            // the type too (not so for Go methods or Rust impl blocks, which
+            // stand outside the type's definition).
+            bool inType = false;
+            {
+                auto syms = syntax::extractSymbols(c.lang, f.original);
+                const syntax::Symbol *t = nullptr, *b = nullptr;
+                for (auto& s : syms) {
+                    if (s.qualified == c.klass && !t) t = &s;
+                    if (s.qualified == c.bodySymbol && !b) b = &s;
+                }
+                REQUIRE((t && b));
+                inType = t->startByte <= b->startByte && b->endByte <= t->endByte;
+            }
+            CHECK(f.state(type) == (inType ? "drifted" : "intact"));
 
             f.write(apply(f.original, c.rename));
             CHECK(f.state(renamed) == "moved");
