@@ -129,8 +129,7 @@ AnchorSpec parseAnchorSpec(const json& j, const std::string& path) {
         if (!line) throw invalidField(pp.field("line"), "is required");
         if (*line < 0) throw invalidField(pp.field("line"), "must be >= 0");
         a.line = *line + 1; // LSP positions are 0-based
-        // LSP counts UTF-16 code units; engram uses byte columns. They agree
-        // on ASCII indentation, which is where positions land in practice.
+        // UTF-16 code units, converted against the file by the anchorer.
         if (auto ch = pp.optInt("character"); ch && *ch >= 0) a.column = *ch;
     }
     if (const json* r = p.optObject("range")) {

@@ -1,6 +1,8 @@
 // `engram check`: the findings as text, JSON or SARIF 2.1.0, and an exit code.
 #include "cli/Check.h"
 
+#include "util/Position.h"
+
 #include "cli/Args.h"
 #include "engine/Engine.h"
 #include "util/Fs.h"
@@ -102,18 +104,7 @@ private:
         return it->second ? &*it->second : nullptr;
     }
     static uint32_t column(std::string_view text, uint32_t line, uint32_t bytes) {
-        size_t pos = 0;
-        for (uint32_t l = 0; l < line; ++l) {
-            pos = text.find('\n', pos);
-            if (pos == std::string_view::npos) return bytes;
-            ++pos;
-        }
-        uint32_t units = 0, i = 0;
-        for (; i < bytes && pos + i < text.size() && text[pos + i] != '\n'; ++i) {
-            auto c = static_cast<unsigned char>(text[pos + i]);
-            if ((c & 0xC0) != 0x80) units += c >= 0xF0 ? 2 : 1; // astral: a surrogate pair
-        }
-        return units + (bytes - i); // past the line's end: as given
+        return utf16Column(text, line, bytes);
     }
     std::string root_;
     std::map<std::string, std::optional<std::string>> files_;

@@ -6,6 +6,7 @@
 #include "util/Fs.h"
 #include "util/Hash.h"
 #include "util/Paths.h"
+#include "util/Position.h"
 
 #include <algorithm>
 
@@ -225,7 +226,9 @@ Anchor Anchorer::resolve(const AnchorSpec& spec, const std::string& field) {
                  {"candidates", candidateList(f->symbols, listed)}});
         }
         uint32_t line = uint32_t(*spec.line - 1);
-        uint32_t column = spec.column ? uint32_t(*spec.column) : firstColumn(f->text, *spec.line);
+        // An explicit column comes from an LSP position: UTF-16 code units.
+        uint32_t column = spec.column ? byteColumn(f->text, line, uint32_t(*spec.column))
+                                      : firstColumn(f->text, *spec.line);
         auto at = syntax::innermostAt(f->symbols, line, column);
         if (!at)
             throw EngramError(ErrorKind::AnchorNotFound,

@@ -17,8 +17,8 @@ namespace engram {
 struct AnchorSpec {
     std::string path = {};
     std::optional<std::string> symbol = {};
-    std::optional<int> line = {};                  // innermost definition around it (1-based)
-    std::optional<int> column = {};                // 0-based byte column on that line
+    std::optional<int> line = {};   // innermost definition around it (1-based)
+    std::optional<int> column = {}; // 0-based, in UTF-16 code units (an LSP position)
     std::optional<std::pair<int, int>> lines = {}; // a 1-based inclusive line range
 };
 

@@ -7,9 +7,9 @@
 // and are converted to bytes against the text the engine holds.
 #include "lsp/Log.h"
 #include "lsp/LspServer.h"
-#include "lsp/Position.h"
 #include "protocol/Convert.h"
 #include "util/Paths.h"
+#include "util/Position.h"
 #include "util/Time.h"
 
 #include <map>
@@ -30,8 +30,8 @@ std::string docPath(const protocol::Params& p, const char* field = "textDocument
 }
 
 json lspRange(const std::string& text, uint32_t sl, uint32_t sc, uint32_t el, uint32_t ec) {
-    return {{"start", {{"line", sl}, {"character", lsp::utf16Column(text, sl, sc)}}},
-            {"end", {{"line", el}, {"character", lsp::utf16Column(text, el, ec)}}}};
+    return {{"start", {{"line", sl}, {"character", utf16Column(text, sl, sc)}}},
+            {"end", {{"line", el}, {"character", utf16Column(text, el, ec)}}}};
 }
 
 std::string shortText(const std::string& s, size_t max = 160) {
@@ -120,8 +120,8 @@ json LspServer::onDidChange(const json& params) {
         if (!current) continue;
         auto pos = [&](const char* which) {
             const json& r = (*range)[which];
-            return lsp::byteOffset(*current, r.at("line").get<uint32_t>(),
-                                   r.at("character").get<uint32_t>());
+            return byteOffset(*current, r.at("line").get<uint32_t>(),
+                              r.at("character").get<uint32_t>());
         };
         uint32_t start = pos("start"), end = pos("end");
         engine().editDocument(path, start, std::max(start, end), text);
@@ -155,7 +155,7 @@ json LspServer::onHover(const json& params) {
     auto text = engine().documentText(path);
     if (!text || !relativeToRoot(engine().root(), path)) return nullptr;
     uint32_t line = pos->at("line").get<uint32_t>();
-    uint32_t col = lsp::byteColumn(*text, line, pos->at("character").get<uint32_t>());
+    uint32_t col = byteColumn(*text, line, pos->at("character").get<uint32_t>());
     auto symbol = engine().symbolAt(path, line, col);
     if (!symbol) return nullptr;
     std::vector<AnchoredClaim> hits;

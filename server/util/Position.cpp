@@ -1,9 +1,9 @@
 // UTF-16 / byte position conversion.
-#include "lsp/Position.h"
+#include "util/Position.h"
 
 #include <algorithm>
 
-namespace engram::lsp {
+namespace engram {
 
 namespace {
 
@@ -61,4 +61,4 @@ uint32_t utf16Column(std::string_view text, uint32_t line, uint32_t column) {
     return units;
 }
 
-} // namespace engram::lsp
+} // namespace engram

@@ -6,7 +6,7 @@
 #include <cstdint>
 #include <string_view>
 
-namespace engram::lsp {
+namespace engram {
 
 // Byte offset of (line, character) in text; positions past a line's end
 // clamp to it, lines past the end clamp to the text's end.
@@ -16,4 +16,4 @@ uint32_t byteColumn(std::string_view text, uint32_t line, uint32_t utf16Characte
 // UTF-16 character of a byte column on a line.
 uint32_t utf16Column(std::string_view text, uint32_t line, uint32_t byteColumn);
 
-} // namespace engram::lsp
+} // namespace engram
