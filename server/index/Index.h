@@ -88,7 +88,8 @@ public:
     IndexStats stats();
     std::vector<BrokenFile> brokenFiles();
 
-    // Number of indexed claims containing the (already tokenized) term.
+    // Number of indexed claims containing the (already tokenized) term. It
+    // walks the term's whole posting list: recall estimates instead.
     int64_t docFrequency(const std::string& term);
     // Rowids of claims containing the term, newest first, at most `limit`.
     std::vector<int64_t> match(const std::string& term, int limit);
