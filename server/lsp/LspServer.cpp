@@ -64,8 +64,6 @@ LspServer::LspServer(ServerOptions opts)
         {"textDocument/didChange", &LspServer::onDidChange},
         {"textDocument/didSave", &LspServer::onDidSave},
         {"textDocument/didClose", &LspServer::onDidClose},
-        {"workspace/didChangeConfiguration", &LspServer::onIgnored},
-        {"workspace/didChangeWorkspaceFolders", &LspServer::onIgnored},
     };
 }
 
@@ -382,10 +380,6 @@ void LspServer::indexCodeWithProgress() {
 
 json LspServer::onShutdown(const json&) {
     state_ = State::ShuttingDown;
-    return nullptr;
-}
-
-json LspServer::onIgnored(const json&) {
     return nullptr;
 }
 

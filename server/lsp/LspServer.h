@@ -70,7 +70,6 @@ private:
     // Notifications.
     json onInitialized(const json& params);
     json onDidChangeWatchedFiles(const json& params);
-    json onIgnored(const json& params);
     // engram methods.
     json onRemember(const json& params);
     json onRecall(const json& params);
