@@ -7,7 +7,7 @@ set -euo pipefail
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 
 debs=(build-essential cmake pkg-config git nodejs npm
-      nlohmann-json3-dev libuv1-dev libsqlite3-dev catch2 libsodium-dev clang-format)
+      nlohmann-json3-dev libuv1-dev libsqlite3-dev catch2 libsodium-dev clang-format neovim)
 
 missing=()
 for p in "${debs[@]}"; do
@@ -31,11 +31,18 @@ if ((${#missing[@]})); then
     DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq --no-install-recommends "${missing[@]}"
 fi
 
-cd "$here"
-stamp="node_modules/.engram-lock-sha256"
-want="$(sha256sum package-lock.json | cut -d' ' -f1)"
-if [ ! -f "$stamp" ] || [ "$(cat "$stamp")" != "$want" ]; then
-    echo "setup: installing pinned npm packages (npm ci --ignore-scripts)"
-    npm ci --ignore-scripts --no-audit --no-fund --loglevel=error
-    echo "$want" > "$stamp"
-fi
+# Every directory holding a package-lock.json gets `npm ci`, each only when
+# its lock file changed since its last install: the grammars at the top, the
+# MCP client tests and the VS Code extension below.
+npm_dirs=(. tests/mcp editors/vscode)
+for d in "${npm_dirs[@]}"; do
+    [ -f "$here/$d/package-lock.json" ] || continue
+    cd "$here/$d"
+    stamp="node_modules/.engram-lock-sha256"
+    want="$(sha256sum package-lock.json | cut -d' ' -f1)"
+    if [ ! -f "$stamp" ] || [ "$(cat "$stamp")" != "$want" ]; then
+        echo "setup: installing pinned npm packages in $d (npm ci --ignore-scripts)"
+        npm ci --ignore-scripts --no-audit --no-fund --loglevel=error
+        echo "$want" > "$stamp"
+    fi
+done
