@@ -16,19 +16,17 @@
 
 #include <array>
 #include <sodium.h>
+#include <tuple>
 
 namespace engram::syntax::detail {
 
-void digestSymbols(std::string_view stream, const std::vector<std::pair<size_t, size_t>>& ranges,
-                   const std::vector<size_t>& parents,
-                   const std::vector<std::pair<size_t, size_t>>& names,
+void digestSymbols(std::string_view stream, std::vector<SymbolRecord>& records,
                    std::vector<Symbol>& symbols) {
+    static_assert(std::tuple_size_v<Digest> == crypto_hash_sha256_BYTES);
     const size_t n = symbols.size();
-    using Digest = std::array<unsigned char, crypto_hash_sha256_BYTES>;
-    std::vector<Digest> hashD(n), shapeD(n);
     std::vector<std::vector<size_t>> children(n);
     for (size_t i = 0; i < n; ++i)
-        if (parents[i] != kNoSpan) children[parents[i]].push_back(i);
+        if (records[i].parent != kNoSpan) children[records[i].parent].push_back(i);
     auto data = [&](size_t at) {
         return reinterpret_cast<const unsigned char*>(stream.data() + at);
     };
@@ -36,11 +34,12 @@ void digestSymbols(std::string_view stream, const std::vector<std::pair<size_t, 
     const unsigned char placeholder = 0x10, child = 0x11;
 
     for (size_t i = n; i-- > 0;) {
-        auto [begin, end] = ranges[i];
-        auto [nameBegin, nameEnd] = names[i];
+        SymbolRecord& r = records[i];
+        if (r.known) continue; // taken over with its digests from an earlier walk
+        const size_t nameBegin = r.nameBegin, nameEnd = r.nameEnd;
         crypto_hash_sha256_state st;
         crypto_hash_sha256_init(&st);
-        size_t pos = begin;
+        size_t pos = r.streamBegin;
         auto feedTo = [&](size_t upto) {
             if (upto > pos) crypto_hash_sha256_update(&st, data(pos), upto - pos);
         };
@@ -52,29 +51,30 @@ void digestSymbols(std::string_view stream, const std::vector<std::pair<size_t, 
             nameDone = true;
         };
         for (size_t c : children[i]) {
-            if (!nameDone && nameBegin < ranges[c].first) feedName();
-            feedTo(ranges[c].first);
+            const SymbolRecord& rc = records[c];
+            if (!nameDone && nameBegin < rc.streamBegin) feedName();
+            feedTo(rc.streamBegin);
             crypto_hash_sha256_update(&st, &child, 1);
-            const Digest& d = symbols[c].name == symbols[i].name ? shapeD[c] : hashD[c];
+            const Digest& d = symbols[c].name == symbols[i].name ? rc.shape : rc.hash;
             crypto_hash_sha256_update(&st, d.data(), d.size());
-            pos = ranges[c].second;
+            pos = rc.streamEnd;
         }
         if (!nameDone) feedName();
-        feedTo(end);
-        crypto_hash_sha256_final(&st, shapeD[i].data());
+        feedTo(r.streamEnd);
+        crypto_hash_sha256_final(&st, r.shape.data());
 
         crypto_hash_sha256_init(&st);
-        crypto_hash_sha256_update(&st, shapeD[i].data(), shapeD[i].size());
+        crypto_hash_sha256_update(&st, r.shape.data(), r.shape.size());
         if (nameBegin != kNoSpan)
             crypto_hash_sha256_update(&st, data(nameBegin), nameEnd - nameBegin);
         else
             crypto_hash_sha256_update(
                 &st, reinterpret_cast<const unsigned char*>(symbols[i].name.data()),
                 symbols[i].name.size());
-        crypto_hash_sha256_final(&st, hashD[i].data());
+        crypto_hash_sha256_final(&st, r.hash.data());
 
-        symbols[i].hash = toHex(hashD[i].data(), 16);
-        symbols[i].shapeHash = toHex(shapeD[i].data(), 16);
+        symbols[i].hash = toHex(r.hash.data(), 16);
+        symbols[i].shapeHash = toHex(r.shape.data(), 16);
     }
 }
 

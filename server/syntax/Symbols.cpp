@@ -3,6 +3,7 @@
 #include "syntax/SyntaxInternal.h"
 
 #include <algorithm>
+#include <cstdlib>
 #include <cstring>
 
 namespace engram::syntax {
@@ -90,7 +91,7 @@ std::vector<Symbol> extractSymbols(std::string_view language, std::string_view s
     thread_local ParserPtr parser(ts_parser_new());
     if (!ts_parser_set_language(parser.get(), spec->ts)) return {};
     TreePtr tree = parse(parser.get(), nullptr, source);
-    return detail::extractFromTree(*spec, tree.get(), source);
+    return detail::extractFromTree(*spec, tree.get(), source).symbols;
 }
 
 std::vector<size_t> resolveSymbol(const std::vector<Symbol>& symbols, std::string_view query) {
@@ -137,14 +138,54 @@ struct Document::Impl {
     const detail::LangSpec* spec = nullptr;
     ParserPtr parser;
     TreePtr tree;
-    std::vector<Symbol> symbols;
+    // The last extraction. Between extractions, edits keep its byte offsets
+    // in step with the text and clear `clean` on every symbol they touch, so
+    // the next extraction walks only what changed (see extractFromTree).
+    detail::Extraction last;
     bool stale = true;
 
     void fullParse() {
         tree.reset();
         stale = true;
+        last = {};
         if (!parser) return;
         tree = parse(parser.get(), nullptr, text);
+    }
+
+    // An edit of [start, oldEnd) into [start, newEnd): symbols wholly before
+    // it stay, those wholly after it move, the rest (touching included) are
+    // no longer clean.
+    void shift(uint32_t start, uint32_t oldEnd, uint32_t newEnd) {
+        for (size_t i = 0; i < last.symbols.size(); ++i) {
+            Symbol& s = last.symbols[i];
+            detail::SymbolRecord& r = last.records[i];
+            if (!r.clean || s.endByte < start) continue;
+            if (s.startByte > oldEnd) {
+                s.startByte = s.startByte - oldEnd + newEnd;
+                s.endByte = s.endByte - oldEnd + newEnd;
+            } else {
+                r.clean = false;
+            }
+        }
+    }
+
+    // Ranges the re-parse structured differently (in the new tree's
+    // offsets). Defensive: a definition outside every edit keeps its text,
+    // and one that now parses differently (swallowed by an opened string)
+    // normally changes extent or vanishes, which the take-over check sees;
+    // but the parser's word on what changed costs little and covers a
+    // same-extent re-parse too.
+    void dirty(const TSTree* before, const TSTree* after) {
+        uint32_t count = 0;
+        TSRange* ranges = ts_tree_get_changed_ranges(before, after, &count);
+        for (uint32_t k = 0; k < count; ++k) {
+            for (size_t i = 0; i < last.symbols.size(); ++i) {
+                const Symbol& s = last.symbols[i];
+                if (s.startByte <= ranges[k].end_byte && s.endByte >= ranges[k].start_byte)
+                    last.records[i].clean = false;
+            }
+        }
+        std::free(ranges);
     }
 };
 
@@ -183,12 +224,15 @@ void Document::edit(uint32_t startByte, uint32_t oldEndByte, std::string_view ne
         d.fullParse();
         return;
     }
+    d.shift(e.start_byte, e.old_end_byte, e.new_end_byte);
     ts_tree_edit(d.tree.get(), &e);
     TreePtr next = parse(d.parser.get(), d.tree.get(), d.text);
-    if (next)
-        d.tree = std::move(next);
-    else
+    if (!next) {
         d.fullParse();
+        return;
+    }
+    d.dirty(d.tree.get(), next.get());
+    d.tree = std::move(next);
 }
 
 void Document::reset(std::string text) {
@@ -203,14 +247,29 @@ const std::string& Document::text() const {
     return impl_->text;
 }
 
+size_t Document::reusedSymbols() const {
+    size_t n = 0;
+    for (auto& r : impl_->last.records)
+        n += r.known;
+    return n;
+}
+
+std::vector<Symbol> Document::walkAfresh() const {
+    const Impl& d = *impl_;
+    if (!d.spec || !d.tree) return {};
+    return detail::extractFromTree(*d.spec, d.tree.get(), d.text).symbols;
+}
+
 const std::vector<Symbol>& Document::symbols() {
     Impl& d = *impl_;
     if (d.stale) {
-        d.symbols = d.spec && d.tree ? detail::extractFromTree(*d.spec, d.tree.get(), d.text)
-                                     : std::vector<Symbol>{};
+        if (d.spec && d.tree)
+            d.last = detail::extractFromTree(*d.spec, d.tree.get(), d.text, &d.last);
+        else
+            d.last = {};
         d.stale = false;
     }
-    return d.symbols;
+    return d.last.symbols;
 }
 
 } // namespace engram::syntax

@@ -71,6 +71,13 @@ public:
     const std::string& language() const;
     const std::string& text() const;
     const std::vector<Symbol>& symbols();
+    // How many of the symbols the last extraction took over unchanged from
+    // the one before (not walked, not hashed): what incremental extraction
+    // saved, for tests and benchmarks.
+    size_t reusedSymbols() const;
+    // The symbols of the current tree by a full walk, nothing taken over:
+    // what symbols() must equal (tests and benchmarks compare the two).
+    std::vector<Symbol> walkAfresh() const;
 
 private:
     struct Impl;

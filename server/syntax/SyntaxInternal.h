@@ -3,6 +3,8 @@
 #pragma once
 #include "syntax/Symbols.h"
 
+#include <array>
+#include <cstdint>
 #include <string>
 #include <string_view>
 #include <tree_sitter/api.h>
@@ -130,19 +132,45 @@ struct LangSpec {
 // The tables for a language name (cached, thread-safe), or nullptr.
 const LangSpec* langSpec(std::string_view language);
 
-// Every symbol of a parsed tree (Walk.cpp). `stream`, when given, receives the
-// normalised item stream the hashes are taken over (for debugging).
-std::vector<Symbol> extractFromTree(const LangSpec& spec, const TSTree* tree, std::string_view src,
-                                    std::string* stream = nullptr);
-
-// Hashes the symbols (Digest.cpp): `ranges` are the stream ranges their
-// definitions wrote, `parents` the enclosing symbol of each (kNoSpan at top),
-// `names` the items of each one's defining name (kNoSpan if none). Fills
-// Symbol::hash and Symbol::shapeHash.
 constexpr size_t kNoSpan = ~size_t(0);
-void digestSymbols(std::string_view stream, const std::vector<std::pair<size_t, size_t>>& ranges,
-                   const std::vector<size_t>& parents,
-                   const std::vector<std::pair<size_t, size_t>>& names,
+using Digest = std::array<unsigned char, 32>; // SHA-256
+
+// What the walk knows about one symbol beyond the Symbol itself: where its
+// items lie in the stream, its nesting, and its full digests. Kept with an
+// open document so the next walk after an edit can take over every
+// definition the edit did not touch instead of walking and hashing it again.
+struct SymbolRecord {
+    size_t parent = kNoSpan; // the enclosing symbol
+    size_t subtreeEnd = 0;   // one past its last nested symbol
+    size_t streamBegin = 0, streamEnd = 0;
+    size_t nameBegin = kNoSpan, nameEnd = kNoSpan; // its defining name's items
+    TSSymbol nodeType = 0;
+    // The C++ namespaces known when the walk met it (they decide whether an
+    // out-of-line `a::f` is a function or a method): an order-sensitive hash.
+    uint64_t namespaces = 0;
+    bool known = false; // digests carried over from an earlier walk
+    bool clean = true;  // in a kept Extraction: no edit has touched it since
+    Digest hash{}, shape{};
+};
+
+struct Extraction {
+    std::vector<Symbol> symbols;
+    std::vector<SymbolRecord> records; // parallel to symbols
+};
+
+// Every symbol of a parsed tree (Walk.cpp). With `reuse` (the extraction of
+// the same document before some edits, its records' `clean` flags and byte
+// offsets kept up to date by the caller), a definition whose node is clean
+// and unchanged in position and context is taken over with all it holds
+// rather than walked. `stream`, when given, receives the normalised item
+// stream the hashes are taken over (for debugging; reused definitions write
+// nothing to it).
+Extraction extractFromTree(const LangSpec& spec, const TSTree* tree, std::string_view src,
+                           const Extraction* reuse = nullptr, std::string* stream = nullptr);
+
+// Hashes the symbols whose records are not `known` (Digest.cpp): fills their
+// records' digests and Symbol::hash / Symbol::shapeHash.
+void digestSymbols(std::string_view stream, std::vector<SymbolRecord>& records,
                    std::vector<Symbol>& symbols);
 
 // Text normalisation of tokens (Literal.cpp). The string_view results may

@@ -31,6 +31,8 @@
 // items its definition node wrote, so nested symbols' ranges nest.
 #include "syntax/SyntaxInternal.h"
 
+#include <unordered_map>
+
 namespace engram::syntax::detail {
 
 namespace {
@@ -108,21 +110,36 @@ struct Level {
     const void* innerDef = nullptr; // a wrapped definition node not to classify again
 };
 
-struct NameSpan {
-    size_t begin, end;
-    size_t symbol;
-};
+// Namespace names met so far, folded in order (FNV-1a over "name\0").
+uint64_t foldNamespace(uint64_t h, std::string_view name) {
+    if (h == 0) h = 0xcbf29ce484222325ull;
+    for (char c : name)
+        h = (h ^ uint8_t(c)) * 0x100000001b3ull;
+    return (h ^ 0xffu) * 0x100000001b3ull;
+}
 
 class Walker {
 public:
-    Walker(const LangSpec& spec, std::string_view src)
+    Walker(const LangSpec& spec, std::string_view src, const Extraction* reuse)
         : spec_(spec)
-        , src_(src) {
+        , src_(src)
+        , reuse_(reuse) {
         out_.reserve(src.size() * 2);
         levels_.reserve(128);
+        if (reuse_) {
+            reuseAt_.reserve(reuse_->symbols.size());
+            for (size_t i = 0; i < reuse_->symbols.size(); ++i) {
+                if (!reuse_->records[i].clean) continue;
+                const Symbol& s = reuse_->symbols[i];
+                // Two symbols on one node extent cannot both be taken over:
+                // drop the key rather than guess.
+                auto [it, fresh] = reuseAt_.emplace(extentKey(s.startByte, s.endByte), i);
+                if (!fresh) it->second = kNoSpan;
+            }
+        }
     }
 
-    std::vector<Symbol> run(TSNode root, std::string* stream) {
+    Extraction run(TSNode root, std::string* stream) {
         TSTreeCursor cur = ts_tree_cursor_new(root);
         cursor_ = &cur;
         bool descend = enter(root);
@@ -147,9 +164,9 @@ public:
         }
         ts_tree_cursor_delete(&cur);
         cursor_ = nullptr;
-        finishHashes();
+        digestSymbols(out_, records_, symbols_);
         if (stream) *stream = out_;
-        return std::move(symbols_);
+        return Extraction{std::move(symbols_), std::move(records_)};
     }
 
 private:
@@ -162,13 +179,16 @@ private:
     bool docstring_ = false;
     std::vector<Level> levels_;
     std::vector<Symbol> symbols_;
-    std::vector<std::pair<size_t, size_t>> ranges_; // stream range per symbol
-    std::vector<size_t> parents_;                   // enclosing symbol, kNoSpan at top
-    std::vector<size_t> open_;                      // open symbol frames
+    std::vector<SymbolRecord> records_; // parallel to symbols_
+    std::vector<size_t> open_;          // open symbol frames
     std::vector<Scope> scopes_;
     std::vector<std::string> namespaces_;
+    uint64_t namespaceKey_ = 0; // namespaces_ folded (SymbolRecord::namespaces)
     std::vector<std::pair<const void*, size_t>> pendingNames_;
-    std::vector<NameSpan> names_;
+    const Extraction* reuse_;
+    std::unordered_map<uint64_t, size_t> reuseAt_; // clean extent -> reuse_ index
+
+    static uint64_t extentKey(uint32_t start, uint32_t end) { return uint64_t(start) << 32 | end; }
 
     bool emitting() const { return !open_.empty(); }
 
@@ -369,7 +389,7 @@ private:
         if ((fl & kDefinition) && !(parent && parent->innerDef == n.id)) {
             emitField(fid);
             fid = 0;
-            define(n, L, parent);
+            if (define(n, L, parent)) return false; // taken over: nothing to walk
         }
         emitField(fid);
 
@@ -423,9 +443,17 @@ private:
         } else if (L.closeNeeded && emitting()) {
             out_ += char(kClose);
         }
-        if (L.nameSymbol >= 0) names_.push_back({L.nameBegin, out_.size(), size_t(L.nameSymbol)});
+        if (L.nameSymbol >= 0) {
+            SymbolRecord& r = records_[size_t(L.nameSymbol)];
+            if (r.nameBegin == kNoSpan) {
+                r.nameBegin = L.nameBegin;
+                r.nameEnd = out_.size();
+            }
+        }
         if (L.frame >= 0) {
-            ranges_[size_t(L.frame)].second = out_.size();
+            SymbolRecord& r = records_[size_t(L.frame)];
+            r.streamEnd = out_.size();
+            r.subtreeEnd = symbols_.size();
             open_.pop_back();
         }
         if (L.scopePushed) scopes_.pop_back();
@@ -444,11 +472,14 @@ private:
         }
     }
 
-    void define(TSNode n, Level& L, const Level* parent) {
+    // Classifies a definition node and opens its symbol and scope. True when
+    // the symbol was taken over from the earlier extraction instead, so its
+    // subtree is not walked.
+    bool define(TSNode n, Level& L, const Level* parent) {
         const Scope* scope = scopes_.empty() ? nullptr : &scopes_.back();
         Def d;
         DefContext ctx{spec_, src_, scope, parent ? parent->node : TSNode{}, namespaces_};
-        if (!spec_.classify(ctx, n, d) || !d.kind) return;
+        if (!spec_.classify(ctx, n, d) || !d.kind) return false;
         if (!ts_node_is_null(d.inner)) L.innerDef = d.inner.id;
         std::string qualified;
         if (scope && !spec_.flat) qualified = scope->qualified;
@@ -458,7 +489,8 @@ private:
             qualified += *part;
         }
         if (spec_.flat) qualified = d.name;
-        if (std::string_view(d.kind) == "namespace") namespaces_.push_back(d.name);
+        if (!d.scopeOnly && takeOver(n, d, qualified)) return true;
+        if (std::string_view(d.kind) == "namespace") pushNamespace(d.name);
         if (!d.scopeOnly) {
             Symbol sym;
             sym.name = d.name;
@@ -473,31 +505,78 @@ private:
             sym.endColumn = b.column;
             L.frame = int32_t(symbols_.size());
             symbols_.push_back(std::move(sym));
-            ranges_.push_back({out_.size(), out_.size()});
-            parents_.push_back(open_.empty() ? kNoSpan : open_.back());
+            SymbolRecord r;
+            r.parent = open_.empty() ? kNoSpan : open_.back();
+            r.streamBegin = r.streamEnd = out_.size();
+            r.nodeType = ts_node_symbol(n);
+            r.namespaces = namespaceKey_;
+            records_.push_back(r);
             open_.push_back(size_t(L.frame));
             if (!ts_node_is_null(d.nameNode))
                 pendingNames_.push_back({d.nameNode.id, size_t(L.frame)});
         }
         scopes_.push_back(Scope{std::move(qualified), d.name, d.kind});
         L.scopePushed = true;
+        return false;
     }
 
-    void finishHashes() {
-        std::vector<std::pair<size_t, size_t>> nameSpans(symbols_.size(), {kNoSpan, kNoSpan});
-        for (auto& span : names_)
-            if (nameSpans[span.symbol].first == kNoSpan)
-                nameSpans[span.symbol] = {span.begin, span.end};
-        digestSymbols(out_, ranges_, parents_, nameSpans, symbols_);
+    void pushNamespace(const std::string& name) {
+        namespaces_.push_back(name);
+        namespaceKey_ = foldNamespace(namespaceKey_, name);
+    }
+
+    // Takes the symbol at `n`, with every symbol nested in it, over from the
+    // earlier extraction when nothing that decides them can have changed: the
+    // node's extent is clean (no edit or re-parsed range touched it, so its
+    // text and subtree are the same), its node type, name, qualified name and
+    // kind are the same (so its nested symbols are classified in the same
+    // scope), and the same namespaces were known. Positions are moved to
+    // where the node is now; digests are kept, so nothing of it is hashed.
+    bool takeOver(TSNode n, const Def& d, const std::string& qualified) {
+        if (reuseAt_.empty()) return false;
+        uint32_t start = ts_node_start_byte(n), end = ts_node_end_byte(n);
+        auto it = reuseAt_.find(extentKey(start, end));
+        if (it == reuseAt_.end() || it->second == kNoSpan) return false;
+        const size_t i = it->second;
+        const SymbolRecord& top = reuse_->records[i];
+        const Symbol& old = reuse_->symbols[i];
+        if (top.nodeType != ts_node_symbol(n) || top.namespaces != namespaceKey_ ||
+            old.kind != d.kind || old.name != d.name || old.qualified != qualified)
+            return false;
+        const TSPoint now = ts_node_start_point(n);
+        const uint32_t oldLine = old.startLine, oldColumn = old.startColumn;
+        auto move = [&](uint32_t& line, uint32_t& column) {
+            if (line == oldLine) column = column - oldColumn + now.column;
+            line = line - oldLine + now.row;
+        };
+        const size_t base = symbols_.size();
+        for (size_t j = i; j < top.subtreeEnd; ++j) {
+            Symbol s = reuse_->symbols[j];
+            s.startByte = s.startByte - old.startByte + start;
+            s.endByte = s.endByte - old.startByte + start;
+            move(s.startLine, s.startColumn);
+            move(s.endLine, s.endColumn);
+            SymbolRecord r = reuse_->records[j];
+            r.parent = j == i ? (open_.empty() ? kNoSpan : open_.back()) : r.parent - i + base;
+            r.subtreeEnd = r.subtreeEnd - i + base;
+            r.streamBegin = r.streamEnd = out_.size();
+            r.nameBegin = r.nameEnd = kNoSpan;
+            r.known = true;
+            r.clean = true;
+            if (s.kind == "namespace") pushNamespace(s.name);
+            symbols_.push_back(std::move(s));
+            records_.push_back(r);
+        }
+        return true;
     }
 };
 
 } // namespace
 
-std::vector<Symbol> extractFromTree(const LangSpec& spec, const TSTree* tree, std::string_view src,
-                                    std::string* stream) {
+Extraction extractFromTree(const LangSpec& spec, const TSTree* tree, std::string_view src,
+                           const Extraction* reuse, std::string* stream) {
     if (!tree) return {};
-    Walker w(spec, src);
+    Walker w(spec, src, reuse);
     return w.run(ts_tree_root_node(tree), stream);
 }
 

@@ -399,6 +399,77 @@ TEST_CASE("an open document re-parses incrementally to what a fresh parse gives"
     }
 }
 
+TEST_CASE("batches of arbitrary edits keep an open document's symbols equal to a fresh "
+          "extraction, walking only what changed",
+          "[symbols]") {
+    // Edits a user makes mid-typing: unbalanced quotes and comment openers
+    // (which make the parser restructure text far from the edit), deleted
+    // spans, pasted punctuation; one to three of them between extractions.
+    const std::vector<std::string> typed = {"\"", "'", "/*", "*/",     "\"\"\"", "{",       "}",
+                                            "(",  ")", ":",  "\n    ", "#",      "x = 1\n", "`"};
+    std::mt19937 rng(7);
+    for (auto& c : cases()) {
+        INFO(c.lang);
+        const std::string text = readFixture(fixturePath(c));
+        Document doc(c.lang, text);
+        doc.symbols();
+        size_t reused = 0;
+        for (int step = 0; step < 150; ++step) {
+            std::string mirror = doc.text();
+            int batch = int(rng() % 3) + 1;
+            for (int k = 0; k < batch && !mirror.empty(); ++k) {
+                uint32_t start = uint32_t(rng() % mirror.size());
+                uint32_t end = start;
+                std::string insert;
+                if (rng() % 3 == 0)
+                    end = std::min<uint32_t>(uint32_t(mirror.size()), start + rng() % 6 + 1);
+                else
+                    insert = typed[rng() % typed.size()];
+                mirror.replace(start, end - start, insert);
+                doc.edit(start, end, insert);
+            }
+            INFO("step " << step);
+            REQUIRE(doc.text() == mirror);
+            // Against a full walk of the same tree: after broken edits,
+            // tree-sitter's incremental re-parse may recover from the errors
+            // differently than a parse from scratch would, so the fresh
+            // parse is the oracle only once the text is valid again (below).
+            REQUIRE(sameSymbols(doc.symbols(), doc.walkAfresh()));
+            reused += doc.reusedSymbols();
+            // Every fifth step puts the fixture back (a long-lived buffer
+            // returns to sane code; a full replacement edit, not reset()).
+            if (step % 5 == 4) {
+                doc.edit(0, uint32_t(doc.text().size()), text);
+                REQUIRE(sameSymbols(doc.symbols(), extractSymbols(c.lang, text)));
+            }
+        }
+        CHECK(reused > 0);
+    }
+}
+
+TEST_CASE("an edit inside one body takes every other definition over unchanged", "[symbols]") {
+    for (auto& c : cases()) {
+        INFO(c.lang);
+        const std::string text = readFixture(fixturePath(c));
+        Document doc(c.lang, text);
+        const size_t total = doc.symbols().size();
+        auto at = text.find(c.body.from);
+        REQUIRE(at != std::string::npos);
+        doc.edit(uint32_t(at), uint32_t(at + c.body.from.size()), c.body.to);
+        const auto& after = doc.symbols();
+        REQUIRE(sameSymbols(after, extractSymbols(c.lang, doc.text())));
+        // Walked again: the edited symbol and the definitions enclosing it,
+        // plus the definitions beside the edit that tree-sitter re-parsed.
+        // Everything else is taken over.
+        size_t enclosing = 0;
+        for (auto& s : after)
+            if (s.startByte <= at && at < s.endByte) ++enclosing;
+        CHECK(enclosing >= 1);
+        CHECK(doc.reusedSymbols() + enclosing + 2 >= total);
+        CHECK(doc.reusedSymbols() + enclosing <= total);
+    }
+}
+
 TEST_CASE("an unknown language has no symbols", "[symbols]") {
     CHECK(extractSymbols("cobol", "IDENTIFICATION DIVISION.").empty());
     CHECK(extractSymbols("", "def f(): pass").empty());
