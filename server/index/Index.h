@@ -67,7 +67,9 @@ struct SyncReport {
 
 class Index {
 public:
-    static constexpr int kSchemaVersion = 2;
+    // 3: symbol shapes mask every spelling of the symbol's name (code_symbols
+    // written by version 2 carry the older digests).
+    static constexpr int kSchemaVersion = 3;
 
     // Opens or creates the index beside the store's claims. A missing,
     // corrupt or older index is recreated empty (sync() then fills it).

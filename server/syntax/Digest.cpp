@@ -1,77 +1,157 @@
 // The symbols' digests over the walk's item stream.
 //
 // Post-order over the symbols (a nested symbol has a larger index than its
-// encloser): each symbol hashes its own items once, with every nested symbol
-// replaced by that symbol's digest, so the stream is hashed once however deep
-// the nesting, and a class's digest still covers its methods.
+// encloser): each symbol hashes its own items, with every nested symbol
+// replaced by that symbol's digest, so the stream is hashed about once
+// however deep the nesting, and a class's digest still covers its methods.
 //
-// shapeHash is taken first: the items with the symbol's defining name
-// replaced by a placeholder, and a nested symbol of the same name (a
-// constructor) contributing its shape rather than its hash, so renaming a
-// class together with its constructors keeps the class's shape. hash is the
-// digest of the shape digest and the name's items: it changes whenever
-// either does. Both are SHA-256 (libsodium), cut to 16 bytes (32 hex chars).
+// shapeHash is taken first: the items with the symbol's defining name, and
+// the text of every leaf that spells the name, replaced by a placeholder. A
+// nested symbol contributes its hash, unless it spells the name (a
+// constructor, a method returning its class), in which case its items are
+// hashed again with the name masked. So renaming a function together with
+// its recursive calls, or a class together with its constructors and
+// self-references, keeps the shape: that is how a renamed anchor is found.
+// hash is the digest of the shape digest, the name's items and the name: a
+// rename changes it, and so does any other change of the items. Both are
+// SHA-256 (libsodium), cut to 16 bytes (32 hex chars).
 #include "syntax/SyntaxInternal.h"
 #include "util/Hash.h"
 
+#include <algorithm>
 #include <array>
 #include <sodium.h>
 #include <tuple>
 
 namespace engram::syntax::detail {
 
-void digestSymbols(std::string_view stream, std::vector<SymbolRecord>& records,
-                   std::vector<Symbol>& symbols) {
+namespace {
+
+// Tags beyond the walk's own (Walk.cpp), so they cannot be confused with items.
+constexpr unsigned char kPlaceholder = 0x10, kChild = 0x11, kMaskedChild = 0x12;
+
+class Sha256 {
+public:
+    Sha256() { crypto_hash_sha256_init(&st_); }
+    void add(const void* p, size_t n) {
+        if (n) crypto_hash_sha256_update(&st_, static_cast<const unsigned char*>(p), n);
+    }
+    void add(unsigned char tag) { add(&tag, 1); }
+    Digest finish() {
+        Digest d;
+        crypto_hash_sha256_final(&st_, d.data());
+        return d;
+    }
+
+private:
+    crypto_hash_sha256_state st_;
+};
+
+} // namespace
+
+void digestSymbols(Extraction& x) {
     static_assert(std::tuple_size_v<Digest> == crypto_hash_sha256_BYTES);
+    auto& symbols = x.symbols;
+    auto& records = x.records;
+    const std::string& stream = x.stream;
     const size_t n = symbols.size();
     std::vector<std::vector<size_t>> children(n);
+    struct Mask {
+        size_t begin, end;
+        unsigned char which; // Occurrence::which; kName for the defining name
+        bool operator<(const Mask& o) const { return begin < o.begin; }
+    };
+    constexpr unsigned char kName = 0xff;
+    std::vector<std::vector<Mask>> named(n); // occurrences by owner, in stream order
     for (size_t i = 0; i < n; ++i)
         if (records[i].parent != kNoSpan) children[records[i].parent].push_back(i);
-    auto data = [&](size_t at) {
-        return reinterpret_cast<const unsigned char*>(stream.data() + at);
+    for (const Occurrence& o : x.occurrences)
+        if (!records[o.owner].known) named[o.owner].push_back({o.begin, o.end, o.which});
+
+    // Feeds stream[from, to) with the spans in `masks` (sorted, starting at
+    // or after *next) replaced by a placeholder saying which name it was;
+    // *next moves past them.
+    auto feedMasked = [&](Sha256& h, size_t from, size_t to, const std::vector<Mask>& masks,
+                          size_t& next) {
+        while (next < masks.size() && masks[next].begin < to) {
+            const Mask& m = masks[next++];
+            if (m.begin < from) continue; // inside a span masked already (the defining name)
+            h.add(stream.data() + from, m.begin - from);
+            const unsigned char placeholder[2] = {kPlaceholder, m.which};
+            h.add(placeholder, 2);
+            from = m.end;
+        }
+        if (to > from) h.add(stream.data() + from, to - from);
     };
-    // Tags beyond the walk's own (Walk.cpp), so they cannot be confused with items.
-    const unsigned char placeholder = 0x10, child = 0x11;
+    auto anyIn = [](const std::vector<Mask>& spans, size_t b, size_t e) {
+        auto it = std::lower_bound(spans.begin(), spans.end(), Mask{b, 0, 0});
+        return it != spans.end() && it->begin < e;
+    };
 
     for (size_t i = n; i-- > 0;) {
         SymbolRecord& r = records[i];
         if (r.known) continue; // taken over with its digests from an earlier walk
-        const size_t nameBegin = r.nameBegin, nameEnd = r.nameEnd;
-        crypto_hash_sha256_state st;
-        crypto_hash_sha256_init(&st);
-        size_t pos = r.streamBegin;
-        auto feedTo = [&](size_t upto) {
-            if (upto > pos) crypto_hash_sha256_update(&st, data(pos), upto - pos);
-        };
-        bool nameDone = nameBegin == kNoSpan;
-        auto feedName = [&] {
-            feedTo(nameBegin);
-            crypto_hash_sha256_update(&st, &placeholder, 1);
-            pos = nameEnd;
-            nameDone = true;
-        };
+        // What the shape leaves out: the defining name's items, and the text
+        // of every other leaf spelling the name.
+        std::vector<Mask> masks;
+        masks.reserve(named[i].size() + 1);
+        if (r.nameBegin != kNoSpan) masks.push_back({r.nameBegin, r.nameEnd, kName});
+        for (auto& span : named[i])
+            masks.push_back(span);
+        std::stable_sort(masks.begin(), masks.end());
+
+        Sha256 shape;
+        size_t pos = r.streamBegin, next = 0;
         for (size_t c : children[i]) {
             const SymbolRecord& rc = records[c];
-            if (!nameDone && nameBegin < rc.streamBegin) feedName();
-            feedTo(rc.streamBegin);
-            crypto_hash_sha256_update(&st, &child, 1);
-            const Digest& d = symbols[c].name == symbols[i].name ? rc.shape : rc.hash;
-            crypto_hash_sha256_update(&st, d.data(), d.size());
+            feedMasked(shape, pos, rc.streamBegin, masks, next);
+            if (anyIn(named[i], rc.streamBegin, rc.streamEnd)) {
+                // The child spells this symbol's name (a constructor, a
+                // method returning its class): its items are hashed again
+                // with the name masked, so the rename leaves the shape be.
+                Sha256 m;
+                size_t at = next;
+                feedMasked(m, rc.streamBegin, rc.streamEnd, masks, at);
+                Digest d = m.finish();
+                shape.add(kMaskedChild);
+                shape.add(d.data(), d.size());
+            } else {
+                shape.add(kChild);
+                shape.add(rc.hash.data(), rc.hash.size());
+            }
+            while (next < masks.size() && masks[next].begin < rc.streamEnd)
+                ++next;
             pos = rc.streamEnd;
         }
-        if (!nameDone) feedName();
-        feedTo(r.streamEnd);
-        crypto_hash_sha256_final(&st, r.shape.data());
+        feedMasked(shape, pos, r.streamEnd, masks, next);
+        r.shape = shape.finish();
 
-        crypto_hash_sha256_init(&st);
-        crypto_hash_sha256_update(&st, r.shape.data(), r.shape.size());
-        if (nameBegin != kNoSpan)
-            crypto_hash_sha256_update(&st, data(nameBegin), nameEnd - nameBegin);
-        else
-            crypto_hash_sha256_update(
-                &st, reinterpret_cast<const unsigned char*>(symbols[i].name.data()),
-                symbols[i].name.size());
-        crypto_hash_sha256_final(&st, r.hash.data());
+        // The hash: the shape plus what it masked (the name's items, the name,
+        // and each qualifier name a placeholder stands for), so it changes
+        // with any item of the definition. Only the qualifier names actually
+        // masked count: a method that never spells its class keeps its hash
+        // when the class is renamed, and so the class keeps its shape.
+        Sha256 hash;
+        hash.add(r.shape.data(), r.shape.size());
+        if (r.nameBegin != kNoSpan) hash.add(stream.data() + r.nameBegin, r.nameEnd - r.nameBegin);
+        hash.add(kPlaceholder);
+        hash.add(symbols[i].name.data(), symbols[i].name.size());
+        std::vector<unsigned char> used;
+        for (const Mask& m : masks)
+            if (m.which != kName && m.which != 0) used.push_back(m.which);
+        if (!used.empty()) {
+            std::sort(used.begin(), used.end());
+            used.erase(std::unique(used.begin(), used.end()), used.end());
+            auto parts = components(symbols[i].qualified);
+            for (unsigned char w : used) {
+                std::string_view part = w < parts.size() ? parts[w - 1] : std::string_view{};
+                const unsigned char head[2] = {kPlaceholder, w};
+                hash.add(head, 2);
+                hash.add(part.data(), part.size());
+                hash.add(kPlaceholder);
+            }
+        }
+        r.hash = hash.finish();
 
         symbols[i].hash = toHex(r.hash.data(), 16);
         symbols[i].shapeHash = toHex(r.shape.data(), 16);

@@ -23,6 +23,38 @@ TreePtr parse(TSParser* parser, const TSTree* old, std::string_view src) {
     return TreePtr(ts_parser_parse_string(parser, old, src.data(), uint32_t(src.size())));
 }
 
+TSPoint pointAt(std::string_view text, uint32_t offset) {
+    TSPoint p{0, 0};
+    size_t lineStart = 0;
+    const char* base = text.data();
+    const char* end = base + offset;
+    for (const char* c = base; c < end;) {
+        const void* nl = std::memchr(c, '\n', size_t(end - c));
+        if (!nl) break;
+        ++p.row;
+        c = static_cast<const char*>(nl) + 1;
+        lineStart = size_t(c - base);
+    }
+    p.column = uint32_t(offset - lineStart);
+    return p;
+}
+
+TSPoint advance(TSPoint p, std::string_view text) {
+    for (char c : text) {
+        if (c == '\n') {
+            ++p.row;
+            p.column = 0;
+        } else {
+            ++p.column;
+        }
+    }
+    return p;
+}
+
+} // namespace
+
+namespace detail {
+
 // "(*Parser).parse", "Parser::parse", "Parser.parse" -> {"Parser", "parse"}.
 std::vector<std::string_view> components(std::string_view q) {
     std::vector<std::string_view> out;
@@ -55,35 +87,7 @@ std::vector<std::string_view> components(std::string_view q) {
     return out;
 }
 
-TSPoint pointAt(std::string_view text, uint32_t offset) {
-    TSPoint p{0, 0};
-    size_t lineStart = 0;
-    const char* base = text.data();
-    const char* end = base + offset;
-    for (const char* c = base; c < end;) {
-        const void* nl = std::memchr(c, '\n', size_t(end - c));
-        if (!nl) break;
-        ++p.row;
-        c = static_cast<const char*>(nl) + 1;
-        lineStart = size_t(c - base);
-    }
-    p.column = uint32_t(offset - lineStart);
-    return p;
-}
-
-TSPoint advance(TSPoint p, std::string_view text) {
-    for (char c : text) {
-        if (c == '\n') {
-            ++p.row;
-            p.column = 0;
-        } else {
-            ++p.column;
-        }
-    }
-    return p;
-}
-
-} // namespace
+} // namespace detail
 
 std::vector<Symbol> extractSymbols(std::string_view language, std::string_view source) {
     const detail::LangSpec* spec = detail::langSpec(language);
@@ -103,11 +107,11 @@ std::vector<size_t> resolveSymbol(const std::vector<Symbol>& symbols, std::strin
     for (size_t i = 0; i < symbols.size(); ++i)
         if (symbols[i].qualified == query) out.push_back(i);
     if (!out.empty()) return out;
-    auto want = components(query);
+    auto want = detail::components(query);
     if (want.empty()) return out;
     std::vector<size_t> suffix;
     for (size_t i = 0; i < symbols.size(); ++i) {
-        auto have = components(symbols[i].qualified);
+        auto have = detail::components(symbols[i].qualified);
         if (have.size() < want.size()) continue;
         if (!std::equal(want.begin(), want.end(), have.end() - ptrdiff_t(want.size()))) continue;
         (have.size() == want.size() ? out : suffix).push_back(i);

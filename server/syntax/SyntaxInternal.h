@@ -153,9 +153,27 @@ struct SymbolRecord {
     Digest hash{}, shape{};
 };
 
+// A leaf inside a symbol whose text is one of the names in the symbol's
+// qualified name: its own (a recursive call, a constructor's declaration, a
+// method taking its class) or an encloser's (a Go receiver, a C++
+// out-of-line `Parser::`, a method naming its class). The span of the leaf's
+// text in the stream, masked in the symbol's shape so a rename that renames
+// these too keeps the shape.
+struct Occurrence {
+    size_t begin, end;
+    size_t owner;  // the symbol
+    uint8_t which; // 0: its own name; k: the k-th component of its qualifier
+};
+
+// The components of a qualified name: "(*Parser).parse", "Parser::parse"
+// and "Parser.parse" all give {"Parser", "parse"} (Symbols.cpp).
+std::vector<std::string_view> components(std::string_view qualified);
+
 struct Extraction {
     std::vector<Symbol> symbols;
-    std::vector<SymbolRecord> records; // parallel to symbols
+    std::vector<SymbolRecord> records;   // parallel to symbols
+    std::string stream;                  // the items (Walk.cpp)
+    std::vector<Occurrence> occurrences; // in stream order
 };
 
 // Every symbol of a parsed tree (Walk.cpp). With `reuse` (the extraction of
@@ -170,8 +188,7 @@ Extraction extractFromTree(const LangSpec& spec, const TSTree* tree, std::string
 
 // Hashes the symbols whose records are not `known` (Digest.cpp): fills their
 // records' digests and Symbol::hash / Symbol::shapeHash.
-void digestSymbols(std::string_view stream, std::vector<SymbolRecord>& records,
-                   std::vector<Symbol>& symbols);
+void digestSymbols(Extraction& x);
 
 // Text normalisation of tokens (Literal.cpp). The string_view results may
 // point into `scratch`.

@@ -31,6 +31,7 @@
 // items its definition node wrote, so nested symbols' ranges nest.
 #include "syntax/SyntaxInternal.h"
 
+#include <algorithm>
 #include <unordered_map>
 
 namespace engram::syntax::detail {
@@ -164,9 +165,11 @@ public:
         }
         ts_tree_cursor_delete(&cur);
         cursor_ = nullptr;
-        digestSymbols(out_, records_, symbols_);
-        if (stream) *stream = out_;
-        return Extraction{std::move(symbols_), std::move(records_)};
+        Extraction x{std::move(symbols_), std::move(records_), std::move(out_),
+                     std::move(occurrences_)};
+        digestSymbols(x);
+        if (stream) *stream = x.stream;
+        return x;
     }
 
 private:
@@ -180,7 +183,10 @@ private:
     std::vector<Level> levels_;
     std::vector<Symbol> symbols_;
     std::vector<SymbolRecord> records_; // parallel to symbols_
-    std::vector<size_t> open_;          // open symbol frames
+    std::vector<Occurrence> occurrences_;
+    std::vector<size_t> open_; // open symbol frames
+    // Per open frame: its name, then its qualifier's components (Occurrence).
+    std::vector<std::vector<std::string>> openNames_;
     std::vector<Scope> scopes_;
     std::vector<std::string> namespaces_;
     uint64_t namespaceKey_ = 0; // namespaces_ folded (SymbolRecord::namespaces)
@@ -225,9 +231,18 @@ private:
     }
     void emitLeaf(std::string_view tok, std::string_view text) {
         token(kLeaf, tok);
+        const size_t begin = out_.size();
         char head[10];
         out_.append(head, putVarint(head, text.size()));
         out_.append(text);
+        for (size_t k = 0; k < open_.size(); ++k) {
+            const auto& names = openNames_[k];
+            for (size_t w = 0; w < names.size(); ++w) {
+                if (names[w] != text) continue;
+                occurrences_.push_back({begin, out_.size(), open_[k], uint8_t(w)});
+                break;
+            }
+        }
     }
 
     std::string_view text(uint32_t s, uint32_t e) const {
@@ -455,6 +470,7 @@ private:
             r.streamEnd = out_.size();
             r.subtreeEnd = symbols_.size();
             open_.pop_back();
+            openNames_.pop_back();
         }
         if (L.scopePushed) scopes_.pop_back();
         uint32_t end = L.end;
@@ -512,12 +528,24 @@ private:
             r.namespaces = namespaceKey_;
             records_.push_back(r);
             open_.push_back(size_t(L.frame));
+            openNames_.push_back(identityNames(symbols_.back()));
             if (!ts_node_is_null(d.nameNode))
                 pendingNames_.push_back({d.nameNode.id, size_t(L.frame)});
         }
         scopes_.push_back(Scope{std::move(qualified), d.name, d.kind});
         L.scopePushed = true;
         return false;
+    }
+
+    // The names a symbol's shape masks (Occurrence): its own, then those of
+    // its qualifier, at most 254 of them.
+    static std::vector<std::string> identityNames(const Symbol& s) {
+        std::vector<std::string> names{s.name};
+        auto parts = components(s.qualified);
+        if (!parts.empty()) parts.pop_back(); // the symbol's own name
+        for (auto part : parts)
+            if (names.size() < 255) names.emplace_back(part);
+        return names;
     }
 
     void pushNamespace(const std::string& name) {
@@ -530,8 +558,10 @@ private:
     // node's extent is clean (no edit or re-parsed range touched it, so its
     // text and subtree are the same), its node type, name, qualified name and
     // kind are the same (so its nested symbols are classified in the same
-    // scope), and the same namespaces were known. Positions are moved to
-    // where the node is now; digests are kept, so nothing of it is hashed.
+    // scope), the same namespaces were known, and its enclosing symbols have
+    // the same names (whose spellings inside it their shapes mask). Its
+    // items are copied, not walked; positions move to where the node is now;
+    // digests are kept, so nothing of it is hashed again.
     bool takeOver(TSNode n, const Def& d, const std::string& qualified) {
         if (reuseAt_.empty()) return false;
         uint32_t start = ts_node_start_byte(n), end = ts_node_end_byte(n);
@@ -543,13 +573,27 @@ private:
         if (top.nodeType != ts_node_symbol(n) || top.namespaces != namespaceKey_ ||
             old.kind != d.kind || old.name != d.name || old.qualified != qualified)
             return false;
-        const TSPoint now = ts_node_start_point(n);
+        // The old encloser k levels up is the open frame k levels up.
+        std::vector<std::pair<size_t, size_t>> enclosers; // old index -> new index
+        size_t up = top.parent, depth = open_.size();
+        for (; up != kNoSpan && depth > 0; up = reuse_->records[up].parent) {
+            size_t now = open_[--depth];
+            if (reuse_->symbols[up].name != symbols_[now].name) return false;
+            enclosers.push_back({up, now});
+        }
+        if (up != kNoSpan || depth != 0) return false;
+
+        const TSPoint at = ts_node_start_point(n);
         const uint32_t oldLine = old.startLine, oldColumn = old.startColumn;
         auto move = [&](uint32_t& line, uint32_t& column) {
-            if (line == oldLine) column = column - oldColumn + now.column;
-            line = line - oldLine + now.row;
+            if (line == oldLine) column = column - oldColumn + at.column;
+            line = line - oldLine + at.row;
         };
         const size_t base = symbols_.size();
+        const size_t streamAt = out_.size();
+        auto streamMove = [&](size_t& p) {
+            if (p != kNoSpan) p = p - top.streamBegin + streamAt;
+        };
         for (size_t j = i; j < top.subtreeEnd; ++j) {
             Symbol s = reuse_->symbols[j];
             s.startByte = s.startByte - old.startByte + start;
@@ -559,14 +603,32 @@ private:
             SymbolRecord r = reuse_->records[j];
             r.parent = j == i ? (open_.empty() ? kNoSpan : open_.back()) : r.parent - i + base;
             r.subtreeEnd = r.subtreeEnd - i + base;
-            r.streamBegin = r.streamEnd = out_.size();
-            r.nameBegin = r.nameEnd = kNoSpan;
+            streamMove(r.streamBegin);
+            streamMove(r.streamEnd);
+            streamMove(r.nameBegin);
+            streamMove(r.nameEnd);
             r.known = true;
             r.clean = true;
             if (s.kind == "namespace") pushNamespace(s.name);
             symbols_.push_back(std::move(s));
             records_.push_back(r);
         }
+        const auto& occ = reuse_->occurrences;
+        auto o = std::lower_bound(occ.begin(), occ.end(), top.streamBegin,
+                                  [](const Occurrence& x, size_t p) { return x.begin < p; });
+        for (; o != occ.end() && o->begin < top.streamEnd; ++o) {
+            size_t owner = kNoSpan;
+            if (o->owner >= i && o->owner < top.subtreeEnd) {
+                owner = o->owner - i + base;
+            } else {
+                for (auto [was, now] : enclosers)
+                    if (was == o->owner) owner = now;
+            }
+            if (owner != kNoSpan)
+                occurrences_.push_back({o->begin - top.streamBegin + streamAt,
+                                        o->end - top.streamBegin + streamAt, owner, o->which});
+        }
+        out_.append(reuse_->stream, top.streamBegin, top.streamEnd - top.streamBegin);
         return true;
     }
 };

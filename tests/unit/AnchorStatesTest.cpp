@@ -9,6 +9,7 @@
 #include "util/Fs.h"
 
 #include <catch2/catch.hpp>
+#include <cctype>
 
 using namespace engram;
 using namespace engram::test;
@@ -209,6 +210,93 @@ TEST_CASE("in every language, a definition cut and pasted into a new file is rep
             auto re = f.engine.reverify(id, "test:agent", "followed the move");
             CHECK(re.claim.anchors.at(0).path == "src/moved_here" + ext);
             CHECK(re.anchorState == "intact");
+        }
+    }
+}
+
+namespace {
+
+// Every whole-word occurrence of `from` in `text` renamed to `to`, as a
+// rename refactoring does (the fixtures spell their type names only in code
+// and comments, never inside string literals).
+std::string renameEverywhere(const std::string& text, const std::string& from,
+                             const std::string& to) {
+    auto word = [](char ch) { return std::isalnum((unsigned char)ch) || ch == '_'; };
+    std::string out;
+    size_t i = 0;
+    while (i < text.size()) {
+        if (text.compare(i, from.size(), from) == 0 && (i == 0 || !word(text[i - 1])) &&
+            (i + from.size() == text.size() || !word(text[i + from.size()]))) {
+            out += to;
+            i += from.size();
+        } else {
+            out += text[i++];
+        }
+    }
+    return out;
+}
+
+std::string lastComponent(const std::string& qualified) {
+    size_t at = qualified.find_last_of(".:");
+    return at == std::string::npos ? qualified : qualified.substr(at + 1);
+}
+
+} // namespace
+
+TEST_CASE("in every language, a type renamed everywhere (constructors, self-references "
+          "included) is reported moved, and so are its members",
+          "[anchors]") {
+    for (const auto& c : cases()) {
+        DYNAMIC_SECTION(c.lang) {
+            Fixture f(c);
+            auto type = f.bySymbol(c.klass);
+            auto member = f.bySymbol(c.method);
+            const std::string name = lastComponent(c.klass), renamed = name + "Renamed";
+            std::string after = renameEverywhere(f.original, name, renamed);
+            REQUIRE(after != f.original);
+            f.write(after);
+            INFO(c.klass << " -> " << renamed);
+            CHECK(f.state(type) == "moved");
+            auto re = f.engine.reverify(type, "test:agent", "followed the rename");
+            CHECK(lastComponent(re.claim.anchors.at(0).symbol) == renamed);
+            CHECK(re.anchorState == "intact");
+            // A member whose qualified name goes through the type moves with
+            // it (Rust and Go methods too: `impl T`, `func (t *T)`). C has no
+            // members: its case's "method" is a function over the struct.
+            bool throughType = false;
+            for (size_t at = 0; (at = c.method.find(name, at)) != std::string::npos; ++at)
+                throughType |= c.method.compare(at + name.size(), 1, ".") == 0 ||
+                               c.method.compare(at + name.size(), 2, "::") == 0;
+            if (throughType) {
+                CHECK(f.state(member) == "moved");
+                auto reMember = f.engine.reverify(member, "test:agent", "followed the rename");
+                CHECK(reMember.claim.anchors.at(0).symbol.find(renamed) != std::string::npos);
+            }
+        }
+    }
+}
+
+TEST_CASE("in every language, a function renamed everywhere is reported moved", "[anchors]") {
+    for (const auto& c : cases()) {
+        DYNAMIC_SECTION(c.lang) {
+            Fixture f(c);
+            // A function that no type encloses (Java: a method of the type).
+            const syntax::Symbol* pick = nullptr;
+            const auto symbols = syntax::extractSymbols(c.lang, f.original);
+            for (auto& s : symbols) {
+                if (c.lang == "java" ? s.kind == "method" : s.kind == "function") {
+                    pick = &s;
+                    break;
+                }
+            }
+            REQUIRE(pick);
+            const std::string qualified = pick->qualified, name = pick->name;
+            auto fn = f.bySymbol(qualified);
+            f.write(renameEverywhere(f.original, name, name + "Renamed"));
+            INFO(qualified);
+            CHECK(f.state(fn) == "moved");
+            auto re = f.engine.reverify(fn, "test:agent", "followed the rename");
+            CHECK(lastComponent(re.claim.anchors.at(0).symbol) == name + "Renamed");
         }
     }
 }

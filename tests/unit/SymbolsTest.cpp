@@ -182,6 +182,62 @@ TEST_CASE("a rename keeps the shape hash and changes the hash", "[symbols]") {
     CHECK(find(a, "TokenValidator.validate")->hash == find(b, "TokenChecker.validate")->hash);
 }
 
+TEST_CASE("a rename that also renames the name's other spellings keeps the shape", "[symbols]") {
+    struct Snippet {
+        std::string lang, before, after, symbol, renamed;
+    };
+    const std::vector<Snippet> snippets = {
+        // Recursive calls.
+        {"python", "def fact(n):\n    return 1 if n < 2 else n * fact(n - 1)\n",
+         "def prod(n):\n    return 1 if n < 2 else n * prod(n - 1)\n", "fact", "prod"},
+        {"go",
+         "package p\nfunc fib(n int) int { if n < 2 { return n }; return fib(n-1) + fib(n-2) }\n",
+         "package p\nfunc seq(n int) int { if n < 2 { return n }; return seq(n-1) + seq(n-2) }\n",
+         "fib", "seq"},
+        {"rust", "fn depth(t: &T) -> u32 { t.kids.iter().map(depth).max().unwrap_or(0) + 1 }\n",
+         "fn height(t: &T) -> u32 { t.kids.iter().map(height).max().unwrap_or(0) + 1 }\n", "depth",
+         "height"},
+        // A class declaring its constructors, destructor and copy in its body.
+        {"cpp",
+         "class Pool {\npublic:\n  explicit Pool(int n);\n  ~Pool();\n  Pool& operator=(const "
+         "Pool&) = delete;\n  int size() const { return n_; }\nprivate:\n  int n_;\n};\n",
+         "class Arena {\npublic:\n  explicit Arena(int n);\n  ~Arena();\n  Arena& operator=(const "
+         "Arena&) = delete;\n  int size() const { return n_; }\nprivate:\n  int n_;\n};\n",
+         "Pool", "Arena"},
+        // A Java class whose method returns its own type.
+        {"java",
+         "class Money { int c; Money(int c) { this.c = c; } Money plus(Money o) { return new "
+         "Money(c + o.c); } }\n",
+         "class Cash { int c; Cash(int c) { this.c = c; } Cash plus(Cash o) { return new Cash(c + "
+         "o.c); } }\n",
+         "Money", "Cash"},
+        // A Go method: its receiver spells the type.
+        {"go", "package p\nfunc (s *Server) Stop() error { return s.l.Close() }\n",
+         "package p\nfunc (s *Daemon) Stop() error { return s.l.Close() }\n", "Server.Stop",
+         "Daemon.Stop"},
+    };
+    for (auto& sn : snippets) {
+        INFO(sn.lang << ": " << sn.symbol << " -> " << sn.renamed);
+        auto before = extractSymbols(sn.lang, sn.before);
+        auto after = extractSymbols(sn.lang, sn.after);
+        const Symbol* a = find(before, sn.symbol);
+        const Symbol* b = find(after, sn.renamed);
+        REQUIRE(a);
+        REQUIRE(b);
+        CHECK(a->shapeHash == b->shapeHash);
+        CHECK(a->hash != b->hash);
+        // Renaming only the last spelling (a call, a parameter type) is an
+        // edit of the body: the shape changes too.
+        if (sn.symbol.find('.') != std::string::npos) continue;
+        std::string half = sn.before;
+        half.replace(half.rfind(sn.symbol), sn.symbol.size(), "other");
+        auto partial = extractSymbols(sn.lang, half);
+        const Symbol* p = find(partial, sn.symbol);
+        REQUIRE(p);
+        CHECK(p->shapeHash != a->shapeHash);
+    }
+}
+
 TEST_CASE("innermostAt finds the method, the class, or nothing", "[symbols]") {
     for (auto& c : cases()) {
         INFO(c.lang);
