@@ -280,8 +280,8 @@ RecallResult Engine::recall(const RecallRequest& req) {
                 std::string(req.tier ? *req.tier + " tier" : "project or medulla tiers");
         } else {
             result.whyEmpty =
-                std::to_string(live) + " live claim" + (live == 1 ? "" : "s") +
-                " exist, but none matched" +
+                std::to_string(live) + (live == 1 ? " live claim exists" : " live claims exist") +
+                ", but none matched" +
                 (req.query ? " the query '" + *req.query + "'" : std::string()) +
                 (req.kinds.empty() ? "" : " with the requested kinds") +
                 (queryTerms.empty() && req.query ? " (it holds only stop words)" : "");

@@ -164,6 +164,10 @@ void LspServer::onMessage(json msg) {
         return;
     }
 
+    // An empty array is how some clients (Neovim's, from an empty Lua table)
+    // send "no parameters": every engram method takes named ones.
+    if (params.is_array() && params.empty()) params = nullptr;
+
     if (!hasId) {
         // Lifecycle notifications act at once; the rest keep their order
         // relative to requests.

@@ -344,3 +344,18 @@ TEST_CASE("a 2 MiB frame arriving in many reads is decoded, and an over-long tex
     CHECK_FALSE(std::filesystem::exists(claimsDir(b.root.path())));
     b.stillServes();
 }
+
+TEST_CASE("an empty params array means no parameters; a non-empty one is refused naming params",
+          "[e2e][badinput]") {
+    Bound b;
+    b.server.send(
+        {{"jsonrpc", "2.0"}, {"id", 910}, {"method", "engram/status"}, {"params", json::array()}});
+    json reply = b.server.waitReply(910);
+    INFO(reply.dump());
+    CHECK(reply.contains("result"));
+
+    json err = b.error("engram/recall", json::array({"query"}));
+    CHECK(err["code"] == -32602);
+    CHECK(contains(err["message"].get<std::string>(), "params"));
+    b.stillServes();
+}
