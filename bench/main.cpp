@@ -12,6 +12,7 @@
 #include "Child.h"
 #include "Stats.h"
 #include "Synth.h"
+#include "TierAll.h"
 
 #include "engine/Engine.h"
 #include "index/Sqlite.h"
@@ -52,13 +53,14 @@ struct Options {
     int spawnRuns = 30;
     int rememberRuns = 50;
     bool keep = false;
+    size_t tierAllStores = 20, tierAllClaims = 5000; // 0 stores: skip
 };
 
 [[noreturn]] void usage(const char* msg) {
     std::cerr << "engram_bench: " << msg
               << "\nusage: engram_bench --engram PATH [--out FILE] [--tmp DIR] "
                  "[--sizes 10000,100000] [--seed N] [--spawn-runs N] [--remember-runs N] "
-                 "[--keep]\n";
+                 "[--tier-all STORESxCLAIMS|0] [--keep]\n";
     std::exit(2);
 }
 
@@ -82,7 +84,18 @@ Options parseOptions(int argc, char** argv) {
             o.spawnRuns = std::stoi(value());
         else if (a == "--remember-runs")
             o.rememberRuns = std::stoi(value());
-        else if (a == "--keep")
+        else if (a == "--tier-all") {
+            std::string v = value();
+            auto x = v.find('x');
+            if (v == "0") {
+                o.tierAllStores = 0;
+            } else if (x == std::string::npos) {
+                usage("--tier-all: expected STORESxCLAIMS, e.g. 20x5000, or 0");
+            } else {
+                o.tierAllStores = std::stoull(v.substr(0, x));
+                o.tierAllClaims = std::stoull(v.substr(x + 1));
+            }
+        } else if (a == "--keep")
             o.keep = true;
         else if (a == "--sizes") {
             o.sizes.clear();
@@ -564,6 +577,12 @@ int main(int argc, char** argv) {
             out["sizes"][sizeName(n)] = run.j;
             if (!opt.keep) fs::remove_all(run.dir);
         }
+        if (opt.tierAllStores > 0) {
+            std::string dir = scratch + "/tier-all";
+            out["tier_all"] =
+                tierAllBench(dir, vocab, opt.seed, opt.tierAllStores, opt.tierAllClaims);
+            if (!opt.keep) fs::remove_all(dir);
+        }
         nlohmann::json qs = nlohmann::json::array();
         std::map<std::string, int> perCat;
         for (auto& q : queries) {
@@ -594,6 +613,19 @@ int main(int argc, char** argv) {
     for (size_t n : opt.sizes)
         names.push_back(sizeName(n));
     printTable(tableRows(out["sizes"], names));
+    if (out.contains("tier_all")) {
+        auto& t = out["tier_all"];
+        auto lat = [](const nlohmann::json& j) {
+            return "p50 " + fmt(j["p50"].get<double>(), 3) + " ms, p95 " +
+                   fmt(j["p95"].get<double>(), 3) + " ms, max " + fmt(j["max"].get<double>(), 3) +
+                   " ms";
+        };
+        std::cout << "\nrecall tier all over " << t["stores"] << " stores of "
+                  << t["claims_per_store"] << " claims: " << lat(t["recall_tier_all_ms"])
+                  << "\n  same queries, default scope: " << lat(t["recall_default_scope_ms"])
+                  << "\n  first tier-all recall (opens every store): "
+                  << fmt(t["first_recall_opening_every_store_ms"].get<double>(), 1) << " ms\n";
+    }
     std::cout << "\nresults: " << opt.out << "\n";
     return 0;
 }

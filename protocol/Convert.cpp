@@ -2,6 +2,7 @@
 #include "protocol/Convert.h"
 
 #include "util/Paths.h"
+#include "util/Position.h"
 #include "util/Time.h"
 
 namespace engram::protocol {
@@ -215,6 +216,21 @@ RecallRequest parseRecall(const json& params) {
     return r;
 }
 
+PromoteRequest parsePromote(const json& params) {
+    Params p(params);
+    return {p.reqString("id"), p.reqString("agent"), p.reqString("reason")};
+}
+
+json toJson(const PromoteResult& r) {
+    json j = {{"medulla_copy", toJson(r.medullaCopy)},
+              {"witness", toJson(r.witness)},
+              {"medulla_live", r.medullaLive},
+              {"soft_cap", 200}};
+    j["superseded"] = r.superseded ? toJson(*r.superseded) : json(nullptr);
+    j["warning"] = r.capWarning.empty() ? json(nullptr) : json(r.capWarning);
+    return j;
+}
+
 static json orUnknown(const std::string& s) {
     return s.empty() ? json("unknown") : json(s);
 }
@@ -258,6 +274,16 @@ json toJson(const Claim& c) {
     if (!c.retractedBy.empty()) j["retracted_by"] = c.retractedBy;
     if (!c.retractReason.empty()) j["retract_reason"] = c.retractReason;
     if (!c.forceReason.empty()) j["force_reason"] = c.forceReason;
+    if (!c.originClaim.empty()) j["origin_claim"] = c.originClaim;
+    if (!c.promotedBy.empty()) j["promoted_by"] = c.promotedBy;
+    if (c.promoted) j["promoted"] = formatUtc(*c.promoted);
+    if (!c.promotionReason.empty()) j["promotion_reason"] = c.promotionReason;
+    if (!c.promotedTo.empty()) j["promoted_to"] = c.promotedTo;
+    if (!c.contributionId.empty()) j["contribution_id"] = c.contributionId;
+    if (!c.contributedBy.empty()) j["contributed_by"] = c.contributedBy;
+    if (!c.acceptedBy.empty()) j["accepted_by"] = c.acceptedBy;
+    if (!c.packetId.empty()) j["packet_id"] = c.packetId;
+    if (!c.contentHash.empty()) j["content_hash"] = c.contentHash;
     return j;
 }
 
@@ -321,6 +347,8 @@ json toJson(const RecallRow& r) {
     json j = toJson(r.claim);
     j["score"] = std::round(r.score * 10000.0) / 10000.0;
     j["tier"] = r.tier;
+    j["store"] = r.store;
+    j["provenance"] = r.provenance;
     j["stale"] = r.stale ? json(*r.stale) : json("unknown");
     j["age"] = r.ageSeconds ? json(humanAge(*r.ageSeconds)) : json("unknown");
     j["anchor_state"] = r.anchorState;
@@ -332,13 +360,24 @@ json toJson(const RecallResult& r) {
     json rows = json::array();
     for (auto& row : r.rows)
         rows.push_back(toJson(row));
+    // project and medulla by name; other registered projects under "other",
+    // by root.
     json exists = json::object();
-    for (auto& m : r.memoryExists)
-        exists[m.tier] = {{"live", m.live}, {"other", m.other}};
+    for (auto& m : r.memoryExists) {
+        json counts = {{"live", m.live}, {"other", m.other}};
+        if (m.tier == "other")
+            exists["other"][m.store] = std::move(counts);
+        else
+            exists[m.tier] = std::move(counts);
+    }
+    json unreachable = json::array();
+    for (auto& u : r.unreachable)
+        unreachable.push_back({{"root", u.root}, {"reason", u.reason}});
     json j = {{"rows", std::move(rows)},
               {"memory_exists", std::move(exists)},
               {"truncated", r.truncated},
               {"envelope", toJson(r.envelope)}};
+    if (!r.unreachable.empty()) j["unreachable"] = std::move(unreachable);
     if (!r.whyEmpty.empty()) j["why_empty"] = r.whyEmpty;
     return j;
 }
@@ -370,7 +409,11 @@ json toJson(const StatusResult& r) {
     json broken = json::array();
     for (auto& [file, why] : r.brokenFiles)
         broken.push_back({{"file", file}, {"problem", why}});
+    json registered = json::array();
+    for (auto& s : r.registered)
+        registered.push_back({{"root", s.root}, {"reachable", s.reachable}});
     return {{"envelope", toJson(r.envelope)},
+            {"registered", registered},
             {"anchor_health",
              {{"intact", r.anchorHealth.intact},
               {"drifted", r.anchorHealth.drifted},
@@ -382,6 +425,29 @@ json toJson(const StatusResult& r) {
 json toJson(const SyncReport& r) {
     return {{"added", r.added},   {"updated", r.updated}, {"removed", r.removed},
             {"broken", r.broken}, {"rebuilt", r.rebuilt}, {"reason", r.rebuildReason}};
+}
+
+json toJson(const AnchoredClaim& a, std::string_view text) {
+    const Anchor* anchor =
+        a.anchorIndex < a.claim.anchors.size() ? &a.claim.anchors[a.anchorIndex] : nullptr;
+    json j = {{"claim_id", a.claim.id},
+              {"label", a.claim.label.empty() ? json(nullptr) : json(a.claim.label)},
+              {"text", a.claim.text},
+              {"anchor", a.anchorIndex},
+              {"symbol", anchor ? anchor->symbol : std::string()},
+              {"anchor_state", a.state},
+              {"source_agent", orUnknown(a.claim.sourceAgent)},
+              {"age", a.ageSeconds ? json(humanAge(*a.ageSeconds)) : json("unknown")}};
+    if (!a.movedTo.empty()) j["moved_to"] = a.movedTo;
+    if (a.startLine && a.startColumn && a.endLine && a.endColumn) {
+        // LSP positions: 0-based lines, UTF-16 columns.
+        auto pos = [&](uint32_t line, uint32_t column) {
+            return json{{"line", line}, {"character", utf16Column(text, line, column)}};
+        };
+        j["range"] = {{"start", pos(*a.startLine, *a.startColumn)},
+                      {"end", pos(*a.endLine, *a.endColumn)}};
+    }
+    return j;
 }
 
 } // namespace engram::protocol

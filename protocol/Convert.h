@@ -12,6 +12,7 @@
 
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 namespace engram::protocol {
@@ -40,6 +41,8 @@ private:
 
 RememberRequest parseRemember(const json& params);
 RecallRequest parseRecall(const json& params);
+PromoteRequest parsePromote(const json& params);
+json toJson(const PromoteResult& r);
 AnchorSpec parseAnchorSpec(const json& j, const std::string& path);
 
 json toJson(const Claim& c);
@@ -51,5 +54,8 @@ json toJson(const GetResult& r);
 json toJson(const LearnResult& r);
 json toJson(const StatusResult& r);
 json toJson(const SyncReport& r);
+// One anchor of engram/anchors (and the MCP anchors tool); `text` is the
+// file as engram sees it, against which the range is given in UTF-16.
+json toJson(const AnchoredClaim& a, std::string_view text);
 
 } // namespace engram::protocol

@@ -7,16 +7,20 @@
 #include "engine/Engine.h"
 #include "lsp/Log.h"
 #include "lsp/LspServer.h"
+#include "mcp/McpServer.h"
 #include "model/Error.h"
 #include "protocol/Convert.h"
+#include "protocol/Packet.h"
 #include "store/AuditLog.h"
 #include "syntax/Languages.h"
 #include "util/Paths.h"
 
 #include <charconv>
 #include <cstdlib>
+#include <fstream>
 #include <iostream>
 #include <sodium.h>
+#include <sstream>
 
 namespace engram::cli {
 
@@ -30,18 +34,31 @@ usage: engram [--root DIR] [--home DIR] [--json] COMMAND [ARGS]
 
 commands:
   serve [--stdio] [--log FILE]   run the LSP server on stdio (editors spawn this)
+  mcp [--log FILE]               run the MCP server on stdio (agents spawn this); without
+                                 --root or $ENGRAM_ROOT it binds to the client's roots when
+                                 the client shares them, else to the discovered root
   remember TEXT...               record a claim (TEXT '-' reads standard input)
       [--label L] [--kind fact|decision|convention|gotcha|preference|todo]
       [--tag T]... [--confidence 0..1] [--agent NAME] [--tier project|medulla]
       [--anchor PATH#SYMBOL | PATH:LINE | PATH:START-END | PATH]...
       [--evidence TYPE:VALUE]... [--force-reason R]
-  recall [QUERY...]              find claims [--tier T] [--path P] [--kind K]...
+  recall [QUERY...]              find claims [--tier project|medulla|all] [--path P] [--kind K]...
       [--include frontier|retracted|superseded]... [--limit N] [--max-chars N]
   get ID                         one claim with its history
+  promote ID --reason R          copy a project claim into the medulla, your memory across
+                                 projects [--agent NAME]
   retract ID --reason R          withdraw a claim [--agent NAME]
   learn ID VERDICT               record correct|wrong|partial [--note N] [--agent NAME]
   reverify ID                    re-stamp a claim's anchors after checking it against the
                                  changed code [--note N] [--agent NAME]
+  delegate --task T               a bounded, content-addressed memory packet for a sub-agent
+      [--path P]... [--symbol S]... [--max-items N] [--max-chars N] [--sign] [--agent NAME]
+  contribute [FILE|-]            a sub-agent's findings (JSON: an array of items, or
+      [--agent NAME] [--packet-id ID]   {"items": [...]}), stored as frontier claims for review;
+                                 exit 1 when an item was refused (a secret)
+  review ID accept|reject --reason R   accept or reject a contribution [--agent NAME]
+  verify-packet FILE|-           check a packet's hash, signature, binding and age
+      [--lifetime SECONDS]       (default 86400); exit 0 valid, 1 invalid
   status                         the bound root, stores, counts and anchor health
   check [--format text|json|sarif] [--fail-on CODES]
                                  memory diagnostics for CI: drifted, orphaned and moved
@@ -50,7 +67,8 @@ commands:
                                  matches --fail-on, 1 when one does, 2 on a usage or
                                  configuration error. CODES: comma-separated codes
                                  (engram.drifted, engram.orphaned, engram.moved,
-                                 engram.stale, engram.secret, engram.invalid) and/or
+                                 engram.conflict, engram.stale, engram.secret,
+                                 engram.invalid) and/or
                                  severities (error, warning, information, hint: that
                                  severity and above), or 'none'. Default:
                                  engram.drifted,engram.orphaned,engram.secret,engram.invalid.
@@ -233,12 +251,95 @@ int cmdLearn(const Context& ctx) {
                      (f.contested() ? " (contested)" : "") + "\n");
 }
 
+int cmdPromote(const Context& ctx) {
+    auto reason = ctx.args.get("--reason");
+    if (!reason)
+        throw UsageError("promote: --reason is required (why it holds beyond this project)");
+    Engine engine = makeEngine(ctx);
+    auto r = engine.promote(
+        {oneId(ctx, "promote"), ctx.args.get("--agent").value_or(defaultAgent()), *reason});
+    return print(ctx, protocol::toJson(r), renderPromote(r));
+}
+
 int cmdReverify(const Context& ctx) {
     Engine engine = makeEngine(ctx);
     auto r =
         engine.reverify(oneId(ctx, "reverify"), ctx.args.get("--agent").value_or(defaultAgent()),
                         ctx.args.get("--note").value_or(""));
     return print(ctx, protocol::toJson(r), "Re-verified: " + renderGet(r));
+}
+
+std::string readInput(const std::string& what, const std::string& file) {
+    if (file == "-") return std::string(std::istreambuf_iterator<char>(std::cin), {});
+    std::ifstream in(file, std::ios::binary);
+    if (!in) throw UsageError(what + ": cannot read '" + file + "'");
+    std::ostringstream s;
+    s << in.rdbuf();
+    return s.str();
+}
+
+json parseInput(const std::string& what, const std::string& text) {
+    json j = json::parse(text, nullptr, false);
+    if (j.is_discarded()) throw UsageError(what + ": the input is not valid JSON");
+    return j;
+}
+
+int cmdDelegate(const Context& ctx) {
+    DelegateRequest r;
+    r.task = ctx.args.get("--task").value_or(joined(ctx.args.positionals));
+    if (r.task.empty()) throw UsageError("delegate: give the task (--task T)");
+    r.agent = ctx.args.get("--agent").value_or(defaultAgent());
+    r.paths = ctx.args.all("--path");
+    r.symbols = ctx.args.all("--symbol");
+    if (auto n = ctx.args.get("--max-items")) r.maxItems = number<int>("--max-items", *n);
+    if (auto n = ctx.args.get("--max-chars")) r.maxChars = number<int>("--max-chars", *n);
+    r.sign = ctx.args.has("--sign");
+    Engine engine = makeEngine(ctx);
+    json answer = protocol::delegate(engine, r);
+    return print(ctx, answer, renderPacket(answer["packet"]));
+}
+
+int cmdContribute(const Context& ctx) {
+    std::string file = ctx.args.positionals.empty() ? "-" : ctx.args.positionals[0];
+    json in = parseInput("contribute", readInput("contribute", file));
+    json params = in.is_array() ? json{{"items", in}} : in;
+    if (!params.is_object())
+        throw UsageError("contribute: expected an array of items or an object");
+    params["agent"] = ctx.args.get("--agent").value_or(
+        params.contains("agent") && params["agent"].is_string() ? params["agent"].get<std::string>()
+                                                                : defaultAgent());
+    if (auto id = ctx.args.get("--packet-id")) params["packet_id"] = *id;
+    Engine engine = makeEngine(ctx);
+    auto r = engine.contribute(protocol::parseContribute(params));
+    print(ctx, protocol::toJson(r), renderContribute(r));
+    return r.refused > 0 ? 1 : 0;
+}
+
+int cmdReview(const Context& ctx) {
+    if (ctx.args.positionals.size() != 2)
+        throw UsageError("review: give a contribution id and accept or reject");
+    auto reason = ctx.args.get("--reason");
+    if (!reason) throw UsageError("review: --reason is required");
+    Engine engine = makeEngine(ctx);
+    auto r = engine.review({ctx.args.positionals[0], ctx.args.positionals[1],
+                            ctx.args.get("--agent").value_or(defaultAgent()), *reason});
+    return print(ctx, protocol::toJson(r), renderReview(r));
+}
+
+int cmdVerifyPacket(const Context& ctx) {
+    if (ctx.args.positionals.size() != 1)
+        throw UsageError("verify-packet: give the packet file (or '-' for standard input)");
+    json packet = parseInput("verify-packet", readInput("verify-packet", ctx.args.positionals[0]));
+    protocol::VerifyPacketRequest req;
+    req.packet = std::move(packet);
+    if (auto l = ctx.args.get("--lifetime")) {
+        req.lifetimeSeconds = number<int64_t>("--lifetime", *l);
+        if (req.lifetimeSeconds < 1) throw UsageError("--lifetime: must be positive");
+    }
+    Engine engine = makeEngine(ctx);
+    auto r = protocol::verifyPacket(engine, req);
+    print(ctx, protocol::toJson(r), renderVerifyPacket(r));
+    return r.valid ? 0 : 1;
 }
 
 int cmdStatus(const Context& ctx) {
@@ -342,6 +443,7 @@ int run(int argc, char** argv) {
     FlagSpec global{{"--root", "--home"}, {}, {"--json", "--help", "--version"}};
     std::map<std::string, FlagSpec> commands = {
         {"serve", {{"--log"}, {}, {"--stdio"}}},
+        {"mcp", {{"--log"}, {}, {}}},
         {"remember",
          {{"--label", "--kind", "--confidence", "--agent", "--tier", "--force-reason"},
           {"--tag", "--anchor", "--evidence"},
@@ -351,6 +453,12 @@ int run(int argc, char** argv) {
         {"retract", {{"--reason", "--agent"}, {}, {}}},
         {"learn", {{"--verdict", "--note", "--agent"}, {}, {}}},
         {"reverify", {{"--note", "--agent"}, {}, {}}},
+        {"promote", {{"--reason", "--agent"}, {}, {}}},
+        {"delegate",
+         {{"--task", "--agent", "--max-items", "--max-chars"}, {"--path", "--symbol"}, {"--sign"}}},
+        {"contribute", {{"--agent", "--packet-id"}, {}, {}}},
+        {"review", {{"--reason", "--agent"}, {}, {}}},
+        {"verify-packet", {{"--lifetime"}, {}, {}}},
         {"status", {}},
         {"check", {{"--format", "--fail-on"}, {}, {}}},
         {"reindex", {}},
@@ -400,12 +508,25 @@ int run(int argc, char** argv) {
             LspServer server({ctx.root, ctx.rootSource, ctx.home, ENGRAM_VERSION});
             return server.run();
         }
+        if (c == "mcp") {
+            if (!openLog(ctx.args.get("--log").value_or(""))) {
+                std::cerr << "engram: cannot open log file " << *ctx.args.get("--log") << "\n";
+                return 2;
+            }
+            mcp::McpServer server({ctx.root, ctx.rootSource, ctx.home, ENGRAM_VERSION});
+            return server.run();
+        }
         if (c == "remember") return cmdRemember(ctx);
         if (c == "recall") return cmdRecall(ctx);
         if (c == "get") return cmdGet(ctx);
         if (c == "retract") return cmdRetract(ctx);
         if (c == "learn") return cmdLearn(ctx);
         if (c == "reverify") return cmdReverify(ctx);
+        if (c == "promote") return cmdPromote(ctx);
+        if (c == "delegate") return cmdDelegate(ctx);
+        if (c == "contribute") return cmdContribute(ctx);
+        if (c == "review") return cmdReview(ctx);
+        if (c == "verify-packet") return cmdVerifyPacket(ctx);
         if (c == "status") return cmdStatus(ctx);
         if (c == "check") return cmdCheck(ctx);
         if (c == "reindex") return cmdReindex(ctx);

@@ -33,10 +33,12 @@ std::string renderRecall(const RecallResult& r) {
     int i = 0;
     for (auto& row : r.rows) {
         out += std::to_string(++i) + ". " + renderClaimLine(row.claim) + "\n";
-        out += "   " + row.tier + " · anchor " + row.anchorState + " · age " +
+        out += "   " + row.tier + (row.tier == "other" ? " (" + row.store + ")" : "") +
+               " · anchor " + row.anchorState + " · age " +
                (row.ageSeconds ? humanAge(*row.ageSeconds) : std::string("unknown")) +
                (row.stale && *row.stale ? " · STALE" : "") + "\n";
         out += indent(row.claim.text, "   ") + "\n";
+        out += "   " + row.provenance + "\n";
         if (!row.why.empty()) {
             out += "   why:";
             for (auto& w : row.why)
@@ -48,12 +50,15 @@ std::string renderRecall(const RecallResult& r) {
     if (r.rows.empty()) {
         out += "No claims returned. " + r.whyEmpty + ".\n";
         for (auto& m : r.memoryExists)
-            out += "  " + m.tier + ": " + std::to_string(m.live) + " live claims\n";
+            out += "  " + m.tier + (m.tier == "other" ? " " + m.store : "") + ": " +
+                   std::to_string(m.live) + " live claims\n";
         if (!r.envelope.recovery.method.empty())
             out += "  next: " + r.envelope.recovery.reason + "\n";
     } else if (r.truncated) {
         out += "(more rows matched; raise --limit or --max-chars)\n";
     }
+    for (auto& u : r.unreachable)
+        out += "unreachable: " + u.root + ": " + u.reason + "\n";
     out += "trust: " + r.envelope.trustMode + "\n";
     return out;
 }
@@ -117,7 +122,92 @@ std::string renderStatus(const StatusResult& r) {
            " orphaned\n";
     for (auto& [file, why] : r.brokenFiles)
         out += "broken: " + file + ": " + why + "\n";
+    if (!r.registered.empty()) {
+        out += "registered projects (recall --tier all reads them):\n";
+        for (auto& reg : r.registered)
+            out += "  " + reg.root + (reg.reachable ? "" : " (unreachable: no store there)") + "\n";
+    }
     if (!e.recovery.method.empty()) out += "next: " + e.recovery.reason + "\n";
+    return out;
+}
+
+std::string renderPromote(const PromoteResult& r) {
+    std::string out = "Promoted " + r.witness.id + " to the medulla as " + r.medullaCopy.id;
+    if (r.superseded)
+        out += " (v" + std::to_string(r.medullaCopy.version) + ", replacing v" +
+               std::to_string(r.superseded->version) + ")";
+    out += ": " + renderClaimLine(r.medullaCopy) + "\n";
+    out += "   " + provenanceChain(r.medullaCopy) + "\n";
+    out += "medulla: " + std::to_string(r.medullaLive) + " live claims (soft cap 200)\n";
+    if (!r.capWarning.empty()) out += "warning: " + r.capWarning + "\n";
+    return out;
+}
+
+std::string renderPacket(const protocol::json& p) {
+    auto str = [](const protocol::json& j, const char* k) {
+        auto it = j.find(k);
+        return it != j.end() && it->is_string() ? it->get<std::string>() : std::string();
+    };
+    const auto& m = p["metrics"];
+    std::string out = "Packet " + str(p, "packet_id") + " (" + str(p, "created_at") +
+                      (p.contains("signature") ? ", signed" : ", unsigned") + ")\n";
+    out += "task: " + str(p["request"], "task") + "\n";
+    const auto& b = p["binding"];
+    out += "bound to " + str(b, "root") + " (" + str(b, "fingerprint") + ")";
+    if (b["git"].is_object())
+        out += ", git " +
+               (b["git"]["head"].is_string() ? b["git"]["head"].get<std::string>()
+                                             : std::string("unborn")) +
+               (b["git"]["dirty"] == true ? " (dirty)" : "");
+    out += "\n";
+    int i = 0;
+    for (auto& it : p["items"]) {
+        out += std::to_string(++i) + ". [" + str(it, "kind") + "] " +
+               (it["label"].is_string() ? it["label"].get<std::string>() + "  " : "") + "(" +
+               str(it, "id") + " v" + std::to_string(it["version"].get<int>()) + ", " +
+               str(it, "tier") + ", anchor " + str(it, "anchor_state") + ", score " +
+               it["score"].dump() + ")\n";
+        out += indent(str(it, "text"), "   ") + "\n";
+    }
+    if (i == 0) out += "no claims were relevant to the task\n";
+    out += "included " + m["included"].dump() + " of " + m["eligible"].dump() +
+           " eligible claims (" + m["candidates"].dump() + " considered, " + m["chars"].dump() +
+           " characters; limits " + p["limits"]["max_items"].dump() + " items, " +
+           p["limits"]["max_chars"].dump() + " characters)\n";
+    for (auto& w : m["why"])
+        out += "budget: " + w.get<std::string>() + "\n";
+    for (auto& [reason, g] : p["honest_gaps"].items())
+        if (g["count"].get<int64_t>() > 0)
+            out += "left out: " + g["count"].dump() + " " + reason + "\n";
+    return out;
+}
+
+std::string renderContribute(const ContributeResult& r) {
+    std::string out;
+    for (auto& o : r.items) {
+        out += "item " + std::to_string(o.index) + ": " + o.status;
+        if (o.status == "stored") out += " as " + o.contributionId + " (claim " + o.claimId + ")";
+        if (o.status == "duplicate")
+            out += " of " + o.duplicateOf + " (" + o.duplicateStatus + "); not stored again";
+        if (o.status == "refused") out += ": " + o.refusal;
+        if (!o.conflictsWith.empty()) out += "; CONFLICT: " + o.conflict;
+        out += "\n";
+    }
+    out += std::to_string(r.stored) + " stored (frontier, awaiting review), " +
+           std::to_string(r.duplicates) + " duplicates, " + std::to_string(r.refused) +
+           " refused, " + std::to_string(r.conflicts) + " in conflict\n";
+    return out;
+}
+
+std::string renderReview(const ReviewResult& r) {
+    return std::string(r.decision == "accept" ? "Accepted: " : "Rejected: ") +
+           renderClaimLine(r.claim) + "\n";
+}
+
+std::string renderVerifyPacket(const VerifyPacketResult& r) {
+    std::string out = std::string(r.valid ? "valid" : "INVALID") + ": packet " + r.packetId + "\n";
+    for (auto& reason : r.reasons)
+        out += "  - " + reason + "\n";
     return out;
 }
 

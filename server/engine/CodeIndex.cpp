@@ -13,7 +13,10 @@
 #include "util/Fs.h"
 #include "util/Paths.h"
 
+#include <algorithm>
+#include <atomic>
 #include <filesystem>
+#include <thread>
 #include <unordered_map>
 
 namespace engram {
@@ -59,26 +62,62 @@ CodeIndexReport Engine::indexCode(const std::function<void(size_t, size_t)>& pro
     std::unordered_map<std::string, FileStat> known;
     for (auto& [path, st] : t->index->codeFiles())
         known[path] = st;
-    auto tx = t->index->writeScope();
-    size_t done = 0;
-    for (auto& [rel, st] : files) {
+    std::vector<size_t> changed; // indices into files
+    for (size_t i = 0; i < files.size(); ++i) {
+        auto& [rel, st] = files[i];
         ++r.files;
-        if (progress && ++done % 200 == 0) progress(done, files.size());
         auto k = known.find(rel);
         bool same =
             k != known.end() && k->second.mtimeNs == st.mtimeNs && k->second.size == st.size;
         if (k != known.end()) known.erase(k);
-        if (same) continue;
-        auto text = readFile(opts_.root + "/" + rel);
-        if (!text) continue;
-        std::vector<CodeSymbol> symbols;
-        for (auto& s : syntax::extractSymbols(*syntax::languageForPath(rel), *text))
-            symbols.push_back({rel, s.qualified, s.kind, s.hash, s.shapeHash});
-        r.symbols += symbols.size();
-        r.bytes += int64_t(text->size());
-        ++r.parsed;
-        t->index->putCodeFile(rel, st, symbols);
+        if (!same) changed.push_back(i);
     }
+
+    // Parsing is the cost, and files are independent: they are parsed on up
+    // to four threads (each with its own parser), while this thread reports
+    // progress and writes the results in file order, in one transaction.
+    struct Parsed {
+        bool read = false;
+        int64_t bytes = 0;
+        std::vector<CodeSymbol> symbols;
+    };
+    std::vector<Parsed> parsed(changed.size());
+    std::vector<std::atomic<bool>> ready(changed.size());
+    std::atomic<size_t> next{0};
+    auto work = [&] {
+        for (size_t j; (j = next.fetch_add(1)) < changed.size();) {
+            const std::string& rel = files[changed[j]].first;
+            if (auto text = readFile(opts_.root + "/" + rel)) {
+                Parsed& p = parsed[j];
+                p.read = true;
+                p.bytes = int64_t(text->size());
+                for (auto& s : syntax::extractSymbols(*syntax::languageForPath(rel), *text))
+                    p.symbols.push_back({rel, s.qualified, s.kind, s.hash, s.shapeHash});
+            }
+            ready[j].store(true, std::memory_order_release);
+            ready[j].notify_one();
+        }
+    };
+    size_t workers =
+        changed.size() < 16 ? 0 : std::clamp<size_t>(std::thread::hardware_concurrency(), 1, 4);
+    std::vector<std::jthread> pool;
+    for (size_t w = 0; w < workers; ++w)
+        pool.emplace_back(work);
+    if (workers == 0) work();
+
+    auto tx = t->index->writeScope();
+    for (size_t j = 0; j < changed.size(); ++j) {
+        ready[j].wait(false, std::memory_order_acquire);
+        if (progress && (j + 1) % 200 == 0) progress(j + 1, changed.size());
+        Parsed& p = parsed[j];
+        if (!p.read) continue;
+        r.symbols += p.symbols.size();
+        r.bytes += p.bytes;
+        ++r.parsed;
+        t->index->putCodeFile(files[changed[j]].first, files[changed[j]].second, p.symbols);
+        p = Parsed{};
+    }
+    pool.clear();
     for (auto& [gone, st] : known) {
         t->index->dropCodeFile(gone);
         ++r.removed;
@@ -86,7 +125,7 @@ CodeIndexReport Engine::indexCode(const std::function<void(size_t, size_t)>& pro
     tx.commit();
     codeIndexed_ = true;
     lastCodeWalk_ = std::chrono::steady_clock::now();
-    if (progress) progress(files.size(), files.size());
+    if (progress) progress(changed.size(), changed.size());
     return r;
 }
 

@@ -5,6 +5,7 @@
 #include "engine/Tier.h"
 #include "model/Error.h"
 #include "store/ClaimFile.h"
+#include "store/Registry.h"
 #include "syntax/Languages.h"
 #include "util/Paths.h"
 #include "util/Time.h"
@@ -25,14 +26,19 @@ Engine::Engine(EngineOptions opts)
     , started_(nowUnix())
     , anchorer_(opts_.root) {
     anchorer_.setShapeLookup([this](const std::string& shape) { return symbolsWithShape(shape); });
-    tiers_.push_back(std::make_unique<Tier>(
-        Tier{"project",
-             std::make_unique<Store>(opts_.root + "/.engram", "project", baseName(opts_.root)),
-             nullptr}));
-    if (!opts_.home.empty())
-        tiers_.push_back(std::make_unique<Tier>(
-            Tier{"medulla", std::make_unique<Store>(opts_.home + "/medulla", "medulla", "medulla"),
-                 nullptr}));
+    auto project = std::make_unique<Tier>();
+    project->name = "project";
+    project->store =
+        std::make_unique<Store>(opts_.root + "/.engram", "project", baseName(opts_.root));
+    project->root = opts_.root;
+    tiers_.push_back(std::move(project));
+    if (!opts_.home.empty()) {
+        auto medulla = std::make_unique<Tier>();
+        medulla->name = "medulla";
+        medulla->store = std::make_unique<Store>(opts_.home + "/medulla", "medulla", "medulla");
+        tiers_.push_back(std::move(medulla));
+    }
+    registerProject();
     // Extension-to-language mappings from the project's store.conf.
     for (auto& [ext, lang] : tiers_[0]->store->languageMap())
         if (!syntax::mapExtension(ext, lang))
@@ -76,7 +82,63 @@ Engine::Tier& Engine::writableTier(const std::string& name) {
                                                      : "must be 'project' or 'medulla'");
     t->store->ensureLayout();
     ready(*t);
+    if (t->name == "project") registerProject();
     return *t;
+}
+
+void Engine::registerProject() {
+    if (registered_ || opts_.home.empty() || !tiers_[0]->store->exists()) return;
+    // The registry is a convenience for tier all: failing to write it (a
+    // read-only home) must not fail the call that served the store.
+    try {
+        Registry(opts_.home).add(opts_.root);
+        registered_ = true;
+    } catch (const std::exception&) {
+    }
+}
+
+Anchorer& Engine::anchorerFor(Tier& t) {
+    if (t.anchorer) return *t.anchorer;
+    return anchorer_;
+}
+
+std::vector<Engine::Tier*> Engine::recallTiers(const std::optional<std::string>& tier,
+                                               std::vector<UnreachableStore>& unreachable) {
+    std::vector<Tier*> out;
+    for (auto& t : tiers_)
+        if (!tier || *tier == "all" || *tier == t->name) out.push_back(t.get());
+    if (!tier || *tier != "all" || opts_.home.empty()) return out;
+    for (auto& root : Registry(opts_.home).roots()) {
+        if (root == opts_.root) continue;
+        Tier* t = nullptr;
+        for (auto& o : others_)
+            if (o->root == root) t = o.get();
+        if (!t) {
+            auto o = std::make_unique<Tier>();
+            o->name = "other";
+            o->root = root;
+            o->store = std::make_unique<Store>(root + "/.engram", "project", baseName(root));
+            o->anchorer = std::make_unique<Anchorer>(root);
+            others_.push_back(std::move(o));
+            t = others_.back().get();
+        }
+        if (!t->store->exists()) {
+            unreachable.push_back(
+                {root, "no .engram store at " + root + " (moved or deleted since it was served)"});
+            continue;
+        }
+        try {
+            if (!ready(*t)) {
+                unreachable.push_back({root, "the store at " + root + " could not be opened"});
+                continue;
+            }
+        } catch (const std::exception& e) {
+            unreachable.push_back({root, e.what()});
+            continue;
+        }
+        out.push_back(t);
+    }
+    return out;
 }
 
 Engine::Tier& Engine::locate(const std::string& id) {
@@ -184,6 +246,9 @@ Envelope Engine::envelope(const std::string& method,
 StatusResult Engine::status(const std::optional<std::string>& requestedRoot) {
     StatusResult r;
     r.envelope = envelope("engram/status", requestedRoot);
+    if (!opts_.home.empty())
+        for (auto& root : Registry(opts_.home).roots())
+            r.registered.push_back({root, bool(statFile(root + "/.engram/claims"))});
     for (auto& t : tiers_) {
         if (!t->index) continue;
         for (auto& b : t->index->brokenFiles())

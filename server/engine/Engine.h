@@ -56,6 +56,25 @@ public:
     Claim retract(const std::string& id, const std::string& agent, const std::string& reason);
     LearnResult learn(const std::string& id, const std::string& verdict, const std::string& agent,
                       const std::string& note);
+    // Copies a live project claim into the medulla (a new version of an
+    // earlier copy, if any) and stamps the original with promoted_to.
+    PromoteResult promote(const PromoteRequest& req);
+    // A delegation packet for a sub-agent (engine/Delegate.cpp): committed
+    // project and medulla claims relevant to the task, never another
+    // project's; packet_id and signature are added by protocol/Packet.h.
+    DelegateResult delegate(const DelegateRequest& req);
+    // The binding as it is now (root, fingerprint, git HEAD, dirty).
+    PacketBinding currentBinding();
+    // Ed25519 over `message` with this machine's packet key, created under
+    // $ENGRAM_HOME/keys on first use (private key 0600). NotBound without a home.
+    PacketSignature signPacket(const std::string& message);
+    // This machine's packet public key (hex), when one exists.
+    std::optional<std::string> packetPublicKey();
+    // A sub-agent's findings, stored as frontier claims (engine/Contribute.cpp).
+    ContributeResult contribute(const ContributeRequest& req);
+    // Accepts (committed, with contribution provenance) or rejects (retracted
+    // with the reason) a contribution; both are recorded acts.
+    ReviewResult review(const ReviewRequest& req);
     // Re-stamps every anchor of the claim to the code as it is now (a moved
     // anchor follows the symbol to its new name): a recorded act after
     // someone checked the claim against the changed code.
@@ -111,11 +130,20 @@ private:
                      const std::string& detail);
     Envelope envelope(const std::string& method, const std::optional<std::string>& requestedRoot);
     TierState tierState(Tier& t);
+    // Adds the project store to the registry once it exists.
+    void registerProject();
+    // The tiers a recall reads: project and/or medulla, and with tier all
+    // every other registered project (those gone from disk in `unreachable`).
+    std::vector<Tier*> recallTiers(const std::optional<std::string>& tier,
+                                   std::vector<UnreachableStore>& unreachable);
+    Anchorer& anchorerFor(Tier& t);
 
     EngineOptions opts_;
     std::string fingerprint_;
     int64_t started_;
     std::vector<std::unique_ptr<Tier>> tiers_;
+    std::vector<std::unique_ptr<Tier>> others_; // other registered projects, opened on demand
+    bool registered_ = false;
     Anchorer anchorer_;
     std::vector<std::string> configErrors_;
     bool codeIndexed_ = false;

@@ -4,6 +4,7 @@
 #include "engine/Findings.h"
 
 #include "engine/Engine.h"
+#include "engine/Modality.h"
 #include "engine/Tier.h"
 #include "model/Error.h"
 #include "secrets/SecretScan.h"
@@ -13,6 +14,7 @@
 #include "util/Time.h"
 
 #include <algorithm>
+#include <set>
 #include <tuple>
 
 namespace engram {
@@ -37,7 +39,10 @@ const std::vector<FindingRule> kRules = {
      "checks the claim and re-verifies it (engram reverify ID).",
      true},
     {"engram.conflict", "warning", "ConflictingClaims", "Two live claims contradict",
-     "Two live claims on the same anchor or label contradict each other.", false},
+     "Two live claims on the same anchor or label contradict each other by modality (must / "
+     "must not, always / never, is / is not...). At most one of them can hold: check both "
+     "against the code, then retract the wrong one or supersede it.",
+     true},
     {"engram.stale", "hint", "StaleClaim", "Claim not re-verified within stale_days",
      "The claim is older than stale_days (default 30) since it was written or last "
      "re-verified. Check that it still holds and re-verify it, or retract it.",
@@ -404,6 +409,75 @@ std::vector<Finding> Engine::findings(const FindingsOptions& opts) {
                             c.id + ") or retract it; " + quoted;
                 out.push_back(std::move(f));
             }
+        }
+
+        // Conflicts: live claims sharing an anchor or a label whose texts
+        // contradict by modality; each side gets a finding naming the other.
+        std::map<std::string, std::vector<size_t>> groups;
+        for (size_t i = 0; i < claims.size(); ++i) {
+            std::set<std::string> keys;
+            for (auto& a : claims[i].anchors)
+                keys.insert("anchor\t" + anchorName(a));
+            if (!claims[i].label.empty()) keys.insert("label\t" + claims[i].label);
+            for (auto& k : keys)
+                groups[k].push_back(i);
+        }
+        constexpr size_t kGroupCap = 64; // pairs are quadratic: bound a crowded anchor
+        std::set<std::tuple<std::string, std::string>> reported;
+        for (auto& [key, members] : groups) {
+            if (members.size() < 2) continue;
+            const bool byAnchor = key.starts_with("anchor\t");
+            const std::string what = key.substr(key.find('\t') + 1);
+            for (size_t x = 0; x < members.size() && x < kGroupCap; ++x)
+                for (size_t y = x + 1; y < members.size() && y < kGroupCap; ++y) {
+                    const Claim& a = claims[members[x]];
+                    const Claim& b = claims[members[y]];
+                    // Compared redacted: the phrases quoted must not carry a secret.
+                    auto m = contradiction(safe(scanField("text", a.text)),
+                                           safe(scanField("text", b.text)));
+                    if (!m) continue;
+                    for (auto [self, other] : {std::pair{&a, &b}, std::pair{&b, &a}}) {
+                        if (!reported.insert({self->id, other->id}).second) continue;
+                        auto label = scanField("label", self->label);
+                        auto otherLabel = scanField("label", other->label);
+                        auto otherText = scanField("text", other->text);
+                        auto text = scanField("text", self->text);
+                        Finding f;
+                        f.code = "engram.conflict";
+                        f.severity = std::string(findingRule(f.code)->severity);
+                        f.claimId = self->id;
+                        f.label = safe(label);
+                        f.tier = t.name;
+                        f.claimFile = t.store->claimPath(self->id);
+                        f.path = display(f.claimFile);
+                        f.subject = "conflict:" + other->id;
+                        if (byAnchor && checkAnchors) {
+                            for (auto& an : self->anchors)
+                                if (anchorName(an) == what) {
+                                    auto check = anchorer_.check(an);
+                                    if (check.range) {
+                                        f.path = an.path;
+                                        f.symbol = an.symbol;
+                                        f.range = *check.range;
+                                    }
+                                    break;
+                                }
+                        }
+                        std::string ol = oneLine(safe(otherLabel));
+                        std::string sl = oneLine(safe(label));
+                        f.message = "conflict: contradicts claim " +
+                                    (ol.empty() ? "" : "\"" + ol + "\" ") + "(" + other->id +
+                                    ") on " + (byAnchor ? "anchor " : "label ") + what + " (\"" +
+                                    m->positive + "\" against \"" + m->negative +
+                                    "\"): " + oneLine(safe(otherText)) +
+                                    "; check both against the code, then retract or supersede "
+                                    "the wrong one; claim " +
+                                    (sl.empty() ? "" : "\"" + sl + "\" ") + "(" + self->id +
+                                    "): " + oneLine(safe(text));
+                        if (only && f.path != *only && !byAnchor) continue;
+                        out.push_back(std::move(f));
+                    }
+                }
         }
     }
     std::sort(out.begin(), out.end(), findingLess);

@@ -69,8 +69,9 @@ RecallResult Engine::recall(const RecallRequest& req) {
         if (auto bad = firstInvalidUtf8(*req.query))
             throw invalidField("query", "is not valid UTF-8 (byte " + std::to_string(*bad) + ")");
     }
-    if (req.tier && *req.tier != "project" && *req.tier != "medulla")
-        throw invalidField("tier", "must be 'project' or 'medulla' (or absent for both)");
+    if (req.tier && *req.tier != "project" && *req.tier != "medulla" && *req.tier != "all")
+        throw invalidField("tier", "must be 'project', 'medulla' or 'all' (or absent for project "
+                                   "and medulla)");
     std::optional<std::string> focusPath;
     if (req.path) {
         focusPath = relativeToRoot(opts_.root, *req.path);
@@ -103,13 +104,16 @@ RecallResult Engine::recall(const RecallRequest& req) {
 
     int64_t now = nowUnix();
     int64_t candidates = 0;
-    std::vector<RecallRow> rows;
-    for (auto& tp : tiers_) {
+    std::vector<std::pair<RecallRow, Tier*>> rows;
+    // Invariant 1: the bound project and the medulla, and other projects
+    // only when asked for by name (tier all), each row saying where it is from.
+    for (Tier* tp : recallTiers(req.tier, result.unreachable)) {
         Tier& t = *tp;
-        if (req.tier && *req.tier != t.name) continue;
         if (!ready(t)) continue;
         auto st = t.index->stats();
-        MemoryExists me{t.name, st.committed, st.frontier + st.retracted + st.superseded};
+        const std::string storeName = t.root.empty() ? t.store->dir() : t.root;
+        MemoryExists me{t.name, storeName, st.committed,
+                        st.frontier + st.retracted + st.superseded};
         result.memoryExists.push_back(me);
 
         // All lookups of this tier see one snapshot and take the file locks once.
@@ -239,22 +243,26 @@ RecallResult Engine::recall(const RecallRequest& req) {
             if (qterms.empty()) row.why.push_back("recent");
             row.claim = c;
             row.tier = t.name;
+            row.store = storeName;
+            row.provenance = provenanceChain(c);
             if (c.created) {
                 row.ageSeconds = now - *c.created;
                 int64_t fresh = c.verified.value_or(*c.created);
                 row.stale = now - fresh > int64_t(opts_.staleDays) * 86400;
             }
-            rows.push_back(std::move(row));
+            rows.push_back({std::move(row), &t});
         }
     }
     result.envelope.observed.candidates = candidates;
 
-    std::sort(rows.begin(), rows.end(), [](const RecallRow& a, const RecallRow& b) {
+    std::sort(rows.begin(), rows.end(), [](const auto& x, const auto& y) {
+        const RecallRow &a = x.first, &b = y.first;
         if (a.score != b.score) return a.score > b.score;
-        return a.claim.id < b.claim.id;
+        if (a.claim.id != b.claim.id) return a.claim.id < b.claim.id;
+        return a.store < b.store;
     });
     size_t chars = 0;
-    for (auto& r : rows) {
+    for (auto& [r, from] : rows) {
         if (int(result.rows.size()) >= req.limit) {
             result.truncated = true;
             break;
@@ -266,7 +274,7 @@ RecallResult Engine::recall(const RecallRequest& req) {
         }
         chars += len;
         // Drift is never silent: each returned row carries its anchor state.
-        r.anchorState = anchorer_.claimState(r.claim);
+        r.anchorState = anchorerFor(*from).claimState(r.claim);
         result.rows.push_back(std::move(r));
     }
 
@@ -277,7 +285,9 @@ RecallResult Engine::recall(const RecallRequest& req) {
         if (live == 0) {
             result.whyEmpty =
                 "no live claims exist in the " +
-                std::string(req.tier ? *req.tier + " tier" : "project or medulla tiers");
+                std::string(!req.tier            ? "project or medulla tiers"
+                            : *req.tier == "all" ? "project, medulla or other registered stores"
+                                                 : *req.tier + " tier");
         } else {
             result.whyEmpty =
                 std::to_string(live) + (live == 1 ? " live claim exists" : " live claims exist") +

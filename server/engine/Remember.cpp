@@ -5,6 +5,7 @@
 #include "model/Error.h"
 #include "secrets/SecretScan.h"
 #include "store/ClaimFile.h"
+#include "util/Fs.h"
 #include "util/Time.h"
 #include "util/Utf8.h"
 
@@ -168,6 +169,9 @@ RememberResult Engine::remember(const RememberRequest& in) {
         c.version = old.version + 1;
         c.created = old.created; // birth is immutable across versions
         c.origin = old.origin;
+        // A new version of a promoted claim is still the medulla copy's
+        // witness (a later promotion updates that copy).
+        c.promotedTo = old.promotedTo;
         c.supersedes = old.id + "@" + std::to_string(old.version);
         // Feedback was about the old wording; it does not carry over.
         Claim history = old;
@@ -259,6 +263,125 @@ GetResult Engine::reverify(const std::string& id, const std::string& agent,
                         (note.empty() ? "" : "; " + note));
     }
     return get(id);
+}
+
+PromoteResult Engine::promote(const PromoteRequest& req) {
+    if (!Store::validId(req.id)) throw invalidField("id", "'" + req.id + "' is not a claim id");
+    checkLine("agent", req.agent, kMaxShort, true);
+    checkLine("reason", req.reason, kMaxShort, true);
+    scanForSecrets("reason", req.reason);
+    Tier* med = tier("medulla");
+    if (!med)
+        throw EngramError(ErrorKind::NotBound,
+                          "no medulla to promote into: ENGRAM_HOME is not set (pass --home)");
+    Tier& proj = *tiers_[0];
+    if (!ready(proj) || !statFile(proj.store->claimPath(req.id))) {
+        bool inMedulla = ready(*med) && statFile(med->store->claimPath(req.id));
+        throw EngramError(ErrorKind::UnknownClaim,
+                          inMedulla ? "claim '" + req.id +
+                                          "' is already in the medulla; promote copies "
+                                          "project claims"
+                                    : "no claim with id '" + req.id + "' in the project tier",
+                          {{"id", req.id}});
+    }
+    Tier& m = writableTier("medulla");
+
+    // Project first, then medulla: the one place two stores' locks are held.
+    auto projectLock = proj.store->lock();
+    auto medullaLock = m.store->lock();
+    Claim w = loadForUpdate(proj, req.id);
+    if (!w.live())
+        throw invalidField("id", "claim '" + req.id + "' is " + std::string(toString(w.status)) +
+                                     "; only live claims can be promoted");
+    // The file may have been edited by hand since it was written: the scan
+    // runs again before anything reaches the medulla (invariant 6).
+    scanForSecrets("text", w.text);
+    if (!w.label.empty()) scanForSecrets("label", w.label);
+    for (size_t i = 0; i < w.tags.size(); ++i)
+        scanForSecrets("tags[" + std::to_string(i) + "]", w.tags[i]);
+    for (size_t i = 0; i < w.evidence.size(); ++i)
+        scanForSecrets("evidence[" + std::to_string(i) + "].value", w.evidence[i].value);
+
+    const int64_t now = nowUnix();
+    const std::string origin = w.origin.empty() ? proj.store->originLabel() : w.origin;
+    Claim c;
+    c.text = w.text;
+    c.label = w.label;
+    c.kind = w.kind;
+    c.confidence = w.confidence;
+    c.tags = w.tags;
+    c.evidence = w.evidence;
+    // Anchors point into the project's code, which other workspaces do not
+    // have: the copy says where it was anchored instead, and the witness
+    // keeps the anchors (and so keeps showing drift in its project).
+    for (auto& a : w.anchors)
+        c.evidence.push_back({"note", "anchored in " + origin + " at " + a.path +
+                                          (a.symbol.empty() ? std::string() : "#" + a.symbol) +
+                                          (a.startLine > 0 ? ":" + std::to_string(a.startLine) +
+                                                                 "-" + std::to_string(a.endLine)
+                                                           : std::string())});
+    c.sourceAgent = w.sourceAgent;
+    c.origin = origin;
+    c.created = w.created; // learned then, wherever it lives now
+    c.updated = now;
+    c.originClaim = origin + ":" + w.id;
+    c.promotedBy = req.agent;
+    c.promotionReason = req.reason;
+    c.promoted = now;
+
+    // An earlier copy of the same claim (the witness names it) or a live
+    // medulla claim with the same label: this promotion is its next version.
+    std::optional<Claim> prior;
+    if (!w.promotedTo.empty() && Store::validId(w.promotedTo))
+        if (auto earlier = m.store->load(w.promotedTo); earlier && earlier->live()) prior = earlier;
+    if (!prior && !c.label.empty())
+        if (auto byLabel = m.index->liveByLabel(c.label))
+            prior = loadForUpdate(m, byLabel->claim.id);
+
+    PromoteResult result;
+    if (prior) {
+        double oldConf = prior->confidence.value_or(0.0);
+        double newConf = c.confidence.value_or(0.0);
+        if (newConf < oldConf)
+            throw EngramError(
+                ErrorKind::WouldDowngrade,
+                "the medulla already holds '" + (c.label.empty() ? prior->id : c.label) + "' (" +
+                    prior->id + ") at confidence " + formatConfidence(oldConf) +
+                    "; promoting it at " + formatConfidence(newConf) + " would downgrade it",
+                {{"id", prior->id},
+                 {"existing_confidence", oldConf},
+                 {"requested_confidence", newConf}});
+        c.id = prior->id;
+        c.version = prior->version + 1;
+        c.supersedes = prior->id + "@" + std::to_string(prior->version);
+        Claim history = *prior;
+        history.status = ClaimStatus::Superseded;
+        m.store->writeHistory(history);
+        result.superseded = history;
+    } else {
+        do {
+            c.id = Store::newId();
+        } while (statFile(m.store->claimPath(c.id)));
+    }
+    commitWrite(m, c, "promote", req.agent,
+                "from " + c.originClaim + (prior ? ", replaces " + c.supersedes : "") + ": " +
+                    req.reason);
+    // The witness: stamped in place (same version; its content is unchanged).
+    w.promotedTo = c.id;
+    commitWrite(proj, w, "promote-witness", req.agent, "copied to medulla " + c.id);
+
+    result.medullaCopy = c;
+    result.witness = w;
+    result.medullaLive = m.index->stats().committed;
+    if (result.medullaLive > 300)
+        result.capWarning = "the medulla holds " + std::to_string(result.medullaLive) +
+                            " live claims, far past its soft cap of 200: every default recall "
+                            "in every project reads it; retract what is not doctrine";
+    else if (result.medullaLive > 200)
+        result.capWarning = "the medulla holds " + std::to_string(result.medullaLive) +
+                            " live claims, past its soft cap of 200; keep it to doctrine that "
+                            "holds across projects";
+    return result;
 }
 
 } // namespace engram

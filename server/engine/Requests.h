@@ -43,7 +43,7 @@ struct RememberResult {
 
 struct RecallRequest {
     std::optional<std::string> query;
-    std::optional<std::string> tier; // project | medulla; absent = both
+    std::optional<std::string> tier; // project | medulla | all; absent = project + medulla
     std::optional<std::string> path; // claims anchored in this file rank first
     std::vector<std::string> kinds;
     std::vector<ClaimStatus> include; // statuses beyond committed
@@ -55,7 +55,11 @@ struct RecallRequest {
 struct RecallRow {
     Claim claim;
     double score = 0;
+    // project (the bound workspace's) | medulla | other (another registered
+    // project's, only with tier all)
     std::string tier;
+    std::string store;         // the root (or medulla directory) the row came from
+    std::string provenance;    // the chain in words: learned where, by whom, when; promoted...
     std::optional<bool> stale; // unknown when the claim's age is unknown
     std::optional<int64_t> ageSeconds;
     std::string anchorState; // intact | drifted | moved | orphaned | unanchored
@@ -64,13 +68,21 @@ struct RecallRow {
 
 struct MemoryExists {
     std::string tier;
+    std::string store; // as in RecallRow
     int64_t live = 0;
     int64_t other = 0; // frontier + retracted + superseded
+};
+
+// A registered project store recall could not read (tier all).
+struct UnreachableStore {
+    std::string root;
+    std::string reason;
 };
 
 struct RecallResult {
     std::vector<RecallRow> rows;
     std::vector<MemoryExists> memoryExists;
+    std::vector<UnreachableStore> unreachable;
     std::string whyEmpty;   // set when rows is empty
     bool truncated = false; // limit or max_chars cut the list
     Envelope envelope;
@@ -107,12 +119,188 @@ struct AnchoredClaim {
     std::optional<int64_t> ageSeconds;
 };
 
+struct PromoteRequest {
+    std::string id; // a live project claim
+    std::string agent;
+    std::string reason;
+};
+
+struct PromoteResult {
+    Claim medullaCopy;
+    Claim witness;                   // the project original, now stamped promoted_to
+    std::optional<Claim> superseded; // the medulla version this promotion replaced
+    int64_t medullaLive = 0;         // live medulla claims after the write
+    // Empty below the soft cap (200 live claims); a warning past it, a
+    // louder one past 300: the medulla is meant to stay a short doctrine.
+    std::string capWarning;
+};
+
+struct RegisteredStore {
+    std::string root;
+    bool reachable = false; // its .engram/ store is still there
+};
+
 struct StatusResult {
     Envelope envelope;
+    std::vector<RegisteredStore> registered; // every project store served on this machine
     struct AnchorHealth {
         int64_t intact = 0, drifted = 0, moved = 0, orphaned = 0;
     } anchorHealth;
     std::vector<std::pair<std::string, std::string>> brokenFiles; // file, "line N: why"
+};
+
+// ---- Delegation packets (BRIEF 6; engine/Delegate.cpp, protocol/Packet.h) ----
+
+struct DelegateRequest {
+    std::string task;
+    std::string agent;              // who delegates
+    std::vector<std::string> paths; // files or directories the task is about
+    std::vector<std::string> symbols;
+    std::optional<int> maxItems;
+    std::optional<int> maxChars; // characters of item text, summed
+    bool sign = false;
+    std::optional<std::string> root; // the root the caller believes it is bound to
+};
+
+// Where the packet was composed: the workspace and, in a git work tree, its
+// commit. HEAD is read from .git directly (no git binary needed); the dirty
+// flag needs `git status` and is unknown when git cannot be run.
+struct PacketBinding {
+    std::string root;
+    std::string fingerprint;
+    bool git = false;          // the root is (inside) a git work tree
+    std::string head;          // commit id; empty when unborn or unreadable
+    std::string branch;        // "refs/heads/main"; empty when detached
+    std::optional<bool> dirty; // tracked changes outside .engram/; unknown without git
+};
+
+struct PacketItem {
+    std::string id;
+    int version = 1;
+    std::string label;
+    std::string text;
+    std::string kind;
+    std::string tier; // project | medulla
+    std::string origin;
+    std::string sourceAgent;
+    std::optional<int64_t> created;
+    // Whole days from the claim's birth to the packet's as_of day: ages do
+    // not change within a day, so neither does the packet.
+    std::optional<int64_t> ageDays;
+    std::optional<bool> stale;
+    std::string anchorState;
+    std::vector<std::string> anchors; // "path#symbol", "path:3-9", "path"
+    std::optional<double> confidence;
+    double score = 0; // rounded to 4 decimals
+    std::vector<std::string> why;
+    std::string provenance;
+    std::string contributionId, contributedBy, acceptedBy;
+};
+
+// Relevant claims left out because they cannot be vouched for.
+struct HonestGap {
+    std::string reason; // drifted | orphaned | frontier | retracted
+    int64_t count = 0;
+    std::vector<std::string> ids; // sorted, at most 20
+};
+
+struct PacketMetrics {
+    int64_t candidates = 0; // rows the selection looked at
+    int64_t eligible = 0;   // relevant and vouched for
+    int64_t included = 0;
+    int64_t chars = 0; // item text characters included
+    bool budgetExhausted = false;
+    std::vector<std::string> budgetWhy; // which limit bound, and what it left out
+};
+
+// A packet before the protocol layer adds packet_id (SHA-256 of its
+// canonical JSON, protocol/Packet.h) and, when asked, the signature.
+struct Packet {
+    std::string schema = "engram.packet/1";
+    DelegateRequest request; // as normalised (sign and root are not part of it)
+    PacketBinding binding;
+    std::string asOf; // the UTC day ages and staleness are judged on
+    int staleDays = 30;
+    std::vector<PacketItem> items;
+    std::vector<HonestGap> honestGaps;
+    int maxItems = 20, maxChars = 8000;
+    PacketMetrics metrics;
+    std::vector<std::string> nonClaims;
+    std::vector<std::string> instructions;
+    int64_t createdAt = 0; // outside the hash
+};
+
+struct DelegateResult {
+    Packet packet;
+    Envelope envelope; // beside the packet: it holds this session's pid and times
+};
+
+struct PacketSignature {
+    std::string algorithm = "ed25519";
+    std::string publicKey; // hex
+    std::string value;     // hex
+};
+
+// ---- Contributions and review (BRIEF 6; engine/Contribute.cpp) ----
+
+struct ContributionItem {
+    std::string text;
+    std::optional<std::string> label;
+    std::optional<std::string> kind;
+    std::vector<std::string> tags;
+    std::optional<double> confidence;
+    std::vector<AnchorSpec> anchors;
+    std::vector<Evidence> evidence;
+};
+
+struct ContributeRequest {
+    std::string agent;
+    std::optional<std::string> packetId;
+    std::vector<ContributionItem> items;
+};
+
+struct ContributionOutcome {
+    size_t index = 0;
+    // stored (a frontier claim now) | duplicate (not stored again) |
+    // refused (a secret: nothing of it was stored)
+    std::string status;
+    std::string contentHash;
+    std::string contributionId; // stored: the new one; duplicate: the earlier one, if any
+    std::string claimId;
+    std::string duplicateOf;                // the claim id holding the same content
+    std::string duplicateStatus;            // that claim's status
+    std::vector<std::string> conflictsWith; // committed claims it contradicts
+    std::string conflict;                   // "must check ok" vs "must not check ok" (c-...)
+    bool redacted = false;                  // secrets are refused, never redacted
+    std::string refusal;                    // why, naming the rule and span, never the secret
+    std::string refusalRule;
+    std::string refusalField;
+};
+
+struct ContributeResult {
+    std::vector<ContributionOutcome> items;
+    int64_t stored = 0, duplicates = 0, refused = 0, conflicts = 0;
+};
+
+struct ReviewRequest {
+    std::string contributionId;
+    std::string decision; // accept | reject
+    std::string agent;
+    std::string reason;
+};
+
+struct ReviewResult {
+    std::string decision;
+    Claim claim; // committed (accepted) or retracted (rejected)
+    std::string tier;
+};
+
+struct VerifyPacketResult {
+    bool valid = false;
+    std::vector<std::string> reasons; // one per failed check, naming the field
+    std::string packetId;             // as recomputed
+    std::optional<bool> signedByThisMachine;
+    std::optional<int64_t> ageSeconds;
 };
 
 } // namespace engram

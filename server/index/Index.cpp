@@ -4,6 +4,7 @@
 #include "model/Error.h"
 #include "store/ClaimFile.h"
 #include "store/Store.h"
+#include "text/Content.h"
 
 #include <algorithm>
 #include <condition_variable>
@@ -45,12 +46,24 @@ CREATE TABLE claims(
   fb_partial INTEGER NOT NULL DEFAULT 0,
   retracted_by TEXT,
   retract_reason TEXT,
+  origin_claim TEXT,
+  promoted_by TEXT,
+  promoted INTEGER,
+  promotion_reason TEXT,
+  promoted_to TEXT,
+  contribution_id TEXT,
+  contributed_by TEXT,
+  accepted_by TEXT,
+  packet_id TEXT,
+  content_hash TEXT,
   file_mtime INTEGER NOT NULL,
   file_size INTEGER NOT NULL
 );
 CREATE INDEX claims_label ON claims(label);
 CREATE INDEX claims_status ON claims(status);
 CREATE INDEX claims_anchored ON claims(status) WHERE anchor_count > 0;
+CREATE INDEX claims_content ON claims(content_hash);
+CREATE INDEX claims_contribution ON claims(contribution_id) WHERE contribution_id IS NOT NULL;
 CREATE TABLE anchors(claim_rowid INTEGER NOT NULL, path TEXT NOT NULL, symbol TEXT);
 CREATE INDEX anchors_path ON anchors(path, claim_rowid);
 CREATE INDEX anchors_claim ON anchors(claim_rowid);
@@ -109,7 +122,9 @@ END;
 static const char* kColumns =
     "rowid, id, version, label, kind, status, confidence, created, updated, verified, "
     "source_agent, origin, supersedes, tags, text, code, anchors, evidence, fb_correct, "
-    "fb_wrong, fb_partial, retracted_by, retract_reason";
+    "fb_wrong, fb_partial, retracted_by, retract_reason, origin_claim, promoted_by, promoted, "
+    "promotion_reason, promoted_to, contribution_id, contributed_by, accepted_by, packet_id, "
+    "content_hash";
 
 Index::Index(const Store& store)
     : store_(store)
@@ -191,8 +206,15 @@ void Index::prepare() {
         "INSERT INTO claims(id, version, label, kind, status, confidence, created, updated, "
         "verified, source_agent, origin, supersedes, tags, text, code, anchors, anchor_count, "
         "evidence, fb_correct, fb_wrong, fb_partial, retracted_by, retract_reason, file_mtime, "
-        "file_size) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, "
-        "?16, ?17, ?18, ?19, ?20, ?21, ?22, ?23, ?24, ?25)");
+        "file_size, origin_claim, promoted_by, promoted, promotion_reason, promoted_to, "
+        "contribution_id, contributed_by, accepted_by, packet_id, content_hash) VALUES "
+        "(?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18, ?19, "
+        "?20, ?21, ?22, ?23, ?24, ?25, ?26, ?27, ?28, ?29, ?30, ?31, ?32, ?33, ?34, ?35)");
+    selectContentHash_ =
+        db_.prepare(std::string("SELECT ") + kColumns +
+                    " FROM claims WHERE content_hash = ?1 ORDER BY rowid LIMIT ?2");
+    selectContribution_ = db_.prepare(std::string("SELECT ") + kColumns +
+                                      " FROM claims WHERE contribution_id = ?1 LIMIT 1");
     deleteById_ = db_.prepare("DELETE FROM claims WHERE id = ?1");
     insertAnchor_ =
         db_.prepare("INSERT INTO anchors(claim_rowid, path, symbol) VALUES (?1, ?2, ?3)");
@@ -269,6 +291,13 @@ void Index::insertRow(const Claim& c, const FileStat& st) {
     insert_.bind(19, c.feedback.correct).bind(20, c.feedback.wrong).bind(21, c.feedback.partial);
     insert_.bind(22, opt(c.retractedBy)).bind(23, opt(c.retractReason));
     insert_.bind(24, st.mtimeNs).bind(25, st.size);
+    insert_.bind(26, opt(c.originClaim)).bind(27, opt(c.promotedBy)).bind(28, c.promoted);
+    insert_.bind(29, opt(c.promotionReason)).bind(30, opt(c.promotedTo));
+    insert_.bind(31, opt(c.contributionId)).bind(32, opt(c.contributedBy));
+    insert_.bind(33, opt(c.acceptedBy)).bind(34, opt(c.packetId));
+    // Every claim's normalised content is keyed (not only contributions'),
+    // so a contribution repeating a hand-written claim is found as a duplicate.
+    insert_.bind(35, contentHash(c.text));
     insert_.exec();
     int64_t rowid = db_.lastInsertRowid();
     for (auto& a : c.anchors) {
@@ -572,6 +601,17 @@ IndexedClaim Index::rowToClaim(sql::Stmt& s) {
     c.feedback = {int(s.int64(18)), int(s.int64(19)), int(s.int64(20))};
     c.retractedBy = s.text(21);
     c.retractReason = s.text(22);
+    c.originClaim = s.text(23);
+    c.promotedBy = s.text(24);
+    if (!s.isNull(25)) c.promoted = s.int64(25);
+    c.promotionReason = s.text(26);
+    c.promotedTo = s.text(27);
+    c.contributionId = s.text(28);
+    c.contributedBy = s.text(29);
+    c.acceptedBy = s.text(30);
+    c.packetId = s.text(31);
+    // The column keys every claim; the claim carries it as contributions do.
+    if (!c.contributionId.empty()) c.contentHash = s.text(32);
     return ic;
 }
 
@@ -588,6 +628,23 @@ std::optional<IndexedClaim> Index::byRowid(int64_t rowid) {
     std::optional<IndexedClaim> out;
     if (selectByRowid_.step()) out = rowToClaim(selectByRowid_);
     selectByRowid_.reset();
+    return out;
+}
+
+std::vector<IndexedClaim> Index::byContentHash(const std::string& hash, int limit) {
+    selectContentHash_.bind(1, hash).bind(2, limit);
+    std::vector<IndexedClaim> out;
+    while (selectContentHash_.step())
+        out.push_back(rowToClaim(selectContentHash_));
+    selectContentHash_.reset();
+    return out;
+}
+
+std::optional<IndexedClaim> Index::byContribution(const std::string& contributionId) {
+    selectContribution_.bind(1, contributionId);
+    std::optional<IndexedClaim> out;
+    if (selectContribution_.step()) out = rowToClaim(selectContribution_);
+    selectContribution_.reset();
     return out;
 }
 

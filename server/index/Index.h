@@ -67,9 +67,10 @@ struct SyncReport {
 
 class Index {
 public:
-    // 3: symbol shapes mask every spelling of the symbol's name (code_symbols
-    // written by version 2 carry the older digests).
-    static constexpr int kSchemaVersion = 3;
+    // 3: promotion columns; symbol shapes mask every spelling of the symbol's
+    // name (code_symbols written by version 2 carry the older digests).
+    // 4: contribution columns and every claim's normalised content hash.
+    static constexpr int kSchemaVersion = 4;
 
     // Opens or creates the index beside the store's claims. A missing,
     // corrupt or older index is recreated empty (sync() then fills it).
@@ -87,6 +88,10 @@ public:
     std::optional<IndexedClaim> byId(const std::string& id);
     std::optional<IndexedClaim> byRowid(int64_t rowid);
     std::optional<IndexedClaim> liveByLabel(const std::string& label);
+    // Claims (any status) whose normalised text hashes to `hash`, oldest first.
+    std::vector<IndexedClaim> byContentHash(const std::string& hash, int limit);
+    // The claim a contribution became (frontier, accepted or rejected).
+    std::optional<IndexedClaim> byContribution(const std::string& contributionId);
     IndexStats stats();
     std::vector<BrokenFile> brokenFiles();
 
@@ -144,7 +149,8 @@ private:
     sql::Stmt insert_, deleteById_, deleteAnchors_, insertAnchor_, selectById_, selectByRowid_,
         selectLiveLabel_, selectStats_, selectDf_, selectMatch_, selectRecent_, selectRecentStatus_,
         selectAnchoredIn_, selectAnchoredLive_, selectSpan_, selectFiles_, upsertBroken_,
-        deleteBroken_, putCodeFile_, dropCodeFile_, dropCodeSymbols_, putCodeSymbol_, selectShape_;
+        deleteBroken_, putCodeFile_, dropCodeFile_, dropCodeSymbols_, putCodeSymbol_, selectShape_,
+        selectContentHash_, selectContribution_;
 };
 
 } // namespace engram

@@ -5,6 +5,11 @@
 // incrementally, so an unsaved edit that changes an anchored function drifts
 // its claims at once. Positions cross this layer in UTF-16 (the LSP's unit)
 // and are converted to bytes against the text the engine holds.
+//
+// With several workspace folders, each document belongs to the deepest
+// folder holding it and is handed to that folder's engine only; a document
+// outside every folder gets no memory features (its text is kept here, so a
+// folder added later can take it over).
 #include "lsp/Log.h"
 #include "lsp/LspServer.h"
 #include "protocol/Convert.h"
@@ -47,45 +52,57 @@ std::string orUnknown(const std::string& s) {
 
 } // namespace
 
+lsp::Folder* LspServer::ownerOf(const std::string& path) {
+    return folders_->ownerOf(path);
+}
+
 void LspServer::publishDiagnostics(const std::string& path, std::optional<int64_t> version) {
     // The same findings `engram check` reports, restricted to this file: for
     // a source file its anchors' drift and moves (on the symbols' current
     // ranges); for an open claim file its own problems (orphaned, stale,
     // secret, invalid).
-    auto text = engine().documentText(path);
-    auto rel = relativeToRoot(engine().root(), path);
+    lsp::Folder* f = ownerOf(path);
+    auto text = f ? f->engine.documentText(path) : std::nullopt;
+    auto rel = f ? relativeToRoot(f->root(), path) : std::nullopt;
     json diags = json::array();
     if (text && rel) {
         static const std::map<std::string, int> severity = {
             {"error", 1}, {"warning", 2}, {"information", 3}, {"hint", 4}};
-        for (auto& f : engine().findings({"project", *rel})) {
-            if (f.path != *rel) continue;
-            auto& r = f.range;
+        for (auto& finding : f->engine.findings({"project", *rel})) {
+            if (finding.path != *rel) continue;
+            auto& r = finding.range;
             json d = {
                 {"range", lspRange(*text, r.startLine, r.startColumn, r.endLine, r.endColumn)},
-                {"severity", severity.count(f.severity) ? severity.at(f.severity) : 2},
-                {"code", f.code},
+                {"severity", severity.count(finding.severity) ? severity.at(finding.severity) : 2},
+                {"code", finding.code},
                 {"source", "engram"},
-                {"message", f.message}};
-            if (!f.claimId.empty()) d["data"] = {{"claim_id", f.claimId}};
-            if (!f.claimFile.empty() && f.claimFile != path)
-                d["relatedInformation"] = json::array(
-                    {{{"location",
-                       {{"uri", pathToUri(f.claimFile)}, {"range", lspRange("", 0, 0, 0, 0)}}},
-                      {"message", "the claim file"}}});
+                {"message", finding.message}};
+            if (!finding.claimId.empty()) d["data"] = {{"claim_id", finding.claimId}};
+            if (!finding.claimFile.empty() && finding.claimFile != path)
+                d["relatedInformation"] = json::array({{{"location",
+                                                         {{"uri", pathToUri(finding.claimFile)},
+                                                          {"range", lspRange("", 0, 0, 0, 0)}}},
+                                                        {"message", "the claim file"}}});
             diags.push_back(std::move(d));
         }
     }
-    if (auto it = openDocs_.find(path); it != openDocs_.end() && version) it->second = version;
+    if (auto it = openDocs_.find(path); it != openDocs_.end() && version)
+        it->second.version = version;
     json params = {{"uri", pathToUri(path)}, {"diagnostics", diags}};
     if (version) params["version"] = *version;
     reply(protocol::notification("textDocument/publishDiagnostics", params));
 }
 
-void LspServer::republishOpen() {
-    for (auto& [path, version] : openDocs_) {
+void LspServer::clearDiagnostics(const std::string& path) {
+    reply(protocol::notification("textDocument/publishDiagnostics",
+                                 {{"uri", pathToUri(path)}, {"diagnostics", json::array()}}));
+}
+
+void LspServer::republishOpen(const std::string& onlyRoot) {
+    for (auto& [path, doc] : openDocs_) {
+        if (doc.owner.empty() || (!onlyRoot.empty() && doc.owner != onlyRoot)) continue;
         try {
-            if (relativeToRoot(engine().root(), path)) publishDiagnostics(path, version);
+            publishDiagnostics(path, doc.version);
         } catch (const std::exception& e) {
             logLine("diagnostics for " + path + " failed: " + e.what());
         }
@@ -96,9 +113,19 @@ json LspServer::onDidOpen(const json& params) {
     protocol::Params p(params);
     std::string path = docPath(p);
     protocol::Params td(*p.optObject("textDocument"), "textDocument");
-    engine().openDocument(path, td.reqString("text"));
-    openDocs_[path] = td.optInt("version");
-    if (relativeToRoot(engine().root(), path)) publishDiagnostics(path, td.optInt("version"));
+    std::string text = td.reqString("text");
+    auto version = td.optInt("version");
+    lsp::Folder* f = ownerOf(path);
+    OpenDoc& doc = openDocs_[path];
+    doc.version = version;
+    doc.owner = f ? f->root() : std::string();
+    doc.text.reset();
+    if (!f) {
+        doc.text = std::move(text);
+        return nullptr;
+    }
+    f->engine.openDocument(path, std::move(text));
+    publishDiagnostics(path, version);
     return nullptr;
 }
 
@@ -108,42 +135,56 @@ json LspServer::onDidChange(const json& params) {
     protocol::Params td(*p.optObject("textDocument"), "textDocument");
     const json* changes = p.optArray("contentChanges");
     if (!changes) throw invalidField("contentChanges", "is required");
+    // The folder's engine holds the text of a document inside it; this
+    // layer holds the text of one outside every folder.
+    auto it = openDocs_.find(path);
+    lsp::Folder* f = ownerOf(path);
+    std::string* held = it != openDocs_.end() && it->second.text ? &*it->second.text : nullptr;
     for (size_t i = 0; i < changes->size(); ++i) {
         protocol::Params c((*changes)[i], "contentChanges[" + std::to_string(i) + "]");
         std::string text = c.reqString("text");
         const json* range = c.optObject("range");
         if (!range) {
-            engine().replaceDocument(path, std::move(text));
+            if (f)
+                f->engine.replaceDocument(path, std::move(text));
+            else if (held)
+                *held = std::move(text);
             continue;
         }
-        auto current = engine().documentText(path);
+        auto current = f ? f->engine.documentText(path)
+                         : (held ? std::optional<std::string>(*held) : std::nullopt);
         if (!current) continue;
         auto pos = [&](const char* which) {
             const json& r = (*range)[which];
             return byteOffset(*current, r.at("line").get<uint32_t>(),
                               r.at("character").get<uint32_t>());
         };
-        uint32_t start = pos("start"), end = pos("end");
-        engine().editDocument(path, start, std::max(start, end), text);
+        uint32_t start = pos("start"), end = std::max(start, pos("end"));
+        if (f)
+            f->engine.editDocument(path, start, end, text);
+        else if (held)
+            held->replace(start, std::min<size_t>(end, held->size()) - start, text);
     }
-    if (relativeToRoot(engine().root(), path)) publishDiagnostics(path, td.optInt("version"));
+    if (f)
+        publishDiagnostics(path, td.optInt("version"));
+    else if (it != openDocs_.end() && td.optInt("version"))
+        it->second.version = td.optInt("version");
     return nullptr;
 }
 
 json LspServer::onDidSave(const json& params) {
     std::string path = docPath(protocol::Params(params));
-    if (relativeToRoot(engine().root(), path)) publishDiagnostics(path, std::nullopt);
+    if (ownerOf(path)) publishDiagnostics(path, std::nullopt);
     return nullptr;
 }
 
 json LspServer::onDidClose(const json& params) {
     std::string path = docPath(protocol::Params(params));
-    engine().closeDocument(path);
+    if (lsp::Folder* f = ownerOf(path)) f->engine.closeDocument(path);
     openDocs_.erase(path);
     // Closed files show no diagnostics in the editor; `engram check` covers
     // the whole workspace.
-    reply(protocol::notification("textDocument/publishDiagnostics",
-                                 {{"uri", pathToUri(path)}, {"diagnostics", json::array()}}));
+    clearDiagnostics(path);
     return nullptr;
 }
 
@@ -152,14 +193,16 @@ json LspServer::onHover(const json& params) {
     std::string path = docPath(p);
     const json* pos = p.optObject("position");
     if (!pos) throw invalidField("position", "is required");
-    auto text = engine().documentText(path);
-    if (!text || !relativeToRoot(engine().root(), path)) return nullptr;
+    lsp::Folder* f = ownerOf(path);
+    if (!f) return nullptr; // outside every folder: engram knows nothing of it
+    auto text = f->engine.documentText(path);
+    if (!text) return nullptr;
     uint32_t line = pos->at("line").get<uint32_t>();
     uint32_t col = byteColumn(*text, line, pos->at("character").get<uint32_t>());
-    auto symbol = engine().symbolAt(path, line, col);
+    auto symbol = f->engine.symbolAt(path, line, col);
     if (!symbol) return nullptr;
     std::vector<AnchoredClaim> hits;
-    for (auto& a : engine().anchorsIn(path))
+    for (auto& a : f->engine.anchorsIn(path))
         if (a.startLine && *a.startLine == symbol->startLine &&
             *a.startColumn == symbol->startColumn)
             hits.push_back(a);
@@ -181,15 +224,17 @@ json LspServer::onHover(const json& params) {
 
 json LspServer::onCodeLens(const json& params) {
     std::string path = docPath(protocol::Params(params));
-    auto text = engine().documentText(path);
     json lenses = json::array();
-    if (!text || !relativeToRoot(engine().root(), path)) return lenses;
+    lsp::Folder* f = ownerOf(path);
+    if (!f) return lenses;
+    auto text = f->engine.documentText(path);
+    if (!text) return lenses;
     struct Group {
         int memories = 0, drifted = 0, moved = 0;
         std::vector<std::string> ids;
     };
     std::map<std::pair<uint32_t, uint32_t>, Group> groups;
-    for (auto& a : engine().anchorsIn(path)) {
+    for (auto& a : f->engine.anchorsIn(path)) {
         if (!a.startLine) continue;
         auto& g = groups[{*a.startLine, *a.startColumn}];
         ++g.memories;
@@ -252,8 +297,9 @@ json LspServer::onAnchors(const json& params) {
     } else {
         path = p.reqString("path");
     }
-    auto anchors = engine().anchorsIn(path);
-    auto text = engine().documentText(path).value_or("");
+    lsp::Folder& f = bound(hintsOf(params));
+    auto anchors = f.engine.anchorsIn(path);
+    auto text = f.engine.documentText(path).value_or("");
     json out = json::array();
     for (auto& a : anchors) {
         json j = {{"claim_id", a.claim.id},

@@ -1,11 +1,10 @@
 // LSP lifecycle, method table and request queue.
 #include "lsp/LspServer.h"
+#include "lsp/UvHandle.h"
 
 #include "lsp/Log.h"
 #include "protocol/Convert.h"
 #include "util/Paths.h"
-
-#include <malloc.h>
 
 namespace engram {
 
@@ -14,13 +13,12 @@ namespace code = protocol::code;
 
 namespace {
 
-// Closes a libuv handle and frees it once libuv is done with it.
-template <class H>
-void closeHandle(H*& h) {
-    if (!h) return;
-    uv_close(reinterpret_cast<uv_handle_t*>(h),
-             [](uv_handle_t* p) { delete reinterpret_cast<H*>(p); });
-    h = nullptr;
+// The reply to a routing refusal: EngramError's own data plus the roots the
+// caller may choose from.
+json routingErrorReply(const json& id, const lsp::RoutingError& e) {
+    json reply = protocol::errorReply(id, e);
+    reply["error"]["data"]["options"] = e.options;
+    return reply;
 }
 
 bool validId(const json& id) {
@@ -28,19 +26,20 @@ bool validId(const json& id) {
 }
 
 // Methods a client may call; also advertised under experimental.engram.
-const char* kEngramMethods[] = {"engram/remember", "engram/recall", "engram/get",
-                                "engram/retract",  "engram/learn",  "engram/status",
-                                "engram/reverify", "engram/anchors"};
+const char* kEngramMethods[] = {"engram/remember", "engram/recall",  "engram/get",
+                                "engram/retract",  "engram/learn",   "engram/status",
+                                "engram/reverify", "engram/anchors", "engram/promote"};
 
 // Requests that change memory: open documents' diagnostics follow them.
 const std::set<std::string> kWrites = {"engram/remember", "engram/retract", "engram/learn",
-                                       "engram/reverify"};
+                                       "engram/reverify", "engram/promote"};
 
 } // namespace
 
 LspServer::LspServer(ServerOptions opts)
     : opts_(std::move(opts)) {
     uv_loop_init(&loop_);
+    folders_ = std::make_unique<lsp::Workspaces>(&loop_, opts_.home, opts_.version);
     requests_ = {
         {"initialize", &LspServer::onInitialize},
         {"shutdown", &LspServer::onShutdown},
@@ -48,6 +47,7 @@ LspServer::LspServer(ServerOptions opts)
         {"engram/recall", &LspServer::onRecall},
         {"engram/get", &LspServer::onGet},
         {"engram/retract", &LspServer::onRetract},
+        {"engram/promote", &LspServer::onPromote},
         {"engram/learn", &LspServer::onLearn},
         {"engram/reverify", &LspServer::onReverify},
         {"engram/status", &LspServer::onStatus},
@@ -60,6 +60,7 @@ LspServer::LspServer(ServerOptions opts)
     notifications_ = {
         {"initialized", &LspServer::onInitialized},
         {"workspace/didChangeWatchedFiles", &LspServer::onDidChangeWatchedFiles},
+        {"workspace/didChangeWorkspaceFolders", &LspServer::onDidChangeWorkspaceFolders},
         {"textDocument/didOpen", &LspServer::onDidOpen},
         {"textDocument/didChange", &LspServer::onDidChange},
         {"textDocument/didSave", &LspServer::onDidSave},
@@ -68,9 +69,8 @@ LspServer::LspServer(ServerOptions opts)
 }
 
 LspServer::~LspServer() {
-    closeHandle(idle_);
-    closeHandle(watcher_);
-    closeHandle(watchTimer_);
+    lsp::closeHandle(idle_);
+    folders_.reset(); // closes the claims watches
     transport_.reset();
     uv_run(&loop_, UV_RUN_DEFAULT); // let close callbacks free the handles
     uv_loop_close(&loop_);
@@ -98,12 +98,9 @@ void LspServer::finish(int code) {
     exitCode_ = code;
     queue_.clear();
     if (idle_) uv_idle_stop(idle_);
-    if (watcher_) uv_fs_event_stop(watcher_);
-    if (watchTimer_) uv_timer_stop(watchTimer_);
+    folders_->stopWatching();
     transport_->close();
-    closeHandle(idle_);
-    closeHandle(watcher_);
-    closeHandle(watchTimer_);
+    lsp::closeHandle(idle_);
 }
 
 void LspServer::reply(const json& msg) {
@@ -189,7 +186,7 @@ void LspServer::onMessage(json msg) {
         }
         if (state_ == State::Uninitialized) return; // LSP: dropped before initialize
     }
-    queue_.push_back({id, std::move(method), std::move(params), false});
+    queue_.push_back({id, std::move(method), std::move(params), false, {}});
     scheduleDrain();
 }
 
@@ -213,9 +210,9 @@ void LspServer::dispatch(Pending& p) {
     bool isRequest = !p.id.is_null();
     if (p.internal) {
         try {
-            startupSync();
+            startupSync(p.root);
         } catch (const std::exception& e) {
-            logLine(std::string("start-up index sync failed: ") + e.what());
+            logLine("start-up index sync of " + p.root + " failed: " + e.what());
         }
         return;
     }
@@ -250,6 +247,8 @@ void LspServer::dispatch(Pending& p) {
     try {
         reply(protocol::resultReply(p.id, (this->*(it->second))(p.params)));
         if (kWrites.count(p.method)) republishOpen();
+    } catch (const lsp::RoutingError& e) {
+        reply(routingErrorReply(p.id, e));
     } catch (const EngramError& e) {
         reply(protocol::errorReply(p.id, e));
     } catch (const json::exception& e) {
@@ -260,31 +259,32 @@ void LspServer::dispatch(Pending& p) {
     }
 }
 
-Engine& LspServer::engine() {
-    if (!engine_) throw EngramError(ErrorKind::NotBound, "no workspace is bound");
-    return *engine_;
-}
-
 json LspServer::onInitialize(const json& params) {
     if (state_ != State::Uninitialized)
         throw EngramError(ErrorKind::InvalidParams, "initialize was already received");
     protocol::Params p(params);
-    std::string root = opts_.root, source = opts_.rootSource;
+    // Every workspace folder is bound (each its own project store); without
+    // folders, rootUri, rootPath, then --root / ENGRAM_ROOT / discovery.
+    std::vector<std::string> roots;
+    std::string source = "initialize";
     auto fromUri = [&](const std::string& uri, const std::string& field) {
         auto local = uriToPath(uri);
         if (!local) throw invalidField(field, "must be a file:// URI");
         return *local;
     };
     if (const json* folders = p.optArray("workspaceFolders"); folders && !folders->empty()) {
-        protocol::Params f((*folders)[0], "workspaceFolders[0]");
-        root = fromUri(f.reqString("uri"), "workspaceFolders[0].uri");
-        source = "initialize";
+        for (size_t i = 0; i < folders->size(); ++i) {
+            std::string field = "workspaceFolders[" + std::to_string(i) + "]";
+            protocol::Params f((*folders)[i], field);
+            roots.push_back(fromUri(f.reqString("uri"), field + ".uri"));
+        }
     } else if (auto uri = p.optString("rootUri")) {
-        root = fromUri(*uri, "rootUri");
-        source = "initialize";
+        roots.push_back(fromUri(*uri, "rootUri"));
     } else if (auto path = p.optString("rootPath")) {
-        root = *path;
-        source = "initialize";
+        roots.push_back(*path);
+    } else {
+        roots.push_back(opts_.root);
+        source = opts_.rootSource;
     }
     if (const json* io = p.optObject("initializationOptions"))
         if (auto agent = protocol::Params(*io, "initializationOptions").optString("agent"))
@@ -295,19 +295,25 @@ json LspServer::onInitialize(const json& params) {
     if (const json* caps = p.optObject("capabilities"))
         if (caps->contains("window") && (*caps)["window"].is_object())
             workDoneProgress_ = (*caps)["window"].value("workDoneProgress", false);
-    EngineOptions eo{canonicalPath(root), source, opts_.home, 30, opts_.version};
-    engine_ = std::make_unique<Engine>(eo);
+    // Each folder's index is opened and checked against its claim files
+    // after this reply goes out, so a large store does not delay start-up.
+    try {
+        for (auto& r : roots)
+            bindFolder(canonicalPath(r), source);
+    } catch (...) {
+        // Still uninitialized: a later initialize starts from nothing.
+        std::erase_if(queue_, [](const Pending& q) { return q.internal; });
+        folders_->clear();
+        throw;
+    }
     state_ = State::Running;
-    logLine("bound to " + eo.root + " (" + source + ")");
-
-    // The index is opened and checked against the claim files after this
-    // reply goes out, so a large store does not delay start-up.
-    queue_.push_front({nullptr, "startup", nullptr, true});
-    scheduleDrain();
 
     json methods = json::array();
     for (auto* m : kEngramMethods)
         methods.push_back(m);
+    json bound = json::array();
+    for (auto* f : folders_->all())
+        bound.push_back({{"root", f->root()}, {"fingerprint", f->engine.fingerprint()}});
     return {{"capabilities",
              {{"textDocumentSync",
                {{"openClose", true}, {"change", 2}, {"save", {{"includeText", false}}}}},
@@ -318,9 +324,13 @@ json LspServer::onInitialize(const json& params) {
                {{"commands",
                  {"engram.status", "engram.reindex", "engram.recall", "engram.reverify",
                   "engram.retract", "engram.openClaim"}}}},
-              {"workspace", {{"workspaceFolders", {{"supported", true}}}}},
+              {"workspace",
+               {{"workspaceFolders", {{"supported", true}, {"changeNotifications", true}}}}},
               {"experimental",
-               {{"engram", {{"methods", methods}, {"fingerprint", engine_->fingerprint()}}}}}}},
+               {{"engram",
+                 {{"methods", methods},
+                  {"fingerprint", folders_->first().engine.fingerprint()},
+                  {"roots", bound}}}}}}},
             {"serverInfo", {{"name", "engram"}, {"version", opts_.version}}}};
 }
 
@@ -328,186 +338,85 @@ json LspServer::onInitialized(const json&) {
     return nullptr;
 }
 
-void LspServer::startupSync() {
-    // Bring the indexes in line with the files (changes made while engram
-    // was not running), then watch for changes.
-    for (auto& r : engine_->refresh())
-        if (r.added || r.updated || r.removed || r.broken || r.rebuilt)
-            logLine("index sync: +" + std::to_string(r.added) + " ~" + std::to_string(r.updated) +
-                    " -" + std::to_string(r.removed) + " broken " + std::to_string(r.broken) +
-                    (r.rebuilt ? " (rebuilt: " + r.rebuildReason + ")" : ""));
-    indexCodeWithProgress();
-    // The sync's file lists are gone; hand their pages back so an idle
-    // server stays small.
-    ::malloc_trim(0);
-    startWatching();
-}
-
-void LspServer::indexCodeWithProgress() {
-    // Only a workspace with memory needs its code indexed (for moves across
-    // files); the first write to a new store indexes lazily.
-    if (!statFile(engine_->projectDir() + "/claims")) return;
-    std::string token = "engram-index-" + std::to_string(++serverRequests_);
-    if (workDoneProgress_) {
-        reply({{"jsonrpc", "2.0"},
-               {"id", token},
-               {"method", "window/workDoneProgress/create"},
-               {"params", {{"token", token}}}});
-        reply(protocol::notification("$/progress", {{"token", token},
-                                                    {"value",
-                                                     {{"kind", "begin"},
-                                                      {"title", "engram: indexing code"},
-                                                      {"percentage", 0},
-                                                      {"cancellable", false}}}}));
-    }
-    auto report = engine_->indexCode([&](size_t done, size_t total) {
-        if (!workDoneProgress_ || total == 0) return;
-        reply(protocol::notification(
-            "$/progress",
-            {{"token", token},
-             {"value",
-              {{"kind", "report"},
-               {"message", std::to_string(done) + "/" + std::to_string(total) + " files"},
-               {"percentage", int(100 * done / total)}}}}));
-    });
-    if (workDoneProgress_)
-        reply(protocol::notification(
-            "$/progress", {{"token", token},
-                           {"value",
-                            {{"kind", "end"},
-                             {"message", std::to_string(report.files) + " files, " +
-                                             std::to_string(report.parsed) + " parsed"}}}}));
-    logLine("code index: " + std::to_string(report.files) + " files, " +
-            std::to_string(report.parsed) + " parsed, " + std::to_string(report.symbols) +
-            " symbols, " + std::to_string(report.removed) + " removed");
-}
-
 json LspServer::onShutdown(const json&) {
     state_ = State::ShuttingDown;
     return nullptr;
 }
 
-bool LspServer::startWatching() {
-    if (watcher_ || !engine_) return false;
-    std::string dir = engine_->projectDir() + "/claims";
-    if (!statFile(dir)) return false; // tried again by later requests (ensureWatching)
-    watcher_ = new uv_fs_event_t;
-    uv_fs_event_init(&loop_, watcher_);
-    watcher_->data = this;
-    int rc = uv_fs_event_start(
-        watcher_,
-        [](uv_fs_event_t* h, const char* name, int, int status) {
-            auto* self = static_cast<LspServer*>(h->data);
-            std::string n = name ? name : "";
-            if (status < 0 || n.empty())
-                self->fullRescan_ = true;
-            else if (n.size() > 3 && n.compare(n.size() - 3, 3, ".md") == 0)
-                self->changedIds_.insert(n.substr(0, n.size() - 3));
-            else
-                return; // temporary files of atomic writes
-            // Debounce: a `git checkout` touches many files at once.
-            uv_timer_start(
-                self->watchTimer_,
-                [](uv_timer_t* t) { static_cast<LspServer*>(t->data)->onWatchTimer(); }, 50, 0);
-        },
-        dir.c_str(), 0);
-    if (rc != 0) {
-        logLine("cannot watch " + dir + ": " + uv_strerror(rc));
-        closeHandle(watcher_);
-        return false;
-    }
-    watchTimer_ = new uv_timer_t;
-    uv_timer_init(&loop_, watchTimer_);
-    watchTimer_->data = this;
-    return true;
-}
-
-void LspServer::ensureWatching() {
-    if (watcher_ || !engine_) return;
-    try {
-        // The store appeared after start-up (the CLI, another engram, a git
-        // pull): files may have changed between the index opening and now.
-        if (startWatching()) engine_->refresh();
-    } catch (const std::exception& e) {
-        logLine(std::string("watching the claims directory failed: ") + e.what());
-    }
-}
-
-void LspServer::onWatchTimer() {
-    if (!engine_) return;
-    try {
-        if (fullRescan_) {
-            engine_->refresh();
-        } else {
-            std::vector<std::string> ids(changedIds_.begin(), changedIds_.end());
-            engine_->refresh(&ids);
-        }
-    } catch (const std::exception& e) {
-        logLine(std::string("index sync after a file change failed: ") + e.what());
-    }
-    changedIds_.clear();
-    fullRescan_ = false;
-    republishOpen();
-}
-
-json LspServer::onDidChangeWatchedFiles(const json& params) {
-    protocol::Params p(params);
-    std::vector<std::string> ids;
-    bool claimsChanged = false;
-    if (const json* changes = p.optArray("changes")) {
-        std::string claimsDir = engine().projectDir() + "/claims/";
-        for (auto& c : *changes) {
-            if (!c.is_object() || !c.contains("uri") || !c["uri"].is_string()) continue;
-            auto path = uriToPath(c["uri"].get<std::string>());
-            if (!path || path->compare(0, claimsDir.size(), claimsDir) != 0) continue;
-            std::string name = path->substr(claimsDir.size());
-            if (name.size() > 3 && name.compare(name.size() - 3, 3, ".md") == 0) {
-                ids.push_back(name.substr(0, name.size() - 3));
-                claimsChanged = true;
-            }
-        }
-    }
-    if (claimsChanged) engine().refresh(&ids);
-    // Claim files or source files changed on disk: either can change what
-    // the open documents' diagnostics say.
-    republishOpen();
-    return nullptr;
-}
+// Each engram method parses its parameters first (a malformed call is told
+// which field is wrong before anything else), then finds its folder.
 
 json LspServer::onRemember(const json& params) {
-    auto result = protocol::toJson(engine().remember(protocol::parseRemember(params)));
-    startWatching(); // the first write creates the claims directory
+    auto req = protocol::parseRemember(params);
+    lsp::Folder& f = bound(hintsOf(params));
+    auto result = protocol::toJson(f.engine.remember(req));
+    f.watch.start(); // the first write creates the claims directory
     return result;
 }
 
 json LspServer::onRecall(const json& params) {
-    return protocol::toJson(engine().recall(protocol::parseRecall(params)));
+    auto req = protocol::parseRecall(params);
+    auto hints = hintsOf(params);
+    auto r = route(hints);
+    if (hints.root) req.root = *hints.root;
+    json out = protocol::toJson(r.folder->engine.recall(req));
+    if (r.unboundRoot) explainUnbound(out["envelope"], *r.unboundRoot);
+    return out;
 }
 
 json LspServer::onGet(const json& params) {
-    return protocol::toJson(engine().get(protocol::Params(params).reqString("id")));
+    std::string id = protocol::Params(params).reqString("id");
+    return protocol::toJson(bound(hintsOf(params)).engine.get(id));
 }
 
 json LspServer::onRetract(const json& params) {
     protocol::Params p(params);
-    return {{"claim", protocol::toJson(engine().retract(p.reqString("id"), p.reqString("agent"),
-                                                        p.reqString("reason")))}};
+    std::string id = p.reqString("id"), agent = p.reqString("agent"),
+                reason = p.reqString("reason");
+    return {{"claim", protocol::toJson(bound(hintsOf(params)).engine.retract(id, agent, reason))}};
+}
+
+json LspServer::onPromote(const json& params) {
+    PromoteRequest req = protocol::parsePromote(params);
+    return protocol::toJson(bound(hintsOf(params)).engine.promote(req));
 }
 
 json LspServer::onLearn(const json& params) {
     protocol::Params p(params);
-    return protocol::toJson(engine().learn(p.reqString("id"), p.reqString("verdict"),
-                                           p.reqString("agent"), p.optString("note").value_or("")));
+    std::string id = p.reqString("id"), verdict = p.reqString("verdict"),
+                agent = p.reqString("agent"), note = p.optString("note").value_or("");
+    return protocol::toJson(bound(hintsOf(params)).engine.learn(id, verdict, agent, note));
 }
 
 json LspServer::onReverify(const json& params) {
     protocol::Params p(params);
-    return protocol::toJson(engine().reverify(p.reqString("id"), p.reqString("agent"),
-                                              p.optString("note").value_or("")));
+    std::string id = p.reqString("id"), agent = p.reqString("agent"),
+                note = p.optString("note").value_or("");
+    return protocol::toJson(bound(hintsOf(params)).engine.reverify(id, agent, note));
 }
 
 json LspServer::onStatus(const json& params) {
-    return protocol::toJson(engine().status(protocol::Params(params).optString("root")));
+    protocol::Params p(params);
+    if (auto root = p.optString("root")) {
+        auto requested = lsp::canonicalRootParam(*root, "root");
+        auto r = route({requested, {}, {}, false});
+        json out = protocol::toJson(r.folder->engine.status(requested));
+        if (r.unboundRoot) explainUnbound(out["envelope"], *r.unboundRoot);
+        return out;
+    }
+    // The whole session: every folder's status under `roots`, and the first
+    // folder's at the top level, where single-root clients read it.
+    if (folders_->empty()) route({});
+    json roots = json::array();
+    for (auto* f : folders_->all()) {
+        json one = protocol::toJson(f->engine.status());
+        one["root"] = f->root();
+        roots.push_back(std::move(one));
+    }
+    json out = roots[0];
+    out.erase("root");
+    out["roots"] = std::move(roots);
+    return out;
 }
 
 json LspServer::onExecuteCommand(const json& params) {
@@ -530,7 +439,8 @@ json LspServer::onExecuteCommand(const json& params) {
     }
     if (command == "engram.openClaim") {
         // Asks the client to show the claim file (LSP 3.16 window/showDocument).
-        std::string file = engine().get(protocol::Params(args).reqString("id")).file;
+        std::string id = protocol::Params(args, "arguments[0]").reqString("id");
+        std::string file = bound(hintsOf(args)).engine.get(id).file;
         reply({{"jsonrpc", "2.0"},
                {"id", "engram-show-" + std::to_string(++serverRequests_)},
                {"method", "window/showDocument"},
@@ -538,10 +448,26 @@ json LspServer::onExecuteCommand(const json& params) {
         return {{"file", file}};
     }
     if (command == "engram.reindex") {
-        json out = json::array();
-        for (auto& r : engine().reindex())
-            out.push_back(protocol::toJson(r));
-        return {{"reports", out}};
+        // Maintenance, not a question: without a root every folder is
+        // rebuilt rather than the call being refused as ambiguous.
+        auto hints = hintsOf(args);
+        if (folders_->empty()) route(hints); // NotBound
+        std::vector<lsp::Folder*> targets;
+        if (hints.root || folders_->size() == 1)
+            targets.push_back(&bound(hints));
+        else
+            targets = folders_->all();
+        json out = json::array(), roots = json::array();
+        for (auto* f : targets) {
+            json reports = json::array();
+            for (auto& r : f->engine.reindex())
+                reports.push_back(protocol::toJson(r));
+            out.insert(out.end(), reports.begin(), reports.end());
+            roots.push_back({{"root", f->root()}, {"reports", std::move(reports)}});
+        }
+        json result = {{"reports", out}};
+        if (targets.size() > 1) result["roots"] = std::move(roots);
+        return result;
     }
     throw invalidField("command", "unknown command '" + command + "'");
 }

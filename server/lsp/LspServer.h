@@ -6,9 +6,15 @@
 // cancellation. Requests are queued and run one per loop turn, so input keeps
 // being read between them: a `$/cancelRequest` for a queued request takes
 // effect, and a client that floods the server is still heard.
+//
+// A session serves one or more workspace folders (lsp/Workspaces.h), each
+// with its own Engine; every call is routed to one of them
+// (lsp/Routing.cpp), and folders come and go with
+// workspace/didChangeWorkspaceFolders (lsp/Folders.cpp).
 #pragma once
 #include "engine/Engine.h"
 #include "lsp/Transport.h"
+#include "lsp/Workspaces.h"
 #include "protocol/JsonRpc.h"
 
 #include <deque>
@@ -43,7 +49,17 @@ private:
         json id; // null for notifications
         std::string method;
         json params;
-        bool internal = false; // the start-up sync, queued by initialize
+        bool internal = false; // a folder's start-up sync, queued when it is bound
+        std::string root;      // that folder
+    };
+
+    // An open document: its version, the folder that holds it (empty when
+    // none does) and, only then, its text, kept here so that a folder added
+    // later can take the document over with its unsaved edits.
+    struct OpenDoc {
+        std::optional<int64_t> version;
+        std::string owner;
+        std::optional<std::string> text;
     };
 
     void onFrame(protocol::FrameEvent&& ev);
@@ -53,16 +69,31 @@ private:
     void reply(const json& msg);
     void scheduleDrain();
     void finish(int code);
-    void startupSync();
-    // Indexes the workspace's code, showing work-done progress when the
-    // client supports it.
-    void indexCodeWithProgress();
-    // Starts watching the claims directory; false when it does not exist
-    // (yet) or is already watched.
-    bool startWatching();
-    // Watches a store created after start-up, catching up with its files.
+
+    // Folders (lsp/Folders.cpp).
+    // Binds a folder and queues its start-up sync; false when already bound.
+    bool bindFolder(const std::string& root, const std::string& source);
+    void startupSync(const std::string& root);
+    // Indexes the folder's code, showing work-done progress when the client
+    // supports it.
+    void indexCodeWithProgress(lsp::Folder& f);
+    // Watches stores created after start-up, catching up with their files.
     void ensureWatching();
-    void onWatchTimer();
+    void onClaimsChanged(const std::string& root, const std::set<std::string>& ids, bool full);
+    // After folders were added or removed: each open document moves, with
+    // its text, to the folder that now holds it; `detached` are the folders
+    // just removed (still alive, so their documents' text can be read).
+    void rehomeDocuments(const std::vector<std::unique_ptr<lsp::Folder>>& detached);
+
+    // Routing (lsp/Routing.cpp).
+    lsp::RouteHints hintsOf(const json& params) const;
+    lsp::Route route(const lsp::RouteHints& hints);
+    // As route(), refusing a root that is not bound (NotBound): only recall
+    // and status answer for a root they do not serve.
+    lsp::Folder& bound(const lsp::RouteHints& hints);
+    // The `recovery` of an answer for a root that is not bound names the
+    // bound ones.
+    void explainUnbound(json& envelope, const std::string& requested);
 
     // Lifecycle.
     json onInitialize(const json& params);
@@ -70,11 +101,13 @@ private:
     // Notifications.
     json onInitialized(const json& params);
     json onDidChangeWatchedFiles(const json& params);
+    json onDidChangeWorkspaceFolders(const json& params);
     // engram methods.
     json onRemember(const json& params);
     json onRecall(const json& params);
     json onGet(const json& params);
     json onRetract(const json& params);
+    json onPromote(const json& params);
     json onLearn(const json& params);
     json onReverify(const json& params);
     json onStatus(const json& params);
@@ -88,34 +121,34 @@ private:
     json onHover(const json& params);
     json onCodeLens(const json& params);
     json onCodeAction(const json& params);
+    // Publishes the document's memory diagnostics from the folder holding
+    // it (nothing for a document outside every folder).
     void publishDiagnostics(const std::string& path, std::optional<int64_t> version);
-    // After memory changed (a write, or claim files changed on disk), every
-    // open document's diagnostics are published again.
-    void republishOpen();
-
-    Engine& engine();
+    void clearDiagnostics(const std::string& path);
+    // After memory changed (a write, or claim files changed on disk), the
+    // open documents' diagnostics are published again: those of one folder,
+    // or of all.
+    void republishOpen(const std::string& onlyRoot = "");
+    // The folder holding a document (by its absolute path), or nullptr.
+    lsp::Folder* ownerOf(const std::string& path);
 
     ServerOptions opts_;
     std::map<std::string, Handler> requests_;
     std::map<std::string, Handler> notifications_;
     enum class State { Uninitialized, Running, ShuttingDown } state_ = State::Uninitialized;
-    std::unique_ptr<Engine> engine_;
     std::deque<Pending> queue_;
     std::optional<int> exitCode_;
 
     uv_loop_t loop_{};
     std::unique_ptr<StdioTransport> transport_;
     uv_idle_t* idle_ = nullptr;
-    uv_fs_event_t* watcher_ = nullptr;
-    uv_timer_t* watchTimer_ = nullptr;
-    std::set<std::string> changedIds_;
-    std::map<std::string, std::optional<int64_t>> openDocs_; // path -> last version
-    int64_t serverRequests_ = 0; // ids of requests engram sends the client
+    std::unique_ptr<lsp::Workspaces> folders_;
+    std::map<std::string, OpenDoc> openDocs_; // by absolute path
+    int64_t serverRequests_ = 0;              // ids of requests engram sends the client
     // Who acts through the editor's code actions: initializationOptions.agent,
     // else "human:<clientInfo.name>".
     std::string editorAgent_ = "human:editor";
     bool workDoneProgress_ = false; // the client accepts window/workDoneProgress
-    bool fullRescan_ = false;
 };
 
 } // namespace engram

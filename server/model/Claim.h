@@ -68,11 +68,29 @@ struct Claim {
     std::string retractedBy;
     std::string retractReason;
     std::string forceReason; // why a downgrade was forced, when it was
+    // Promotion (BRIEF 3). On a medulla copy: where it came from and why.
+    std::string originClaim;         // "<project name>:<claim id>" of the witness
+    std::string promotedBy;          // the agent who promoted it
+    std::string promotionReason;     // why it belongs in the medulla
+    std::optional<int64_t> promoted; // when it was promoted
+    // On the project original (the witness): the medulla copy's id.
+    std::string promotedTo;
+    // Contributions (BRIEF 6): a sub-agent's finding, frontier until reviewed.
+    std::string contributionId; // "k-..." given by engram/contribute
+    std::string contributedBy;  // the sub-agent that submitted it
+    std::string acceptedBy;     // the reviewer who accepted it, once accepted
+    std::string packetId;       // the delegation packet it answers, when named
+    std::string contentHash;    // SHA-256 hex of the normalised text (text/Content.h)
     // Fields this version of engram does not know, kept in file order so a
     // rewrite by an older engram does not drop a newer one's data.
     std::vector<std::pair<std::string, std::string>> extra;
 
     bool live() const { return status == ClaimStatus::Committed; }
 };
+
+// The claim's provenance in words (invariant 4), e.g. "learned in yproj by
+// codex:maker on 2026-11-02; promoted by claude:orchestrator on 2026-11-05:
+// seen in two projects". What is missing is said to be unknown.
+std::string provenanceChain(const Claim& c);
 
 } // namespace engram

@@ -140,6 +140,16 @@ std::string serializeClaim(const Claim& c) {
                               " partial=" + std::to_string(c.feedback.partial));
     if (!c.retractedBy.empty()) field("retracted_by", c.retractedBy);
     if (!c.retractReason.empty()) field("retract_reason", c.retractReason);
+    if (!c.originClaim.empty()) field("origin_claim", c.originClaim);
+    if (!c.promotedBy.empty()) field("promoted_by", c.promotedBy);
+    if (c.promoted) field("promoted", formatUtc(*c.promoted));
+    if (!c.promotionReason.empty()) field("promotion_reason", c.promotionReason);
+    if (!c.promotedTo.empty()) field("promoted_to", c.promotedTo);
+    if (!c.contributionId.empty()) field("contribution_id", c.contributionId);
+    if (!c.contributedBy.empty()) field("contributed_by", c.contributedBy);
+    if (!c.acceptedBy.empty()) field("accepted_by", c.acceptedBy);
+    if (!c.packetId.empty()) field("packet_id", c.packetId);
+    if (!c.contentHash.empty()) field("content_hash", c.contentHash);
     for (auto& [k, v] : c.extra)
         field(k, v);
     out += "---\n";
@@ -293,6 +303,26 @@ Claim parseClaim(std::string_view contents, std::string_view expectedId) {
             c.supersedes = val;
         else if (key == "force_reason")
             c.forceReason = val;
+        else if (key == "origin_claim")
+            c.originClaim = val;
+        else if (key == "promoted_by")
+            c.promotedBy = val;
+        else if (key == "promoted")
+            time(c.promoted);
+        else if (key == "promotion_reason")
+            c.promotionReason = val;
+        else if (key == "promoted_to")
+            c.promotedTo = val;
+        else if (key == "contribution_id")
+            c.contributionId = val;
+        else if (key == "contributed_by")
+            c.contributedBy = val;
+        else if (key == "accepted_by")
+            c.acceptedBy = val;
+        else if (key == "packet_id")
+            c.packetId = val;
+        else if (key == "content_hash")
+            c.contentHash = val;
         else if (key == "tags") {
             std::string_view rest = val;
             while (!rest.empty()) {

@@ -262,7 +262,8 @@ TEST_CASE("engram check --format sarif is well-formed SARIF 2.1.0 with one rule 
     for (auto& rule : s["runs"][0]["tool"]["driver"]["rules"])
         rules.insert(rule["id"]);
     CHECK(rules == std::set<std::string>{"engram.drifted", "engram.orphaned", "engram.moved",
-                                         "engram.stale", "engram.secret", "engram.invalid"});
+                                         "engram.conflict", "engram.stale", "engram.secret",
+                                         "engram.invalid"});
 
     const json* d = resultFor(s, "engram.drifted");
     REQUIRE(d);
@@ -313,7 +314,7 @@ TEST_CASE("engram check --format sarif is well-formed SARIF 2.1.0 with one rule 
     json c = r.parsed();
     validateSarif(c, clean.root.path());
     CHECK(c["runs"][0]["results"].empty());
-    CHECK(c["runs"][0]["tool"]["driver"]["rules"].size() == 6);
+    CHECK(c["runs"][0]["tool"]["driver"]["rules"].size() == 7);
 }
 
 TEST_CASE("engram check --fail-on: codes match exactly, severities match themselves and above",
@@ -383,14 +384,15 @@ TEST_CASE("engram check --format json: one object whose summary counts equal the
         total += n.get<int64_t>();
     }
     CHECK(total == int64_t(j["findings"].size()));
-    CHECK(counted == std::map<std::string, int64_t>{{"engram.drifted", 1},
+    CHECK(counted == std::map<std::string, int64_t>{{"engram.conflict", 0},
+                                                    {"engram.drifted", 1},
                                                     {"engram.invalid", 1},
                                                     {"engram.moved", 1},
                                                     {"engram.orphaned", 1},
                                                     {"engram.secret", 1},
                                                     {"engram.stale", 1}});
     // Every computed code appears in the summary, zero or not.
-    CHECK(j["summary"].size() == 6);
+    CHECK(j["summary"].size() == 7);
 
     // The drifted finding in detail: 0-based range, the claim's label.
     for (auto& f : j["findings"])

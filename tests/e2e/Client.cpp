@@ -404,6 +404,17 @@ json Server::initialize(const std::string& root) {
     return result;
 }
 
+json Server::initializeFolders(const std::vector<std::string>& roots, const json& capabilities) {
+    json folders = json::array();
+    for (auto& r : roots)
+        folders.push_back({{"uri", fileUri(r)}, {"name", fs::path(r).filename().string()}});
+    json result = call(
+        "initialize",
+        {{"processId", ::getpid()}, {"workspaceFolders", folders}, {"capabilities", capabilities}});
+    notify("initialized", json::object());
+    return result;
+}
+
 bool Server::running() {
     if (reaped_) return false;
     int status = 0;

@@ -92,6 +92,11 @@ public:
     // `initialize` bound to root (as a file:// rootUri) followed by
     // `initialized`; returns the initialize result.
     json initialize(const std::string& root);
+    // `initialize` with these workspace folders (file:// URIs, named after
+    // their last component) and the given capabilities, followed by
+    // `initialized`; returns the initialize result.
+    json initializeFolders(const std::vector<std::string>& roots,
+                           const json& capabilities = json::object());
 
     // Waits for the process to exit: its exit code, 128+signal when killed
     // by a signal, kTimedOut (after killing it) when it did not exit in time.

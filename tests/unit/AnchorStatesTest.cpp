@@ -300,3 +300,55 @@ TEST_CASE("in every language, a function renamed everywhere is reported moved", 
         }
     }
 }
+
+TEST_CASE("the code index parses a workspace of many files (on several threads) into the same "
+          "symbols a single parse gives, and re-parses only what changed",
+          "[anchors]") {
+    TempDir root, home;
+    // Every fixture four times over, under different directories: enough
+    // files for the parallel path.
+    size_t expectedSymbols = 0, files = 0;
+    for (int copy = 0; copy < 4; ++copy)
+        for (auto& c : cases()) {
+            std::string text = readFixture(fixturePath(c));
+            root.write("d" + std::to_string(copy) + "/" + c.file, text);
+            expectedSymbols += syntax::extractSymbols(c.lang, text).size();
+            ++files;
+        }
+    Engine engine({root.path(), "test", home.path(), 30, "test"});
+    RememberRequest r;
+    r.text = "a claim, so the project store exists";
+    r.agent = "test:agent";
+    engine.remember(r);
+    size_t lastDone = 0, lastTotal = 0;
+    auto report = engine.indexCode([&](size_t done, size_t total) {
+        CHECK(done >= lastDone);
+        lastDone = done;
+        lastTotal = total;
+    });
+    CHECK(report.files == files);
+    CHECK(report.parsed == files);
+    CHECK(report.symbols == expectedSymbols);
+    CHECK(lastDone == files);
+    CHECK(lastTotal == files);
+
+    // A definition cut from one copy and pasted into a new file is found there.
+    const Case& py = cases().at(0);
+    auto id = [&] {
+        RememberRequest a;
+        a.text = "about constant_time_equal";
+        a.agent = "test:agent";
+        a.anchors = {AnchorSpec{.path = "d2/" + py.file, .symbol = "constant_time_equal"}};
+        return engine.remember(a).claim.id;
+    }();
+    std::string text = readFixture(fixturePath(py));
+    std::string def = "def constant_time_equal(a, b):\n    return hmac.compare_digest(a, b)\n";
+    std::string without = text;
+    without.erase(without.find(def), def.size());
+    root.write("d2/" + py.file, without);
+    root.write("moved/elsewhere.py", "import hmac\n\n\n" + def);
+    auto again = engine.indexCode();
+    CHECK(again.files == files + 1);
+    CHECK(again.parsed == 2); // the edited file and the new one
+    CHECK(engine.get(id).anchorState == "moved");
+}

@@ -126,7 +126,7 @@ TEST_CASE("findings: a drifted symbol is a warning on its current range, gone af
     auto summary = summarize(fs);
     CHECK(summary.byCode.at("engram.drifted") == 1);
     CHECK(summary.byCode.at("engram.orphaned") == 0);
-    CHECK(summary.byCode.count("engram.conflict") == 0); // not computed yet
+    CHECK(summary.byCode.at("engram.conflict") == 0); // computed, none here
 
     w.engine.reverify(id, "test:reviewer", "checked: valid is the new name of ok");
     CHECK(w.findings().empty());

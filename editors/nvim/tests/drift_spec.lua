@@ -1,0 +1,65 @@
+-- The plugin end to end against the real engram: it attaches to a file of
+-- the workspace, `:Engram remember` anchors a claim on the function under the
+-- cursor, an unsaved edit of that function's body drifts it (a diagnostic),
+-- and `:Engram recall` lists the claim with its state at its code.
+local h = dofile(vim.fn.fnamemodify(debug.getinfo(1, 'S').source:sub(2), ':p:h') .. '/helpers.lua')
+
+h.run('nvim drift', function()
+  local root = h.workspace()
+  require('engram').setup({ path = h.binary(), agent = 'human:tester' })
+
+  vim.cmd('edit ' .. root .. '/src/auth.py')
+  local buf = vim.api.nvim_get_current_buf()
+  local client = h.engram_client(buf)
+  h.eq(root, client.config.root_dir, 'root_dir')
+  local original = table.concat(vim.api.nvim_buf_get_lines(buf, 0, -1, true), '\n')
+
+  -- Remember, with the cursor inside TokenValidator.validate.
+  h.cursor_at('if token.expires_at')
+  vim.cmd('Engram remember validate returns ok=False for expired tokens instead of raising')
+  local done = h.wait('the remember confirmation', function()
+    return h.message('^engram: remembered ')
+  end)
+  local id = done.msg:match('remembered (c%-%w+)')
+  h.ok(id, 'the confirmation names the claim: ' .. done.msg)
+  h.ok(done.msg:find('on src/auth.py#TokenValidator.validate', 1, true), 'anchored on the method: ' .. done.msg)
+  h.ok(vim.loop.fs_stat(root .. '/.engram/claims/' .. id .. '.md'), 'the claim file exists')
+  h.eq({}, vim.diagnostic.get(buf), 'diagnostics of a fresh claim')
+
+  -- An unsaved edit inside the method's body.
+  local row, col = h.cursor_at('"expired"')
+  vim.api.nvim_buf_set_text(buf, row - 1, col, row - 1, col + #'"expired"', { '"stale"' })
+  h.ok(vim.bo[buf].modified, 'the edit is unsaved')
+  local drifted = h.wait('an engram.drifted diagnostic', function()
+    for _, d in ipairs(vim.diagnostic.get(buf)) do
+      if d.code == 'engram.drifted' or (d.user_data and d.user_data.lsp and d.user_data.lsp.code == 'engram.drifted') then
+        return d
+      end
+    end
+  end)
+  h.eq('engram', drifted.source, 'source')
+  h.eq(vim.diagnostic.severity.WARN, drifted.severity, 'severity')
+  h.ok(drifted.message:find('validate returns ok=False', 1, true), 'the message carries the claim: ' .. drifted.message)
+  local def_line = h.cursor_at('def validate')
+  h.eq(def_line - 1, drifted.lnum, 'the diagnostic sits on the method')
+  -- The drift comes from the buffer: the file on disk is untouched.
+  h.eq(original, table.concat(vim.fn.readfile(root .. '/src/auth.py'), '\n'), 'the file on disk')
+
+  -- Recall lists the claim, drifted, at the method as it is now.
+  vim.fn.setqflist({}, 'r')
+  vim.cmd('Engram recall expired tokens')
+  local item = h.wait('the recalled claim in the quickfix list', function()
+    for _, it in ipairs(vim.fn.getqflist()) do
+      if it.text:find(id, 1, true) then
+        return it
+      end
+    end
+  end)
+  h.ok(item.text:find('^%[drifted%] fact: validate returns ok=False'), 'the row leads with its state: ' .. item.text)
+  h.ok(item.text:find('(project · ', 1, true), 'the row names its tier: ' .. item.text)
+  h.ok(item.text:find('human:tester', 1, true), 'the row names its author: ' .. item.text)
+  h.eq(root .. '/src/auth.py', vim.api.nvim_buf_get_name(item.bufnr), 'the row points at the file')
+  h.eq(def_line, item.lnum, 'the row points at the method')
+  h.eq('engram recall: expired tokens', vim.fn.getqflist({ title = 1 }).title, 'quickfix title')
+  h.ok(h.message('^engram: 1 memory %(1 unverified%)'), 'the summary counts the unverified memory')
+end)

@@ -1,0 +1,83 @@
+// The status-bar item and the Status report, from an engram/status answer.
+import { StatusResult } from './wire';
+
+export interface StatusBarView {
+    text: string;
+    tooltip: string;
+    /** The item asks for attention (drifted or orphaned anchors, broken files, a server down). */
+    warning: boolean;
+}
+
+/** Live claims the workspace reads by default: the project and the medulla. */
+function liveClaims(status: StatusResult): number {
+    return status.envelope.store.reduce((n, s) => n + s.claims.committed, 0);
+}
+
+export function statusBarView(status: StatusResult): StatusBarView {
+    const h = status.anchor_health;
+    const parts = [`engram: ${liveClaims(status)}`];
+    if (h.drifted) parts.push(`${h.drifted} drifted`);
+    if (h.orphaned) parts.push(`${h.orphaned} orphaned`);
+    if (status.broken_files.length) parts.push(`${status.broken_files.length} broken`);
+    const tiers = status.envelope.store
+        .map((s) => `${s.tier}: ${s.claims.committed}${s.exists ? '' : ' (no store yet)'}`)
+        .join(', ');
+    return {
+        text: parts.join(' · '),
+        tooltip: `engram bound to ${status.envelope.binding.root}\n${tiers}\nClick for the status report.`,
+        warning: h.drifted + h.orphaned + status.broken_files.length > 0,
+    };
+}
+
+export function statusBarDown(reason: 'starting' | 'missing' | 'crashed' | 'stopped'): StatusBarView {
+    switch (reason) {
+        case 'starting':
+            return { text: 'engram: starting…', tooltip: 'engram serve is starting.', warning: false };
+        case 'missing':
+            return {
+                text: 'engram: not found',
+                tooltip: 'The engram binary was not found. Click to set engram.path or retry.',
+                warning: true,
+            };
+        case 'crashed':
+            return { text: 'engram: crashed', tooltip: 'engram serve stopped. Click to restart it.', warning: true };
+        case 'stopped':
+            return { text: 'engram: stopped', tooltip: 'engram serve is not running. Click to restart it.', warning: true };
+    }
+}
+
+/** The Status report, as plain text lines for the output channel. */
+export function statusReport(folder: string, status: StatusResult): string[] {
+    const e = status.envelope;
+    const h = status.anchor_health;
+    const lines = [
+        `engram status for ${folder}`,
+        `  bound to     ${e.binding.root} (${e.binding.source}, fingerprint ${e.binding.fingerprint})`,
+        `  server       engram ${e.session.version}, pid ${e.session.pid}, since ${e.session.started}`,
+        `  trust mode   ${e.trust_mode} (${e.status})`,
+    ];
+    for (const s of e.store) {
+        const c = s.claims;
+        const state = !s.exists ? 'no store yet' : s.index_ready ? 'index ready' : 'index not ready';
+        lines.push(
+            `  ${s.tier.padEnd(12)} ${c.committed} live, ${c.frontier} frontier, ${c.retracted} retracted, ` +
+                `${c.superseded} superseded; ${s.anchors} anchors; ${state} (${s.path})` +
+                (s.error ? `; error: ${s.error}` : ''),
+        );
+    }
+    lines.push(`  anchors      ${h.intact} intact, ${h.drifted} drifted, ${h.moved} moved, ${h.orphaned} orphaned`);
+    for (const b of status.broken_files) lines.push(`  broken file  ${b.file}: ${b.problem}`);
+    if (e.next_suggested) lines.push(`  next         ${e.next_suggested}`);
+    return lines;
+}
+
+/** One sentence for a notification. */
+export function statusSummary(status: StatusResult): string {
+    const h = status.anchor_health;
+    const unverified = h.drifted + h.orphaned;
+    return (
+        `engram: ${liveClaims(status)} live memories, ${h.intact} anchors intact` +
+        (unverified ? `, ${h.drifted} drifted, ${h.orphaned} orphaned` : '') +
+        ` (${status.envelope.trust_mode}).`
+    );
+}

@@ -1,0 +1,68 @@
+// The status-bar item and the Status report.
+import * as assert from 'node:assert/strict';
+import { test } from 'node:test';
+import { statusBarDown, statusBarView, statusReport, statusSummary } from '../../src/core/status';
+import { StatusResult, StoreInfo } from '../../src/core/wire';
+
+function store(tier: string, committed: number, exists = true): StoreInfo {
+    return {
+        tier,
+        path: `/stores/${tier}`,
+        name: tier,
+        exists,
+        index_ready: exists,
+        claims: { committed, frontier: 0, retracted: 1, superseded: 0 },
+        anchors: committed,
+        broken_files: 0,
+    };
+}
+
+function status(drifted: number, orphaned = 0, broken: StatusResult['broken_files'] = []): StatusResult {
+    return {
+        envelope: {
+            status: 'ok',
+            trust_mode: 'full_trust',
+            binding: { root: '/w', fingerprint: '0123456789abcdef', source: 'initialize', mismatch: false },
+            store: [store('project', 40), store('medulla', 2)],
+            next_suggested: null,
+            session: { pid: 7, version: '0.1.0', started: '2026-01-01T00:00:00Z' },
+        },
+        anchor_health: { intact: 30, drifted, moved: 0, orphaned },
+        broken_files: broken,
+    };
+}
+
+test('the item counts live memories and the drifted ones', () => {
+    const v = statusBarView(status(3));
+    assert.equal(v.text, 'engram: 42 · 3 drifted');
+    assert.equal(v.warning, true);
+    assert.match(v.tooltip, /project: 40, medulla: 2/);
+});
+
+test('a healthy workspace shows the count alone, without a warning', () => {
+    const v = statusBarView(status(0));
+    assert.equal(v.text, 'engram: 42');
+    assert.equal(v.warning, false);
+});
+
+test('orphaned anchors and broken claim files are counted too', () => {
+    assert.equal(
+        statusBarView(status(1, 2, [{ file: 'claims/x.md', problem: 'line 3: no colon' }])).text,
+        'engram: 42 · 1 drifted · 2 orphaned · 1 broken',
+    );
+});
+
+test('a server that is not running says so', () => {
+    assert.equal(statusBarDown('missing').text, 'engram: not found');
+    assert.equal(statusBarDown('crashed').warning, true);
+    assert.equal(statusBarDown('starting').warning, false);
+});
+
+test('the report names the binding, each store and the anchor health', () => {
+    const lines = statusReport('ws', status(3));
+    assert.equal(lines[0], 'engram status for ws');
+    assert.ok(lines.some((l) => l.includes('/w (initialize, fingerprint 0123456789abcdef)')));
+    assert.ok(lines.some((l) => l.includes('project') && l.includes('40 live')));
+    assert.ok(lines.some((l) => l.includes('30 intact, 3 drifted, 0 moved, 0 orphaned')));
+    assert.equal(statusSummary(status(0)), 'engram: 42 live memories, 30 anchors intact (full_trust).');
+});

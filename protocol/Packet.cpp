@@ -1,0 +1,367 @@
+// The JSON form of packets, their identity and signature, and the
+// contribution and review messages (see Packet.h).
+#include "protocol/Packet.h"
+
+#include "protocol/Convert.h"
+#include "util/Hash.h"
+#include "util/Time.h"
+
+#include <sodium.h>
+
+namespace engram::protocol {
+
+namespace {
+
+json orUnknown(const std::string& s) {
+    return s.empty() ? json("unknown") : json(s);
+}
+
+json nullIfEmpty(const std::string& s) {
+    return s.empty() ? json(nullptr) : json(s);
+}
+
+json toJson(const PacketItem& it) {
+    json j = {{"id", it.id},
+              {"version", it.version},
+              {"label", nullIfEmpty(it.label)},
+              {"text", it.text},
+              {"kind", orUnknown(it.kind)},
+              {"tier", it.tier},
+              {"origin", orUnknown(it.origin)},
+              {"source_agent", orUnknown(it.sourceAgent)},
+              {"created", it.created ? json(formatUtc(*it.created)) : json("unknown")},
+              {"age_days", it.ageDays ? json(*it.ageDays) : json("unknown")},
+              {"stale", it.stale ? json(*it.stale) : json("unknown")},
+              {"anchor_state", it.anchorState},
+              {"anchors", it.anchors},
+              {"confidence", it.confidence ? json(*it.confidence) : json("unknown")},
+              {"score", it.score},
+              {"why", it.why},
+              {"provenance", it.provenance}};
+    if (!it.contributionId.empty()) {
+        j["contribution_id"] = it.contributionId;
+        j["contributed_by"] = orUnknown(it.contributedBy);
+        j["accepted_by"] = orUnknown(it.acceptedBy);
+    }
+    return j;
+}
+
+// Canonical bytes: nlohmann's objects keep their keys sorted, dump() without
+// an indent has no white space, and strings are written as UTF-8.
+std::string canonical(const json& j) {
+    return j.dump(-1, ' ', false, json::error_handler_t::replace);
+}
+
+bool isHex(const std::string& s, size_t n) {
+    if (s.size() != n) return false;
+    for (char c : s)
+        if (!((c >= '0' && c <= '9') || (c >= 'a' && c <= 'f'))) return false;
+    return true;
+}
+
+std::vector<unsigned char> fromHex(const std::string& hex) {
+    std::vector<unsigned char> out(hex.size() / 2);
+    size_t len = 0;
+    sodium_hex2bin(out.data(), out.size(), hex.data(), hex.size(), nullptr, &len, nullptr);
+    out.resize(len);
+    return out;
+}
+
+std::string str(const json& j, const char* key) {
+    if (!j.is_object()) return "";
+    auto it = j.find(key);
+    return it != j.end() && it->is_string() ? it->get<std::string>() : std::string();
+}
+
+std::vector<Evidence> parseEvidence(const Params& p) {
+    std::vector<Evidence> out;
+    if (const json* ev = p.optArray("evidence")) {
+        for (size_t i = 0; i < ev->size(); ++i) {
+            Params e((*ev)[i], p.field("evidence[" + std::to_string(i) + "]"));
+            Evidence one;
+            for (const char* t : {"path", "url", "command", "note"})
+                if (auto v = e.optString(t)) one = {t, *v};
+            if (one.type.empty()) {
+                one.type = e.reqString("type");
+                one.value = e.reqString("value");
+            }
+            out.push_back(one);
+        }
+    }
+    return out;
+}
+
+} // namespace
+
+DelegateRequest parseDelegate(const json& params) {
+    Params p(params);
+    DelegateRequest r;
+    r.task = p.reqString("task");
+    r.agent = p.reqString("agent");
+    r.paths = p.optStrings("paths");
+    r.symbols = p.optStrings("symbols");
+    r.maxItems = p.optInt("max_items");
+    r.maxChars = p.optInt("max_chars");
+    r.sign = p.optBool("sign").value_or(false);
+    r.root = p.optString("root");
+    return r;
+}
+
+json packetContent(const Packet& p) {
+    json items = json::array();
+    for (auto& it : p.items)
+        items.push_back(toJson(it));
+    json gaps = json::object();
+    for (auto& g : p.honestGaps)
+        gaps[g.reason] = {{"count", g.count}, {"ids", g.ids}};
+    json git = nullptr;
+    if (p.binding.git)
+        git = {{"head", nullIfEmpty(p.binding.head)},
+               {"branch", nullIfEmpty(p.binding.branch)},
+               {"dirty", p.binding.dirty ? json(*p.binding.dirty) : json("unknown")}};
+    return {{"schema", p.schema},
+            {"request",
+             {{"task", p.request.task},
+              {"agent", p.request.agent},
+              {"paths", p.request.paths},
+              {"symbols", p.request.symbols}}},
+            {"binding",
+             {{"root", p.binding.root}, {"fingerprint", p.binding.fingerprint}, {"git", git}}},
+            {"as_of", p.asOf},
+            {"stale_days", p.staleDays},
+            {"items", std::move(items)},
+            {"honest_gaps", std::move(gaps)},
+            {"limits", {{"max_items", p.maxItems}, {"max_chars", p.maxChars}}},
+            {"metrics",
+             {{"candidates", p.metrics.candidates},
+              {"eligible", p.metrics.eligible},
+              {"included", p.metrics.included},
+              {"chars", p.metrics.chars},
+              {"budget_exhausted", p.metrics.budgetExhausted},
+              {"why", p.metrics.budgetWhy}}},
+            {"non_claims", p.nonClaims},
+            {"instructions", p.instructions}};
+}
+
+std::string packetId(const json& packet) {
+    json content = packet;
+    if (content.is_object()) {
+        content.erase("packet_id");
+        content.erase("created_at");
+        content.erase("signature");
+    }
+    return sha256Hex(canonical(content));
+}
+
+std::string signedMessage(const std::string& id, const std::string& createdAt) {
+    return "engram-packet-v1\n" + id + "\n" + createdAt;
+}
+
+json delegate(Engine& engine, const DelegateRequest& req) {
+    DelegateResult r = engine.delegate(req);
+    json packet = packetContent(r.packet);
+    std::string id = packetId(packet);
+    std::string created = formatUtc(r.packet.createdAt);
+    packet["packet_id"] = id;
+    packet["created_at"] = created;
+    if (req.sign) {
+        PacketSignature s = engine.signPacket(signedMessage(id, created));
+        packet["signature"] = {{"algorithm", s.algorithm},
+                               {"public_key", s.publicKey},
+                               {"value", s.value},
+                               {"signs", "engram-packet-v1\\n<packet_id>\\n<created_at>"}};
+    }
+    return {{"packet", std::move(packet)}, {"envelope", toJson(r.envelope)}};
+}
+
+VerifyPacketRequest parseVerifyPacket(const json& params) {
+    Params p(params);
+    VerifyPacketRequest r;
+    const json* packet = p.optObject("packet");
+    if (!packet) throw invalidField("packet", "is required");
+    r.packet = *packet;
+    if (auto l = p.optInt("lifetime_seconds")) {
+        if (*l < 1) throw invalidField("lifetime_seconds", "must be positive");
+        r.lifetimeSeconds = *l;
+    }
+    return r;
+}
+
+VerifyPacketResult verifyPacket(Engine& engine, const VerifyPacketRequest& req) {
+    VerifyPacketResult out;
+    const json* pp = &req.packet;
+    // A whole delegate answer is accepted too: its packet is what is checked.
+    if (pp->is_object() && !pp->contains("schema") && pp->contains("packet")) pp = &(*pp)["packet"];
+    const json& p = *pp;
+    auto fail = [&](std::string reason) { out.reasons.push_back(std::move(reason)); };
+    if (!p.is_object()) {
+        fail("packet: expected an object");
+        return out;
+    }
+
+    if (str(p, "schema") != kPacketSchema)
+        fail(std::string("schema: expected '") + kPacketSchema + "'");
+
+    // The hash: recomputed over the content, whatever the packet claims.
+    out.packetId = packetId(p);
+    std::string claimed = str(p, "packet_id");
+    if (claimed.empty())
+        fail("packet_id: missing");
+    else if (claimed != out.packetId)
+        fail("packet_id: does not match the packet's content (recomputed " + out.packetId +
+             "): a field was changed after the packet was composed");
+
+    // The signature, when there is one.
+    std::string created = str(p, "created_at");
+    if (auto it = p.find("signature"); it != p.end() && !it->is_null()) {
+        const json& s = *it;
+        std::string alg = str(s, "algorithm"), pub = str(s, "public_key"), sig = str(s, "value");
+        if (!s.is_object())
+            fail("signature: expected an object");
+        else if (alg != "ed25519")
+            fail("signature.algorithm: expected 'ed25519'");
+        else if (!isHex(pub, 2 * crypto_sign_PUBLICKEYBYTES))
+            fail("signature.public_key: expected " +
+                 std::to_string(2 * crypto_sign_PUBLICKEYBYTES) + " lower-case hex digits");
+        else if (!isHex(sig, 2 * crypto_sign_BYTES))
+            fail("signature.value: expected " + std::to_string(2 * crypto_sign_BYTES) +
+                 " lower-case hex digits");
+        else {
+            auto pk = fromHex(pub), sg = fromHex(sig);
+            std::string msg = signedMessage(claimed, created);
+            if (crypto_sign_verify_detached(sg.data(),
+                                            reinterpret_cast<const unsigned char*>(msg.data()),
+                                            msg.size(), pk.data()) != 0)
+                fail("signature.value: does not verify against signature.public_key for this "
+                     "packet_id and created_at (one of them was changed, or another key signed)");
+            auto mine = engine.packetPublicKey();
+            out.signedByThisMachine = mine && *mine == pub;
+            if (!*out.signedByThisMachine)
+                fail("signature.public_key: " + pub.substr(0, 16) +
+                     "... is not this machine's packet key" +
+                     (mine ? " (" + mine->substr(0, 16) + "...)" : " (this machine has none)"));
+        }
+    }
+
+    // The binding: the same workspace, at the same commit.
+    const json* binding = p.contains("binding") ? &p["binding"] : nullptr;
+    if (!binding || !binding->is_object()) {
+        fail("binding: missing");
+    } else {
+        PacketBinding now = engine.currentBinding();
+        std::string root = str(*binding, "root");
+        if (root != now.root)
+            fail("binding.root: the packet was composed for '" + root + "', this engram serves '" +
+                 now.root + "'");
+        if (str(*binding, "fingerprint") != now.fingerprint)
+            fail("binding.fingerprint: '" + str(*binding, "fingerprint") +
+                 "' is not this root's fingerprint '" + now.fingerprint + "'");
+        auto git = binding->find("git");
+        if (git != binding->end() && git->is_object()) {
+            std::string head = str(*git, "head");
+            if (!now.git)
+                fail("binding.git: the packet was composed in a git work tree; " + now.root +
+                     " is no longer one");
+            else if (head != now.head)
+                fail("binding.git.head: the packet was composed at " +
+                     (head.empty() ? std::string("an unborn HEAD") : head) + ", HEAD is now " +
+                     (now.head.empty() ? std::string("unborn") : now.head));
+        }
+    }
+
+    // The age, against the lifetime.
+    auto when = parseUtc(created);
+    if (created.empty() || !when || created.size() != 20) {
+        fail("created_at: missing or not a UTC timestamp (YYYY-MM-DDTHH:MM:SSZ)");
+    } else {
+        int64_t age = nowUnix() - *when;
+        out.ageSeconds = age;
+        if (age < -300)
+            fail("created_at: " + created + " is in the future");
+        else if (age > req.lifetimeSeconds)
+            fail("created_at: the packet is " + humanAge(age) + " old (" + std::to_string(age) +
+                 " s), past its lifetime of " + std::to_string(req.lifetimeSeconds) + " s");
+    }
+    out.valid = out.reasons.empty();
+    return out;
+}
+
+json toJson(const VerifyPacketResult& r) {
+    return {{"valid", r.valid},
+            {"reasons", r.reasons},
+            {"packet_id", r.packetId},
+            {"signed_by_this_machine",
+             r.signedByThisMachine ? json(*r.signedByThisMachine) : json(nullptr)},
+            {"age_seconds", r.ageSeconds ? json(*r.ageSeconds) : json(nullptr)}};
+}
+
+ContributeRequest parseContribute(const json& params) {
+    Params p(params);
+    ContributeRequest r;
+    r.agent = p.reqString("agent");
+    r.packetId = p.optString("packet_id");
+    const json* items = p.optArray("items");
+    if (!items) throw invalidField("items", "is required");
+    for (size_t i = 0; i < items->size(); ++i) {
+        std::string path = "items[" + std::to_string(i) + "]";
+        Params ip((*items)[i], path);
+        if (!(*items)[i].is_object()) throw invalidField(path, "expected an object");
+        ContributionItem it;
+        it.text = ip.reqString("text");
+        it.label = ip.optString("label");
+        it.kind = ip.optString("kind");
+        it.tags = ip.optStrings("tags");
+        it.confidence = ip.optNumber("confidence");
+        if (const json* anchors = ip.optArray("anchors"))
+            for (size_t k = 0; k < anchors->size(); ++k)
+                it.anchors.push_back(
+                    parseAnchorSpec((*anchors)[k], ip.field("anchors[" + std::to_string(k) + "]")));
+        it.evidence = parseEvidence(ip);
+        r.items.push_back(std::move(it));
+    }
+    return r;
+}
+
+json toJson(const ContributeResult& r) {
+    json items = json::array();
+    for (auto& o : r.items) {
+        json j = {{"index", o.index},
+                  {"status", o.status},
+                  {"content_hash", o.contentHash},
+                  {"contribution_id", nullIfEmpty(o.contributionId)},
+                  {"claim_id", nullIfEmpty(o.claimId)},
+                  {"duplicate_of", nullIfEmpty(o.duplicateOf)},
+                  {"conflict", !o.conflictsWith.empty()},
+                  {"redacted", o.redacted}};
+        if (!o.duplicateOf.empty()) j["duplicate_status"] = o.duplicateStatus;
+        if (!o.conflictsWith.empty()) {
+            j["conflicts_with"] = o.conflictsWith;
+            j["conflict_detail"] = o.conflict;
+        }
+        if (o.status == "refused")
+            j["refused"] = {
+                {"reason", o.refusal}, {"rule", o.refusalRule}, {"field", o.refusalField}};
+        items.push_back(std::move(j));
+    }
+    return {{"items", std::move(items)},
+            {"stored", r.stored},
+            {"duplicates", r.duplicates},
+            {"refused", r.refused},
+            {"conflicts", r.conflicts}};
+}
+
+ReviewRequest parseReview(const json& params) {
+    Params p(params);
+    ReviewRequest r;
+    r.contributionId = p.reqString("contribution_id");
+    r.decision = p.reqString("decision");
+    r.agent = p.reqString("agent");
+    r.reason = p.reqString("reason");
+    return r;
+}
+
+json toJson(const ReviewResult& r) {
+    return {{"decision", r.decision}, {"claim", toJson(r.claim)}, {"tier", r.tier}};
+}
+
+} // namespace engram::protocol

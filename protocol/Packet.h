@@ -1,0 +1,56 @@
+// Delegation packets, contributions and review on the wire (BRIEF 6).
+//
+// The engine composes a packet as a plain struct; this layer gives it its
+// JSON form and its identity: `packet_id` is the lower-case hex SHA-256 of
+// the canonical JSON (keys sorted, no white space, UTF-8) of every field but
+// packet_id, created_at and signature. The optional signature is Ed25519 by
+// this machine's packet key over "engram-packet-v1\n<packet_id>\n<created_at>":
+// the id covers the content and created_at is covered too, so a signed
+// packet's lifetime cannot be stretched by editing its date.
+//
+// Each operation is one call here, so the LSP, MCP and CLI wire it the same:
+//   delegate(engine, parseDelegate(params))
+//   toJson(verifyPacket(engine, parseVerifyPacket(params)))
+//   toJson(engine.contribute(parseContribute(params)))
+//   toJson(engine.review(parseReview(params)))
+#pragma once
+#include "engine/Engine.h"
+#include "protocol/JsonRpc.h"
+
+#include <optional>
+#include <string>
+
+namespace engram::protocol {
+
+inline constexpr const char* kPacketSchema = "engram.packet/1";
+inline constexpr int64_t kDefaultPacketLifetime = 24 * 3600;
+
+DelegateRequest parseDelegate(const json& params);
+// The packet as JSON, without packet_id, created_at and signature.
+json packetContent(const Packet& p);
+// SHA-256 hex of the canonical JSON of `packet` minus packet_id, created_at
+// and signature.
+std::string packetId(const json& packet);
+// What the signature signs.
+std::string signedMessage(const std::string& packetId, const std::string& createdAt);
+// Composes, identifies and (when asked) signs a packet: {"packet", "envelope"}.
+json delegate(Engine& engine, const DelegateRequest& req);
+
+struct VerifyPacketRequest {
+    json packet; // the packet, or a whole delegate answer holding one
+    int64_t lifetimeSeconds = kDefaultPacketLifetime;
+};
+VerifyPacketRequest parseVerifyPacket(const json& params);
+// Recomputes the hash, checks the signature (against its public key, and
+// says whether that is this machine's key: a foreign key fails), the binding
+// (root, fingerprint, git HEAD) and the age. Never throws on a bad packet:
+// each problem is a reason.
+VerifyPacketResult verifyPacket(Engine& engine, const VerifyPacketRequest& req);
+json toJson(const VerifyPacketResult& r);
+
+ContributeRequest parseContribute(const json& params);
+json toJson(const ContributeResult& r);
+ReviewRequest parseReview(const json& params);
+json toJson(const ReviewResult& r);
+
+} // namespace engram::protocol

@@ -1,0 +1,578 @@
+// Delegation packets: a bounded, deterministic memory slice for a sub-agent
+// (BRIEF 6), the workspace binding it was composed on, and the packet key.
+//
+// Selection reuses recall's bounded ranking for text relevance (the task and
+// the symbols as the query, over the project and the medulla only: another
+// project's memory never enters a packet) and adds the project claims
+// anchored in the requested files, whatever their wording. Claims that cannot
+// be vouched for (drifted or orphaned anchors, frontier, retracted) are left
+// out and counted in honest_gaps, so the child knows what it was not told.
+//
+// Determinism (invariant 7): everything in the packet is a function of the
+// store state, the request and the UTC day (`as_of`). Ages are whole days to
+// that day, staleness is judged on it, and recall's recency factor (which
+// moves every second) is re-based to the start of that day, so two packets
+// composed minutes apart are byte-identical but for created_at and the
+// signature.
+#include "engine/Engine.h"
+#include "engine/Tier.h"
+#include "model/Error.h"
+#include "util/Fs.h"
+#include "util/Hash.h"
+#include "util/Paths.h"
+#include "util/Time.h"
+#include "util/Utf8.h"
+
+#include <algorithm>
+#include <cerrno>
+#include <cmath>
+#include <fcntl.h>
+#include <map>
+#include <set>
+#include <sodium.h>
+#include <spawn.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+extern char** environ;
+
+namespace engram {
+
+namespace {
+
+constexpr int kDefaultMaxItems = 20, kMaxMaxItems = 200;
+constexpr int kDefaultMaxChars = 8000, kMaxMaxChars = 1000000;
+constexpr size_t kMaxTask = 4000;
+constexpr size_t kMaxScopes = 32; // paths or symbols in one request
+constexpr int kAnchoredPerPath = 200;
+constexpr size_t kGapIds = 20;
+
+// ---- git: HEAD from the files, the dirty flag from `git status` ----
+
+std::string trimRight(std::string s) {
+    while (!s.empty() && (s.back() == '\n' || s.back() == '\r' || s.back() == ' '))
+        s.pop_back();
+    return s;
+}
+
+bool isHexId(const std::string& s) {
+    if (s.size() != 40 && s.size() != 64) return false;
+    return std::all_of(s.begin(), s.end(),
+                       [](char c) { return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'f'); });
+}
+
+struct GitDirs {
+    std::string gitDir;    // holds HEAD (a worktree's own directory)
+    std::string commonDir; // holds refs and packed-refs
+};
+
+// The repository of `root`: the nearest ancestor holding .git (a directory,
+// or a file "gitdir: ..." as in worktrees and submodules).
+std::optional<GitDirs> findGit(const std::string& root) {
+    std::string dir = root;
+    while (true) {
+        std::string dotGit = dir + "/.git";
+        struct stat st;
+        if (::stat(dotGit.c_str(), &st) == 0) {
+            GitDirs g;
+            if (S_ISDIR(st.st_mode)) {
+                g.gitDir = dotGit;
+            } else {
+                auto text = readFile(dotGit);
+                if (!text || !text->starts_with("gitdir:")) return std::nullopt;
+                std::string p = trimRight(text->substr(7));
+                p.erase(0, p.find_first_not_of(' '));
+                g.gitDir = p.starts_with("/") ? p : dir + "/" + p;
+            }
+            g.commonDir = g.gitDir;
+            if (auto common = readFile(g.gitDir + "/commondir")) {
+                std::string c = trimRight(*common);
+                g.commonDir = c.starts_with("/") ? c : g.gitDir + "/" + c;
+            }
+            return g;
+        }
+        if (dir.size() <= 1) return std::nullopt;
+        auto slash = dir.find_last_of('/');
+        if (slash == std::string::npos) return std::nullopt;
+        dir = slash == 0 ? "/" : dir.substr(0, slash);
+    }
+}
+
+std::string resolveRef(const GitDirs& g, const std::string& ref) {
+    for (auto* base : {&g.gitDir, &g.commonDir})
+        if (auto v = readFile(*base + "/" + ref)) {
+            std::string id = trimRight(*v);
+            if (isHexId(id)) return id;
+        }
+    if (auto packed = readFile(g.commonDir + "/packed-refs")) {
+        std::string_view rest = *packed;
+        while (!rest.empty()) {
+            auto nl = rest.find('\n');
+            std::string_view line = rest.substr(0, nl);
+            rest = nl == std::string_view::npos ? std::string_view{} : rest.substr(nl + 1);
+            auto sp = line.find(' ');
+            if (sp != std::string_view::npos && line.substr(sp + 1) == ref) {
+                std::string id(line.substr(0, sp));
+                if (isHexId(id)) return id;
+            }
+        }
+    }
+    return "";
+}
+
+// posix_spawn's file actions, destroyed on every path out.
+struct SpawnActions {
+    posix_spawn_file_actions_t fa;
+    SpawnActions() { posix_spawn_file_actions_init(&fa); }
+    ~SpawnActions() { posix_spawn_file_actions_destroy(&fa); }
+    SpawnActions(const SpawnActions&) = delete;
+    SpawnActions& operator=(const SpawnActions&) = delete;
+};
+
+// `git status` over the tracked files outside .engram/ (memory is what the
+// packet carries; the binding is about the code): true when something is
+// modified, nullopt when git is missing or fails.
+std::optional<bool> gitDirty(const std::string& root) {
+    int fds[2];
+    if (::pipe2(fds, O_CLOEXEC) != 0) return std::nullopt;
+    UniqueFd readEnd(fds[0]), writeEnd(fds[1]);
+    SpawnActions actions;
+    posix_spawn_file_actions_adddup2(&actions.fa, writeEnd.get(), 1);
+    posix_spawn_file_actions_addopen(&actions.fa, 2, "/dev/null", O_WRONLY, 0);
+    posix_spawn_file_actions_addopen(&actions.fa, 0, "/dev/null", O_RDONLY, 0);
+    // --no-optional-locks: a status must not rewrite the repository's index.
+    std::vector<std::string> args = {
+        "git",         "--no-optional-locks",  "-C", root, "status",
+        "--porcelain", "--untracked-files=no", "--", ".",  ":(exclude).engram"};
+    std::vector<char*> argv;
+    for (auto& a : args)
+        argv.push_back(a.data());
+    argv.push_back(nullptr);
+    pid_t pid = 0;
+    if (posix_spawnp(&pid, "git", &actions.fa, nullptr, argv.data(), environ) != 0)
+        return std::nullopt;
+    writeEnd = UniqueFd();
+    std::string out;
+    char buf[4096];
+    while (true) {
+        ssize_t n = ::read(readEnd.get(), buf, sizeof buf);
+        if (n > 0) {
+            if (out.size() < 4096) out.append(buf, size_t(n));
+            continue;
+        }
+        if (n < 0 && errno == EINTR) continue;
+        break;
+    }
+    int status = 0;
+    while (::waitpid(pid, &status, 0) < 0 && errno == EINTR) {
+    }
+    if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) return std::nullopt;
+    return !out.empty();
+}
+
+// ---- the packet key ----
+
+std::string keyPath(const std::string& home) {
+    return home + "/keys/packet.key";
+}
+
+std::optional<std::vector<unsigned char>> readSecretKey(const std::string& home) {
+    auto text = readFile(keyPath(home));
+    if (!text) return std::nullopt;
+    std::string hex = trimRight(*text);
+    std::vector<unsigned char> sk(crypto_sign_SECRETKEYBYTES);
+    size_t len = 0;
+    if (sodium_hex2bin(sk.data(), sk.size(), hex.data(), hex.size(), nullptr, &len, nullptr) != 0 ||
+        len != sk.size())
+        throw EngramError(ErrorKind::Internal, keyPath(home) + ": not a packet key (expected " +
+                                                   std::to_string(2 * sk.size()) + " hex digits)");
+    return sk;
+}
+
+// Creates the key pair once: written to a private temporary file, then
+// linked into place, so two engram processes racing to create it agree on
+// one key (the loser reads the winner's) and nobody ever reads half a key.
+std::vector<unsigned char> loadOrCreateKey(const std::string& home) {
+    if (auto sk = readSecretKey(home)) return *sk;
+    std::string dir = home + "/keys";
+    makeDirs(dir);
+    ::chmod(dir.c_str(), 0700);
+    std::vector<unsigned char> pk(crypto_sign_PUBLICKEYBYTES), sk(crypto_sign_SECRETKEYBYTES);
+    crypto_sign_keypair(pk.data(), sk.data());
+    std::string tmp = keyPath(home) + ".tmp-" + std::to_string(::getpid());
+    {
+        UniqueFd fd(::open(tmp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600));
+        if (!fd) throw FsError("cannot create " + tmp);
+        std::string hex = toHex(sk.data(), sk.size()) + "\n";
+        sodium_memzero(sk.data(), sk.size());
+        if (::write(fd.get(), hex.data(), hex.size()) != ssize_t(hex.size()) ||
+            ::fsync(fd.get()) != 0) {
+            sodium_memzero(hex.data(), hex.size());
+            removeFile(tmp);
+            throw FsError("cannot write " + tmp);
+        }
+        sodium_memzero(hex.data(), hex.size());
+    }
+    int linked = ::link(tmp.c_str(), keyPath(home).c_str());
+    removeFile(tmp);
+    if (linked != 0 && errno != EEXIST) throw FsError("cannot create " + keyPath(home));
+    fsyncDir(dir);
+    auto stored = readSecretKey(home);
+    if (!stored) throw FsError("cannot read " + keyPath(home));
+    // The public half beside it, for people and other tools (engram derives
+    // it from the private key and never reads this file).
+    std::vector<unsigned char> pub(crypto_sign_PUBLICKEYBYTES);
+    crypto_sign_ed25519_sk_to_pk(pub.data(), stored->data());
+    atomicWrite(home + "/keys/packet.pub", toHex(pub.data(), pub.size()) + "\n");
+    return *stored;
+}
+
+// ---- selection ----
+
+std::string anchorName(const Anchor& a) {
+    if (!a.symbol.empty()) return a.path + "#" + a.symbol;
+    if (a.startLine > 0)
+        return a.path + ":" + std::to_string(a.startLine) + "-" + std::to_string(a.endLine);
+    return a.path;
+}
+
+// Recall's recency factor (engine/Recall.cpp), to re-base its scores from
+// the second they were computed to the start of the packet's day.
+double recency(const Claim& c, int64_t now, int64_t at) {
+    int64_t since = c.verified.value_or(c.updated.value_or(c.created.value_or(now)));
+    double ageDays = double(std::max<int64_t>(0, at - since)) / 86400.0;
+    return 1.0 + 0.2 * std::exp(-ageDays / 60.0);
+}
+
+double round4(double v) {
+    return std::round(v * 10000.0) / 10000.0;
+}
+
+std::string checkedLine(const std::string& field, const std::string& v, size_t max) {
+    if (auto bad = firstInvalidUtf8(v))
+        throw invalidField(field, "is not valid UTF-8 (byte " + std::to_string(*bad) + ")");
+    auto b = v.find_first_not_of(" \t");
+    if (b == std::string::npos) throw invalidField(field, "must not be empty");
+    if (v.size() > max)
+        throw invalidField(field, "is longer than " + std::to_string(max) + " bytes");
+    if (v.find_first_of("\n\r") != std::string::npos)
+        throw invalidField(field, "must be a single line");
+    return v.substr(b, v.find_last_not_of(" \t") - b + 1);
+}
+
+struct Candidate {
+    Claim claim;
+    std::string tier;
+    std::string anchorState;
+    double score = 0;
+    std::vector<std::string> why;
+};
+
+} // namespace
+
+PacketBinding Engine::currentBinding() {
+    PacketBinding b;
+    b.root = opts_.root;
+    b.fingerprint = fingerprint_;
+    if (auto g = findGit(opts_.root)) {
+        b.git = true;
+        if (auto head = readFile(g->gitDir + "/HEAD")) {
+            std::string h = trimRight(*head);
+            if (h.starts_with("ref:")) {
+                b.branch = h.substr(4);
+                b.branch.erase(0, b.branch.find_first_not_of(' '));
+                b.head = resolveRef(*g, b.branch);
+            } else if (isHexId(h)) {
+                b.head = h;
+            }
+        }
+        b.dirty = gitDirty(opts_.root);
+    }
+    return b;
+}
+
+PacketSignature Engine::signPacket(const std::string& message) {
+    if (opts_.home.empty())
+        throw EngramError(ErrorKind::NotBound,
+                          "sign: no ENGRAM_HOME to keep the packet key in (pass --home)",
+                          {{"field", std::string("sign")}});
+    auto sk = loadOrCreateKey(opts_.home);
+    PacketSignature s;
+    std::vector<unsigned char> pk(crypto_sign_PUBLICKEYBYTES), sig(crypto_sign_BYTES);
+    crypto_sign_ed25519_sk_to_pk(pk.data(), sk.data());
+    crypto_sign_detached(sig.data(), nullptr,
+                         reinterpret_cast<const unsigned char*>(message.data()), message.size(),
+                         sk.data());
+    sodium_memzero(sk.data(), sk.size());
+    s.publicKey = toHex(pk.data(), pk.size());
+    s.value = toHex(sig.data(), sig.size());
+    return s;
+}
+
+std::optional<std::string> Engine::packetPublicKey() {
+    if (opts_.home.empty()) return std::nullopt;
+    auto sk = readSecretKey(opts_.home);
+    if (!sk) return std::nullopt;
+    std::vector<unsigned char> pk(crypto_sign_PUBLICKEYBYTES);
+    crypto_sign_ed25519_sk_to_pk(pk.data(), sk->data());
+    sodium_memzero(sk->data(), sk->size());
+    return toHex(pk.data(), pk.size());
+}
+
+DelegateResult Engine::delegate(const DelegateRequest& in) {
+    // Validation: every problem names its field.
+    if (auto bad = firstInvalidUtf8(in.task))
+        throw invalidField("task", "is not valid UTF-8 (byte " + std::to_string(*bad) + ")");
+    std::string task = in.task;
+    task.erase(0, task.find_first_not_of(" \t\r\n"));
+    task.erase(task.find_last_not_of(" \t\r\n") + 1);
+    if (task.empty()) throw invalidField("task", "must not be empty");
+    if (task.size() > kMaxTask)
+        throw invalidField("task", "is longer than " + std::to_string(kMaxTask) + " bytes");
+    std::string agent = checkedLine("agent", in.agent, 200);
+    int maxItems = in.maxItems.value_or(kDefaultMaxItems);
+    int maxChars = in.maxChars.value_or(kDefaultMaxChars);
+    if (maxItems < 1 || maxItems > kMaxMaxItems)
+        throw invalidField("max_items", "must be between 1 and " + std::to_string(kMaxMaxItems));
+    if (maxChars < 1 || maxChars > kMaxMaxChars)
+        throw invalidField("max_chars", "must be between 1 and " + std::to_string(kMaxMaxChars));
+    if (in.paths.size() > kMaxScopes)
+        throw invalidField("paths", "at most " + std::to_string(kMaxScopes) + " paths");
+    if (in.symbols.size() > kMaxScopes)
+        throw invalidField("symbols", "at most " + std::to_string(kMaxScopes) + " symbols");
+    std::set<std::string> paths, symbols; // sorted: the same scope gives the same packet
+    for (size_t i = 0; i < in.paths.size(); ++i) {
+        std::string f = "paths[" + std::to_string(i) + "]";
+        checkedLine(f, in.paths[i], 4096);
+        auto rel = relativeToRoot(opts_.root, in.paths[i]);
+        if (!rel)
+            throw EngramError(ErrorKind::OutsideRoot,
+                              f + ": '" + in.paths[i] + "' is outside the workspace root " +
+                                  opts_.root,
+                              {{"field", f}});
+        paths.insert(*rel);
+    }
+    for (size_t i = 0; i < in.symbols.size(); ++i)
+        symbols.insert(checkedLine("symbols[" + std::to_string(i) + "]", in.symbols[i], 400));
+
+    DelegateResult result;
+    result.envelope = envelope("engram/delegate", in.root);
+    if (result.envelope.binding.mismatch)
+        throw EngramError(ErrorKind::NotBound,
+                          "root: this engram is bound to " + opts_.root + ", not to " + *in.root +
+                              "; delegate from the engram serving that root",
+                          {{"field", std::string("root")}});
+
+    Packet& p = result.packet;
+    p.request.task = task;
+    p.request.agent = agent;
+    p.request.paths.assign(paths.begin(), paths.end());
+    p.request.symbols.assign(symbols.begin(), symbols.end());
+    p.request.maxItems = maxItems;
+    p.request.maxChars = maxChars;
+    p.maxItems = maxItems;
+    p.maxChars = maxChars;
+    p.staleDays = opts_.staleDays;
+    p.binding = currentBinding();
+
+    // Text relevance through recall (project + medulla: never tier all). It
+    // also returns frontier and retracted rows, to be counted as gaps. The
+    // clock is read on both sides, so its recency can be re-based exactly.
+    RecallRequest rr;
+    rr.query = task;
+    for (auto& s : symbols)
+        *rr.query += " " + s;
+    // Enough rows to fill the packet after gaps are taken out, not more:
+    // recall fully scores three times its limit.
+    rr.limit = std::clamp(maxItems * 2 + 20, 40, 200);
+    rr.include = {ClaimStatus::Frontier, ClaimStatus::Retracted};
+    RecallResult recalled;
+    int64_t now = 0;
+    for (int attempt = 0; attempt < 5; ++attempt) {
+        int64_t before = nowUnix();
+        recalled = recall(rr);
+        now = nowUnix();
+        if (before == now) break;
+    }
+    const int64_t today = now / 86400;
+    const int64_t dayStart = today * 86400;
+    p.asOf = formatUtc(dayStart).substr(0, 10);
+    p.createdAt = now;
+
+    std::map<std::pair<std::string, std::string>, Candidate> cands; // (tier, id)
+    int64_t considered = recalled.envelope.observed.candidates;
+    for (auto& row : recalled.rows) {
+        if (row.tier != "project" && row.tier != "medulla") continue; // never another project
+        Candidate c;
+        c.claim = row.claim;
+        c.tier = row.tier;
+        c.anchorState = row.anchorState;
+        c.score = row.score * recency(row.claim, now, dayStart) / recency(row.claim, now, now);
+        c.why = row.why;
+        cands.emplace(std::make_pair(c.tier, c.claim.id), std::move(c));
+    }
+
+    // Claims anchored in the requested files, whatever their wording.
+    Tier& proj = *tiers_[0];
+    if (!paths.empty() && ready(proj)) {
+        auto snapshot = proj.index->readScope();
+        for (auto& path : paths) {
+            for (auto rowid : proj.index->anchoredIn(path, kAnchoredPerPath)) {
+                ++considered;
+                auto ic = proj.index->byRowid(rowid);
+                if (!ic || cands.count({"project", ic->claim.id})) continue;
+                Candidate c;
+                c.claim = std::move(ic->claim);
+                c.tier = "project";
+                c.anchorState = anchorerFor(proj).claimState(c.claim);
+                // No text match: a floor below most matches, weighed by confidence.
+                c.score = 0.5 * (0.6 + 0.4 * c.claim.confidence.value_or(0.5)) *
+                          recency(c.claim, now, dayStart);
+                cands.emplace(std::make_pair(c.tier, c.claim.id), std::move(c));
+            }
+        }
+    }
+
+    // Scope boosts: anchored inside a requested path (a file, or a directory
+    // holding it) or at a requested symbol (or a member of it).
+    for (auto& [key, c] : cands) {
+        if (c.tier != "project") continue;
+        bool inPath = false, atSymbol = false;
+        std::string pathWhy, symbolWhy;
+        for (auto& a : c.claim.anchors) {
+            for (auto& p2 : paths)
+                if (!inPath && (a.path == p2 || a.path.starts_with(p2 + "/"))) {
+                    inPath = true;
+                    pathWhy = "anchored in " + p2;
+                }
+            for (auto& s : symbols)
+                if (!atSymbol && !a.symbol.empty() &&
+                    (a.symbol == s || a.symbol.starts_with(s + ".") ||
+                     a.symbol.ends_with("." + s))) {
+                    atSymbol = true;
+                    symbolWhy = "anchored at " + a.symbol;
+                }
+        }
+        if (inPath) {
+            c.score *= 1.5;
+            c.why.push_back(pathWhy);
+        }
+        if (atSymbol) {
+            c.score *= 1.5;
+            c.why.push_back(symbolWhy);
+        }
+    }
+
+    // What cannot be vouched for is left out and counted, never dropped in silence.
+    std::map<std::string, std::vector<std::string>> gaps = {
+        {"drifted", {}}, {"orphaned", {}}, {"frontier", {}}, {"retracted", {}}};
+    std::vector<Candidate*> eligible;
+    for (auto& [key, c] : cands) {
+        c.score = round4(c.score);
+        if (c.claim.status == ClaimStatus::Frontier)
+            gaps["frontier"].push_back(c.claim.id);
+        else if (c.claim.status != ClaimStatus::Committed)
+            gaps["retracted"].push_back(c.claim.id);
+        else if (c.anchorState == "drifted" || c.anchorState == "orphaned")
+            gaps[c.anchorState].push_back(c.claim.id);
+        else
+            eligible.push_back(&c);
+    }
+    for (const char* reason : {"drifted", "orphaned", "frontier", "retracted"}) {
+        auto& ids = gaps[reason];
+        std::sort(ids.begin(), ids.end());
+        HonestGap g{reason, int64_t(ids.size()), {}};
+        for (size_t i = 0; i < ids.size() && i < kGapIds; ++i)
+            g.ids.push_back(ids[i]);
+        p.honestGaps.push_back(std::move(g));
+    }
+
+    std::sort(eligible.begin(), eligible.end(), [](const Candidate* a, const Candidate* b) {
+        if (a->score != b->score) return a->score > b->score;
+        if (a->claim.id != b->claim.id) return a->claim.id < b->claim.id;
+        return a->tier < b->tier;
+    });
+
+    // The budget: items in score order; an item whose text does not fit in
+    // what is left of max_chars is skipped (a shorter one may still fit),
+    // and max_items stops the list.
+    int64_t chars = 0, skippedForChars = 0, cutByItems = 0;
+    for (auto* c : eligible) {
+        if (int(p.items.size()) >= maxItems) {
+            ++cutByItems;
+            continue;
+        }
+        int64_t len = int64_t(utf8Length(c->claim.text));
+        if (chars + len > maxChars) {
+            ++skippedForChars;
+            continue;
+        }
+        chars += len;
+        const Claim& cl = c->claim;
+        PacketItem it;
+        it.id = cl.id;
+        it.version = cl.version;
+        it.label = cl.label;
+        it.text = cl.text;
+        it.kind = cl.kind;
+        it.tier = c->tier;
+        it.origin = cl.origin;
+        it.sourceAgent = cl.sourceAgent;
+        it.created = cl.created;
+        if (cl.created) {
+            it.ageDays = std::max<int64_t>(0, today - *cl.created / 86400);
+            int64_t fresh = cl.verified.value_or(*cl.created);
+            it.stale = today - fresh / 86400 > opts_.staleDays;
+        }
+        it.anchorState = c->anchorState;
+        for (auto& a : cl.anchors)
+            it.anchors.push_back(anchorName(a));
+        it.confidence = cl.confidence;
+        it.score = c->score;
+        it.why = c->why;
+        if (it.why.empty()) it.why.push_back("relevant to the task");
+        it.provenance = provenanceChain(cl);
+        it.contributionId = cl.contributionId;
+        it.contributedBy = cl.contributedBy;
+        it.acceptedBy = cl.acceptedBy;
+        p.items.push_back(std::move(it));
+    }
+
+    p.metrics.candidates = considered;
+    p.metrics.eligible = int64_t(eligible.size());
+    p.metrics.included = int64_t(p.items.size());
+    p.metrics.chars = chars;
+    if (cutByItems > 0)
+        p.metrics.budgetWhy.push_back("max_items (" + std::to_string(maxItems) +
+                                      ") reached: " + std::to_string(cutByItems) +
+                                      " more eligible claims left out");
+    if (skippedForChars > 0)
+        p.metrics.budgetWhy.push_back("max_chars (" + std::to_string(maxChars) +
+                                      "): " + std::to_string(skippedForChars) +
+                                      " eligible claims did not fit in the characters left");
+    p.metrics.budgetExhausted = cutByItems > 0 || skippedForChars > 0;
+
+    p.nonClaims = {
+        "Items are what agents and people wrote down; they are not verified facts about the code.",
+        "An intact anchor means the anchored code is unchanged since the claim was anchored or "
+        "re-verified, not that the claim is true.",
+        "The packet holds the claims judged relevant to the task within its limits; a claim "
+        "absent from it may still exist (see honest_gaps and metrics).",
+        "Claims with drifted or orphaned anchors, frontier contributions and retracted claims "
+        "are left out; honest_gaps counts them.",
+        "Ages and staleness are judged on the as_of day, not the moment the child reads them.",
+        "No other project's memory is included."};
+    p.instructions = {
+        "Work inside binding.root; your own engram calls there reach the same memory.",
+        "Treat items as leads to check against the code, weighed by confidence, stale and "
+        "anchor_state.",
+        "Report what you learn with engram/contribute (CLI: engram contribute --packet-id "
+        "<packet_id>), one finding per item, anchored to the code it is about.",
+        "Contributions wait as frontier until the delegating agent reviews them; do not call "
+        "remember, promote or retract on this memory.",
+        "Never include secrets in a contribution: they are refused."};
+    return result;
+}
+
+} // namespace engram

@@ -1,0 +1,48 @@
+// Watching one store's claims directory for changes made by anything but
+// this server (git, a person's editor, the CLI, another engram).
+//
+// A libuv fs event on the directory collects the ids of the claim files that
+// changed and fires the callback once the burst is over (a `git checkout`
+// touches many files at once). The watch owns its two libuv handles; they
+// are closed when it stops or is destroyed, and freed by libuv afterwards,
+// so no callback can reach a watch that is gone.
+#pragma once
+#include <functional>
+#include <set>
+#include <string>
+#include <uv.h>
+
+namespace engram::lsp {
+
+class ClaimsWatch {
+public:
+    // ids: the claims whose files changed; full: the event could not say
+    // which (overflow, an error), so everything must be re-read.
+    using OnChange = std::function<void(const std::set<std::string>& ids, bool full)>;
+
+    ClaimsWatch(uv_loop_t* loop, std::string dir, OnChange onChange);
+    ~ClaimsWatch();
+    ClaimsWatch(const ClaimsWatch&) = delete;
+    ClaimsWatch& operator=(const ClaimsWatch&) = delete;
+
+    // Starts watching; false when the directory does not exist (yet), the
+    // watch is already running, or libuv refused (logged).
+    bool start();
+    void stop();
+    bool watching() const { return event_ != nullptr; }
+    const std::string& dir() const { return dir_; }
+
+private:
+    void onEvent(const char* name, int status);
+    void onQuiet();
+
+    uv_loop_t* loop_;
+    std::string dir_;
+    OnChange onChange_;
+    uv_fs_event_t* event_ = nullptr;
+    uv_timer_t* timer_ = nullptr;
+    std::set<std::string> ids_;
+    bool full_ = false;
+};
+
+} // namespace engram::lsp

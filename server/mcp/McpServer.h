@@ -1,0 +1,116 @@
+// `engram mcp`: the engine as Model Context Protocol tools on stdio.
+//
+// Agents inside editors (Claude Code, Copilot, Cursor, Codex...) speak MCP,
+// not LSP. This server speaks MCP's stdio transport (one JSON-RPC 2.0 message
+// per line), negotiates the protocol version, lists the tools of mcp/Tools
+// and runs them on the same Engine, through the same protocol/Convert code,
+// as `engram serve`. Requests are handled one at a time, in order, on one
+// thread; input is read between requests so a cancellation for a queued
+// request is heard before it runs. Every request gets exactly one answer,
+// every notification none, and bad input of any kind gets a specific error
+// while the server keeps serving.
+//
+// The binding (which workspace root) comes from --root or ENGRAM_ROOT when
+// given; otherwise from the client's roots when it offers them (asked with
+// roots/list once the client is initialized, and again when it says they
+// changed), else from the directory engram was started in (mcp/Workspaces).
+#pragma once
+#include "mcp/LineChannel.h"
+#include "mcp/Tools.h"
+#include "mcp/Workspaces.h"
+
+#include <nlohmann/json.hpp>
+
+#include <chrono>
+#include <deque>
+#include <map>
+#include <optional>
+#include <string>
+
+namespace engram::mcp {
+
+// The MCP revisions this server speaks, newest first.
+const std::vector<std::string>& supportedProtocolVersions();
+
+struct McpOptions {
+    std::string root;       // --root, ENGRAM_ROOT, or the discovered root
+    std::string rootSource; // --root | ENGRAM_ROOT | discovered (roots may override)
+    std::string home;       // $ENGRAM_HOME
+    std::string version;
+    int in = 0, out = 1;
+    // The frame limit of `engram serve`, for the same reason: a claim is at
+    // most 16 KiB, so a larger message is a mistake or an attack.
+    size_t maxLine = 16u << 20;
+    // How long a tool call waits for the client's answer to roots/list
+    // before binding to the working directory instead.
+    std::chrono::milliseconds rootsTimeout{5000};
+};
+
+class McpServer {
+public:
+    explicit McpServer(McpOptions opts);
+    // Serves until the client closes its end of stdin; returns the exit code.
+    int run();
+
+private:
+    using Handler = json (McpServer::*)(const json& params);
+    using NotificationHandler = void (McpServer::*)(const json& params);
+
+    // Reads what input is there (waiting at most `timeout`): answers what
+    // cannot be queued (unparseable or oversized lines), applies
+    // cancellations and responses at once, queues the rest.
+    void intake(std::chrono::milliseconds timeout);
+    void take(LineEvent&& ev);
+    void processTop(const json& msg);
+    std::optional<json> process(const json& msg);
+    json call(const json& id, const std::string& method, const json& params);
+    void onCancelled(const json& params);
+    void onResponse(const json& msg);
+    void send(const json& msg);
+
+    // Lifecycle.
+    json onInitialize(const json& params);
+    json onPing(const json& params);
+    void onInitialized(const json& params);
+    void onRootsListChanged(const json& params);
+    // Tools.
+    json onToolsList(const json& params);
+    json onToolsCall(const json& params);
+    json runTool(const Tool& tool, const json& args);
+    json toolResult(const Tool& tool, json structured) const;
+
+    // Binding.
+    bool rootsDecide() const;
+    void askRoots();
+    void ensureBound();
+    void bindDefault(const std::string& why);
+
+    bool atLeast(const char* version) const { return protocolVersion_ >= version; }
+    std::string defaultAgent() const;
+    std::string instructions() const;
+
+    McpOptions opts_;
+    LineChannel channel_;
+    Workspaces workspaces_;
+    std::map<std::string, Handler> requests_;
+    std::map<std::string, NotificationHandler> notifications_;
+    // What was read and not yet handled, in order. Input that cannot be
+    // handled (unparseable, oversized) waits here with its error reply, so
+    // replies keep the order of the input.
+    struct Inbound {
+        json msg;
+        std::optional<json> reply;
+    };
+    std::deque<Inbound> inbox_;
+    bool initialized_ = false;    // initialize answered
+    std::string protocolVersion_; // negotiated
+    std::string clientName_;
+    bool clientRoots_ = false;                // the client offers roots/list
+    std::optional<std::string> rootsRequest_; // id of our unanswered roots/list
+    std::chrono::steady_clock::time_point rootsDeadline_;
+    int64_t sent_ = 0;            // requests sent to the client
+    std::optional<json> running_; // id of the request being handled
+    bool runningCancelled_ = false;
+};
+
+} // namespace engram::mcp

@@ -1,0 +1,287 @@
+// Text renderings of tool results.
+#include "mcp/Render.h"
+
+namespace engram::mcp::render {
+
+namespace {
+
+// A member, or null when absent (operator[] on a const json must not miss).
+const json& member(const json& j, const char* key) {
+    static const json null;
+    if (!j.is_object()) return null;
+    auto it = j.find(key);
+    return it == j.end() ? null : *it;
+}
+
+// A member as text: strings as they are, numbers and booleans printed,
+// absent or null as empty.
+std::string field(const json& j, const char* key) {
+    if (!j.is_object()) return {};
+    auto it = j.find(key);
+    if (it == j.end() || it->is_null()) return {};
+    if (it->is_string()) return it->get<std::string>();
+    return it->dump();
+}
+
+int64_t count(const json& j, const char* key) {
+    if (!j.is_object()) return 0;
+    auto it = j.find(key);
+    return it != j.end() && it->is_number_integer() ? it->get<int64_t>() : 0;
+}
+
+// "written 3 days ago", "written just now", "age unknown"
+std::string written(const std::string& age) {
+    if (age.empty() || age == "unknown") return "age unknown";
+    return age == "just now" ? "written just now" : "written " + age + " ago";
+}
+
+std::string quoted(const std::string& s) {
+    return s.empty() ? std::string() : " \"" + s + "\"";
+}
+
+std::string anchorText(const json& a) {
+    std::string out = field(a, "path");
+    if (auto sym = field(a, "symbol"); !sym.empty()) out += "#" + sym;
+    if (a.contains("range") && member(a, "range").is_object())
+        out += " (lines " + field(member(a, "range"), "start_line") + "-" +
+               field(member(a, "range"), "end_line") + ")";
+    if (auto st = field(a, "state"); !st.empty()) out += " [" + st + "]";
+    return out;
+}
+
+std::string anchorList(const json& claim) {
+    std::string out;
+    if (!claim.contains("anchors") || !member(claim, "anchors").is_array()) return out;
+    for (auto& a : member(claim, "anchors"))
+        out += (out.empty() ? "" : "; ") + anchorText(a);
+    return out;
+}
+
+// `c-… v2 "label" · gotcha · committed · confidence 0.9`
+std::string head(const json& c) {
+    std::string out = field(c, "id") + " v" + field(c, "version") + quoted(field(c, "label"));
+    out += " · " + field(c, "kind") + " · " + field(c, "status");
+    out += " · confidence " + field(c, "confidence");
+    return out;
+}
+
+std::string feedbackText(const json& f) {
+    std::string out = field(f, "correct") + " correct, " + field(f, "wrong") + " wrong, " +
+                      field(f, "partial") + " partial";
+    if (field(f, "contested") == "true") out += " (contested: more wrong than correct)";
+    return out;
+}
+
+// One line on the envelope: where the answer comes from and how far to
+// trust it, plus the suggested next call when there is one.
+std::string envelopeText(const json& e) {
+    if (!e.is_object()) return {};
+    const json& b = member(e, "binding");
+    std::string out = "bound to " + field(b, "root") + " (" + field(b, "source") + ")";
+    if (field(b, "mismatch") == "true")
+        out += "; you asked about " + field(b, "requested_root") + ", which is not bound here";
+    out += " · trust: " + field(e, "trust_mode");
+    if (auto err = field(member(e, "observed"), "error"); !err.empty()) out += " · error: " + err;
+    out += "\n";
+    if (e.contains("recovery") && member(e, "recovery").is_object())
+        out += "next: " + field(member(e, "recovery"), "method") + " (" +
+               field(member(e, "recovery"), "reason") + ")\n";
+    return out;
+}
+
+std::string storesText(const json& e) {
+    std::string out;
+    if (!e.is_object() || !e.contains("store")) return out;
+    for (auto& s : member(e, "store")) {
+        out += field(s, "tier") + " store " + field(s, "path") + ": ";
+        if (auto err = field(s, "error"); !err.empty()) {
+            out += "cannot be read: " + err + "\n";
+            continue;
+        }
+        if (field(s, "exists") != "true") {
+            out += "does not exist yet\n";
+            continue;
+        }
+        const json& c = member(s, "claims");
+        out += std::to_string(count(c, "committed")) + " live, " +
+               std::to_string(count(c, "frontier")) + " frontier, " +
+               std::to_string(count(c, "retracted")) + " retracted, " +
+               std::to_string(count(c, "superseded")) + " superseded; " +
+               std::to_string(count(s, "anchors")) + " anchors";
+        if (int64_t broken = count(s, "broken_files")) {
+            out += "; " + std::to_string(broken) + " claim files do not parse";
+        }
+        out += "\n";
+    }
+    return out;
+}
+
+std::string claimBlock(const json& c) {
+    std::string out = head(c) + "\n";
+    out += "by " + field(c, "source_agent") + ", created " + field(c, "created") + ", origin " +
+           field(c, "origin");
+    if (auto v = field(c, "verified"); !v.empty()) out += ", re-verified " + v;
+    out += "\n";
+    if (auto a = anchorList(c); !a.empty()) out += "anchors: " + a + "\n";
+    if (auto st = field(c, "anchor_state"); st == "drifted" || st == "orphaned")
+        out += "UNVERIFIED (" + st +
+               "): the code changed since this was written; check it against the code, then "
+               "reverify or retract\n";
+    out += field(c, "text") + "\n";
+    if (c.contains("feedback")) out += "feedback: " + feedbackText(member(c, "feedback")) + "\n";
+    if (auto r = field(c, "retract_reason"); !r.empty())
+        out += "retracted by " + field(c, "retracted_by") + ": " + r + "\n";
+    return out;
+}
+
+} // namespace
+
+std::string remember(const json& r) {
+    const json& c = member(r, "claim");
+    std::string out = "Remembered " + field(c, "id") + " v" + field(c, "version") +
+                      quoted(field(c, "label")) + " (" + field(c, "kind") + ", " +
+                      field(r, "tier") + " tier)\n";
+    if (auto a = anchorList(c); !a.empty()) out += "anchors: " + a + "\n";
+    if (r.contains("superseded") && member(r, "superseded").is_object())
+        out += "It supersedes v" + field(member(r, "superseded"), "version") +
+               " (kept in history): " + field(member(r, "superseded"), "text") + "\n";
+    return out;
+}
+
+std::string recall(const json& r) {
+    const json& rows = member(r, "rows");
+    const json& env = member(r, "envelope");
+    std::string out;
+    if (rows.empty()) {
+        out = "No claim matched";
+        if (auto why = field(r, "why_empty"); !why.empty()) out += ": " + why;
+        out += "\n";
+        std::string exists;
+        auto add = [&](const std::string& where, const json& n) {
+            exists += (exists.empty() ? "" : ", ") + where + " " +
+                      std::to_string(count(n, "live")) + " live / " +
+                      std::to_string(count(n, "other")) + " other";
+        };
+        for (auto& [tier, n] : member(r, "memory_exists").items()) {
+            if (n.is_object() && !n.contains("live")) {
+                for (auto& [store, m] : n.items())
+                    add(tier + " " + store, m); // one entry per store
+            } else {
+                add(tier, n);
+            }
+        }
+        if (!exists.empty()) out += "memory exists: " + exists + "\n";
+        return out + envelopeText(env);
+    }
+    out = std::to_string(rows.size()) + (rows.size() == 1 ? " claim" : " claims") + " · " +
+          envelopeText(env);
+    int n = 0;
+    for (auto& row : rows) {
+        out += "\n" + std::to_string(++n) + ". " + field(row, "id") + quoted(field(row, "label")) +
+               " · " + field(row, "kind") + " · " + field(row, "anchor_state") + " · " +
+               written(field(row, "age")) + " · by " + field(row, "source_agent") + " · " +
+               field(row, "tier") +
+               (field(row, "tier") == "other" ? " (" + field(row, "store") + ")" : "") +
+               " · confidence " + field(row, "confidence");
+        if (field(row, "stale") == "true") out += " · STALE";
+        if (field(row, "status") != "committed") out += " · " + field(row, "status");
+        out += "\n";
+        if (auto a = anchorList(row); !a.empty()) out += "   anchors: " + a + "\n";
+        auto st = field(row, "anchor_state");
+        if (st == "drifted" || st == "orphaned")
+            out += "   UNVERIFIED: the anchored code changed; check before relying on it, then "
+                   "reverify or retract\n";
+        out += "   " + field(row, "text") + "\n";
+        if (auto p = field(row, "provenance"); !p.empty()) out += "   " + p + "\n";
+    }
+    if (r.contains("unreachable"))
+        for (auto& u : member(r, "unreachable"))
+            out += "\nunreachable: " + field(u, "root") + ": " + field(u, "reason");
+    if (field(r, "truncated") == "true")
+        out += "\n(more claims matched: raise limit or max_chars)\n";
+    return out;
+}
+
+std::string get(const json& r) {
+    const json& c = member(r, "claim");
+    std::string out = claimBlock(c);
+    out += "file: " + field(c, "file") + " (" + field(c, "tier") + " tier)\n";
+    if (r.contains("history") && !member(r, "history").empty()) {
+        out += "history:\n";
+        for (auto& h : member(r, "history"))
+            out += "  v" + field(h, "version") + " by " + field(h, "source_agent") + ", " +
+                   field(h, "created") + ": " + field(h, "text") + "\n";
+    }
+    return out;
+}
+
+std::string retract(const json& r) {
+    const json& c = member(r, "claim");
+    return "Retracted " + field(c, "id") + quoted(field(c, "label")) +
+           ": it is kept but no longer recalled (reason: " + field(c, "retract_reason") + ")\n";
+}
+
+std::string learn(const json& r) {
+    const json& c = member(r, "claim");
+    return "Recorded for " + field(c, "id") + quoted(field(c, "label")) + ": " +
+           feedbackText(member(r, "feedback")) + "\n";
+}
+
+std::string reverify(const json& r) {
+    return "Re-verified: the anchors now point at the code as it is.\n" + get(r);
+}
+
+std::string anchors(const json& r) {
+    const json& list = member(r, "anchors");
+    std::string path = field(r, "path");
+    if (list.empty()) return "No live claim is anchored in " + path + "\n";
+    std::string out = std::to_string(list.size()) + (list.size() == 1 ? " anchor" : " anchors") +
+                      " in " + path + ":\n";
+    for (auto& a : list) {
+        out += "- ";
+        if (a.contains("range") && member(a, "range").is_object()) {
+            // Ranges are 0-based on the wire (LSP); people count lines from 1.
+            int64_t start = count(member(member(a, "range"), "start"), "line") + 1;
+            int64_t end = count(member(member(a, "range"), "end"), "line") + 1;
+            out += "lines " + std::to_string(start) + "-" + std::to_string(end) + " ";
+        }
+        out += field(a, "symbol") + " [" + field(a, "anchor_state");
+        if (auto to = field(a, "moved_to"); !to.empty()) out += " to " + to;
+        out += "] " + field(a, "claim_id") + quoted(field(a, "label")) + " (by " +
+               field(a, "source_agent") + ", " + written(field(a, "age")) +
+               "): " + field(a, "text") + "\n";
+    }
+    return out;
+}
+
+std::string status(const json& r) {
+    const json& e = member(r, "envelope");
+    const json& b = member(e, "binding");
+    std::string out = "engram " + field(member(e, "session"), "version") + " · root " +
+                      field(b, "root") + " (" + field(b, "source") + "), fingerprint " +
+                      field(b, "fingerprint") + "\n";
+    out += "status " + field(e, "status") + " · trust: " + field(e, "trust_mode") + "\n";
+    out += storesText(e);
+    const json& h = member(r, "anchor_health");
+    out += "anchor health: " + std::to_string(count(h, "intact")) + " intact, " +
+           std::to_string(count(h, "drifted")) + " drifted, " + std::to_string(count(h, "moved")) +
+           " moved, " + std::to_string(count(h, "orphaned")) + " orphaned\n";
+    for (auto& f : member(r, "broken_files"))
+        out += "broken: " + field(f, "file") + ": " + field(f, "problem") + "\n";
+    if (e.contains("recovery") && member(e, "recovery").is_object())
+        out += "next: " + field(member(e, "recovery"), "method") + " (" +
+               field(member(e, "recovery"), "reason") + ")\n";
+    return out;
+}
+
+std::string promote(const json& r) {
+    const json& c = member(r, "medulla_copy");
+    std::string out = "Promoted " + field(member(r, "witness"), "id") + " to the medulla as " +
+                      field(c, "id") + quoted(field(c, "label")) + " (version " +
+                      field(c, "version") + "); every project's default recall now finds it.\n";
+    out += "medulla: " + field(r, "medulla_live") + " live claims\n";
+    if (auto w = field(r, "warning"); !w.empty()) out += "warning: " + w + "\n";
+    return out;
+}
+
+} // namespace engram::mcp::render

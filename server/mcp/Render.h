@@ -1,0 +1,27 @@
+// The readable text of each tool result, for the model to read.
+//
+// Many clients show a model only a result's `content`, so the text carries
+// everything an agent acts on (ids, anchor states, staleness, authorship,
+// and why an empty answer is empty), in fewer tokens than the JSON. Each
+// rendering reads the tool's structured result, so text and structure can
+// never disagree.
+#pragma once
+#include <nlohmann/json.hpp>
+
+#include <string>
+
+namespace engram::mcp::render {
+
+using json = nlohmann::json;
+
+std::string remember(const json& r);
+std::string recall(const json& r);
+std::string get(const json& r);
+std::string retract(const json& r);
+std::string learn(const json& r);
+std::string reverify(const json& r);
+std::string anchors(const json& r);
+std::string status(const json& r);
+std::string promote(const json& r);
+
+} // namespace engram::mcp::render

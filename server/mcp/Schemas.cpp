@@ -1,0 +1,434 @@
+// The tools' schemas, built from a few shared pieces (claim, envelope).
+#include "mcp/Schemas.h"
+
+#include <string>
+#include <vector>
+
+namespace engram::mcp::schema {
+
+namespace {
+
+using Names = std::vector<std::string>;
+
+json typed(const char* type, const char* description) {
+    json j = {{"type", type}};
+    if (description) j["description"] = description;
+    return j;
+}
+json str(const char* description = nullptr) {
+    return typed("string", description);
+}
+json integer(const char* description = nullptr) {
+    return typed("integer", description);
+}
+json boolean(const char* description = nullptr) {
+    return typed("boolean", description);
+}
+json either(const char* a, const char* b, const char* description = nullptr) {
+    json j = {{"type", json::array({a, b})}};
+    if (description) j["description"] = description;
+    return j;
+}
+json oneOf(const Names& values, const char* description = nullptr) {
+    json j = {{"type", "string"}, {"enum", values}};
+    if (description) j["description"] = description;
+    return j;
+}
+json arrayOf(json items, const char* description = nullptr) {
+    json j = {{"type", "array"}, {"items", std::move(items)}};
+    if (description) j["description"] = description;
+    return j;
+}
+json object(json properties, const Names& required, const char* description = nullptr) {
+    json j = {{"type", "object"}, {"properties", std::move(properties)}};
+    if (!required.empty()) j["required"] = required;
+    if (description) j["description"] = description;
+    return j;
+}
+
+const Names kKinds = {"fact", "decision", "convention", "gotcha", "preference", "todo"};
+const Names kAnchorStates = {"intact", "drifted", "moved", "orphaned", "unanchored"};
+
+// ---- results -------------------------------------------------------------
+
+json anchorOut() {
+    return object(
+        {
+            {"path", str("Workspace-relative file")},
+            {"kind", str("Node kind (function, method, class...), file, range, or unknown")},
+            {"symbol", str("Qualified symbol, e.g. TokenValidator.validate")},
+            {"language", str()},
+            {"range", object({{"start_line", integer()}, {"end_line", integer()}},
+                             {"start_line", "end_line"}, "1-based lines when anchored")},
+            {"hash", str("Digest of the anchored code's syntax")},
+            {"state", oneOf(kAnchorStates, "This anchor's state now (get, reverify)")},
+        },
+        {"path", "kind"});
+}
+
+json claimProperties() {
+    return {
+        {"id", str("Stable across versions: pass it to get, reverify, retract, learn")},
+        {"version", integer()},
+        {"label", either("string", "null", "Short name, unique among live claims of a store")},
+        {"text", str()},
+        {"kind", str("fact, decision, convention, gotcha, preference, todo (or unknown)")},
+        {"status", oneOf({"committed", "frontier", "retracted", "superseded"})},
+        {"confidence", either("number", "string", "In [0, 1], or \"unknown\"")},
+        {"created", str("UTC, or \"unknown\"")},
+        {"source_agent", str("Who wrote it, or \"unknown\"")},
+        {"origin", str("The store it was born in, or \"unknown\"")},
+        {"tags", arrayOf(str())},
+        {"anchors", arrayOf(anchorOut())},
+        {"evidence", arrayOf(object({{"type", str()}, {"value", str()}}, {"type", "value"}))},
+        {"feedback", object({{"correct", integer()},
+                             {"wrong", integer()},
+                             {"partial", integer()},
+                             {"contested", boolean("More wrong than correct verdicts")}},
+                            {"correct", "wrong", "partial", "contested"})},
+        {"updated", str()},
+        {"verified", str("When the anchors were last re-verified")},
+        {"supersedes", str()},
+        {"retracted_by", str()},
+        {"retract_reason", str()},
+        {"force_reason", str()},
+        {"origin_claim", str("On a medulla copy: the project claim it was promoted from")},
+        {"promoted_by", str()},
+        {"promoted", str("When it was promoted (UTC)")},
+        {"promotion_reason", str()},
+        {"promoted_to", str("On a project claim: the id of its medulla copy")},
+    };
+}
+
+const Names kClaimRequired = {"id",     "version",    "label",    "text",         "kind",
+                              "status", "confidence", "created",  "source_agent", "origin",
+                              "tags",   "anchors",    "evidence", "feedback"};
+
+json claim(const char* description = nullptr) {
+    return object(claimProperties(), kClaimRequired, description);
+}
+
+// A claim with extra members (a recall row, get's claim).
+json claimWith(json extra, const Names& extraRequired) {
+    json props = claimProperties();
+    for (auto& [k, v] : extra.items())
+        props[k] = v;
+    Names required = kClaimRequired;
+    required.insert(required.end(), extraRequired.begin(), extraRequired.end());
+    return object(std::move(props), required);
+}
+
+json envelope() {
+    json tierState = object(
+        {
+            {"tier", str("project or medulla")},
+            {"path", str("The store directory")},
+            {"name", str()},
+            {"exists", boolean()},
+            {"index_ready", boolean()},
+            {"claims", object({{"committed", integer()},
+                               {"frontier", integer()},
+                               {"retracted", integer()},
+                               {"superseded", integer()}},
+                              {"committed", "frontier", "retracted", "superseded"})},
+            {"anchors", integer()},
+            {"generation", integer()},
+            {"broken_files", integer()},
+            {"error", str("Why the tier could not be read")},
+        },
+        {"tier", "path", "exists", "index_ready", "claims"});
+    json recovery = object({{"method", str("The tool (or command) to call")},
+                            {"arguments", typed("object", nullptr)},
+                            {"reason", str()}},
+                           {"method", "reason"}, "The exact call that would fix the state");
+    recovery["type"] = json::array({"object", "null"});
+    return object(
+        {
+            {"schema", str()},
+            {"status", oneOf({"ok", "triaging", "blocked"})},
+            {"trust_mode", oneOf({"full_trust", "needs_index", "wrong_workspace_binding",
+                                  "retrieval_needs_recovery"},
+                                 "How far an empty or short answer can be trusted")},
+            {"observed", object({{"method", str()}, {"candidates", integer()}, {"error", str()}},
+                                {"method", "candidates"})},
+            {"session", object({{"pid", integer()}, {"version", str()}, {"started", str()}},
+                               {"pid", "version", "started"})},
+            {"binding",
+             object({{"root", str("The bound workspace root")},
+                     {"fingerprint", str()},
+                     {"source", str("How the root was chosen: --root, ENGRAM_ROOT, roots "
+                                    "(the client's), discovered (the working directory)")},
+                     {"requested_root", either("string", "null")},
+                     {"mismatch", boolean()}},
+                    {"root", "fingerprint", "source", "requested_root", "mismatch"})},
+            {"store", arrayOf(std::move(tierState))},
+            {"next_suggested", either("string", "null")},
+            {"recovery", std::move(recovery)},
+            {"non_claims", arrayOf(str())},
+        },
+        {"schema", "status", "trust_mode", "observed", "session", "binding", "store",
+         "next_suggested", "recovery", "non_claims"},
+        "The state of memory behind this answer (bound root, counts per tier, index)");
+}
+
+json feedbackCounts() {
+    return object({{"correct", integer()},
+                   {"wrong", integer()},
+                   {"partial", integer()},
+                   {"contested", boolean()}},
+                  {"correct", "wrong", "partial", "contested"});
+}
+
+json claimWithHistory() {
+    json anchors = arrayOf(anchorOut());
+    anchors["items"]["required"].push_back("state");
+    json c = claimWith({{"tier", str()},
+                        {"file", str("The claim file")},
+                        {"anchor_state", oneOf(kAnchorStates)},
+                        {"anchors", std::move(anchors)}},
+                       {"tier", "file", "anchor_state"});
+    return object(
+        {{"claim", std::move(c)}, {"history", arrayOf(claim(), "Earlier versions, oldest first")}},
+        {"claim", "history"});
+}
+
+// ---- arguments -----------------------------------------------------------
+
+json input(json properties, const Names& required) {
+    return object(std::move(properties), required);
+}
+
+json agentArg() {
+    return str("Who acts, as tool:role (e.g. claude:maker, human:ana); defaults to the MCP "
+               "client's name");
+}
+
+json idArg() {
+    return str("The claim id (c-...), as recall or remember returned it");
+}
+
+json anchorIn() {
+    return object(
+        {
+            {"path", str("Workspace-relative path of the file (absolute paths inside the root "
+                         "are accepted)")},
+            {"symbol", str("Qualified symbol in that file, e.g. TokenValidator.validate, or any "
+                           "unambiguous suffix of it")},
+            {"position", object({{"line", integer("0-based line")},
+                                 {"character", integer("0-based, UTF-16 code units")}},
+                                {"line"}, "The innermost definition around this position")},
+            {"range", object({{"start_line", integer("1-based, inclusive")},
+                              {"end_line", integer("1-based, inclusive")}},
+                             {"start_line"}, "A line range (for code without a grammar)")},
+        },
+        {"path"},
+        "Where the claim points: a symbol, a position, a line range, or (path alone) the whole "
+        "file");
+}
+
+} // namespace
+
+json rootProperty() {
+    return str("The workspace root this call is about (a path or file:// URI, anywhere inside "
+               "it). Needed only when the client shares several roots; recall and status "
+               "report a root that is not the bound one in envelope.binding");
+}
+
+json rememberInput() {
+    json confidence = typed("number", "How sure you are, in [0, 1] (default 0.7)");
+    confidence["minimum"] = 0;
+    confidence["maximum"] = 1;
+    json text = str("What was learned: one self-contained statement about the code, what it "
+                    "does and what callers must know (at most 16 KiB)");
+    text["minLength"] = 1;
+    return input(
+        {
+            {"text", std::move(text)},
+            {"label", str("Short name, unique among live claims (at most 120 bytes). Remembering "
+                          "under a live claim's label writes its next version")},
+            {"kind", oneOf(kKinds)},
+            {"tags", arrayOf(str())},
+            {"confidence", std::move(confidence)},
+            {"agent", agentArg()},
+            {"anchors", arrayOf(anchorIn(), "The code the claim is about; the claim is flagged "
+                                            "drifted when that code changes")},
+            {"evidence",
+             arrayOf(object({{"type", oneOf({"path", "url", "command", "note"})}, {"value", str()}},
+                            {"type", "value"}),
+                     "Where the claim can be checked")},
+            {"tier", oneOf({"project", "medulla"},
+                           "project (default): this repository's memory; medulla: the user's "
+                           "global doctrine")},
+            {"force_reason", str("Why a lower-confidence version should replace the live one "
+                                 "(otherwise refused with WouldDowngrade)")},
+        },
+        {"text"});
+}
+
+json rememberOutput() {
+    json superseded = claim("The version this write replaced, or null");
+    superseded["type"] = json::array({"object", "null"});
+    return object({{"claim", claim()}, {"tier", str()}, {"superseded", std::move(superseded)}},
+                  {"claim", "tier", "superseded"});
+}
+
+json recallInput() {
+    json limit = integer("At most this many rows (1-200, default 10)");
+    limit["minimum"] = 1;
+    limit["maximum"] = 200;
+    json maxChars = integer("Stop adding rows past this many characters of claim text");
+    maxChars["minimum"] = 1;
+    return input(
+        {
+            {"query", str("Words about the task or the code; absent = the most recent claims")},
+            {"tier", oneOf({"project", "medulla", "all"},
+                           "Absent: the project and the medulla. all: also every other project "
+                           "engram has served on this machine (rows say which)")},
+            {"path", str("The file you are working on: claims anchored in it rank first")},
+            {"kinds", arrayOf(oneOf(kKinds))},
+            {"include", arrayOf(oneOf({"frontier", "retracted", "superseded"}),
+                                "Statuses to show beside the committed claims")},
+            {"limit", std::move(limit)},
+            {"max_chars", std::move(maxChars)},
+        },
+        {});
+}
+
+json recallOutput() {
+    json row = claimWith(
+        {
+            {"score", typed("number", nullptr)},
+            {"tier", str("project, medulla, or other (another project's, with tier all)")},
+            {"store", str("The root (or medulla directory) the row came from")},
+            {"provenance", str("Where, by whom and when it was learned; promotions")},
+            {"stale", either("boolean", "string",
+                             "Older than stale_days and not re-verified, "
+                             "or \"unknown\"")},
+            {"age", str()},
+            {"anchor_state", oneOf(kAnchorStates, "drifted or orphaned: the code changed since "
+                                                  "the claim was written; check before trusting")},
+            {"why", arrayOf(str(), "Why this row matched")},
+        },
+        {"score", "tier", "stale", "age", "anchor_state", "why"});
+    // Per tier {live, other}; counts that are not per tier (one entry per
+    // other project, say) nest one level deeper, so nothing is required here.
+    json exists = typed("object", "Live and other claims per tier, even when no row matched");
+    exists["additionalProperties"] = object({{"live", integer()}, {"other", integer()}}, {});
+    return object(
+        {{"rows", arrayOf(std::move(row))},
+         {"memory_exists", std::move(exists)},
+         {"truncated", boolean("limit or max_chars cut the list")},
+         {"why_empty", str("Why nothing matched, when nothing did")},
+         {"unreachable", arrayOf(object({{"root", str()}, {"reason", str()}}, {"root", "reason"}),
+                                 "Registered projects tier all could not read")},
+         {"envelope", envelope()}},
+        {"rows", "memory_exists", "truncated", "envelope"});
+}
+
+json getInput() {
+    return input({{"id", idArg()}}, {"id"});
+}
+
+json getOutput() {
+    return claimWithHistory();
+}
+
+json retractInput() {
+    return input({{"id", idArg()},
+                  {"reason", str("Why the claim no longer holds (one line)")},
+                  {"agent", agentArg()}},
+                 {"id", "reason"});
+}
+
+json retractOutput() {
+    return object({{"claim", claim("The claim, now retracted (kept, never deleted)")}}, {"claim"});
+}
+
+json learnInput() {
+    return input({{"id", idArg()},
+                  {"verdict", oneOf({"correct", "wrong", "partial"},
+                                    "Whether the claim held when you relied on it")},
+                  {"note", str()},
+                  {"agent", agentArg()}},
+                 {"id", "verdict"});
+}
+
+json learnOutput() {
+    return object({{"claim", claim()}, {"tier", str()}, {"feedback", feedbackCounts()}},
+                  {"claim", "tier", "feedback"});
+}
+
+json reverifyInput() {
+    return input({{"id", idArg()}, {"note", str("What you checked")}, {"agent", agentArg()}},
+                 {"id"});
+}
+
+json anchorsInput() {
+    return input({{"path", str("Workspace-relative path of a source file")}}, {"path"});
+}
+
+json anchorsOutput() {
+    json position =
+        object({{"line", integer("0-based")}, {"character", integer("0-based, UTF-16 code units")}},
+               {"line", "character"});
+    json anchor = object(
+        {
+            {"claim_id", str()},
+            {"label", either("string", "null")},
+            {"text", str()},
+            {"anchor", integer("Which of the claim's anchors")},
+            {"symbol", str()},
+            {"anchor_state", oneOf({"intact", "drifted", "moved", "orphaned"})},
+            {"moved_to", str("Where a moved symbol is now")},
+            {"source_agent", str()},
+            {"age", str()},
+            {"range", object({{"start", position}, {"end", position}}, {"start", "end"},
+                             "The anchored code's current range (absent when orphaned)")},
+        },
+        {"claim_id", "label", "text", "anchor", "symbol", "anchor_state", "source_agent", "age"});
+    return object({{"path", str()}, {"anchors", arrayOf(std::move(anchor))}}, {"path", "anchors"});
+}
+
+json statusInput() {
+    return input(json::object(), {});
+}
+
+json statusOutput() {
+    return object(
+        {
+            {"envelope", envelope()},
+            {"anchor_health", object({{"intact", integer()},
+                                      {"drifted", integer()},
+                                      {"moved", integer()},
+                                      {"orphaned", integer()}},
+                                     {"intact", "drifted", "moved", "orphaned"})},
+            {"broken_files",
+             arrayOf(object({{"file", str()}, {"problem", str()}}, {"file", "problem"}))},
+            {"registered",
+             arrayOf(object({{"root", str()}, {"reachable", boolean()}}, {"root", "reachable"}),
+                     "Every project store served on this machine (what tier all reads)")},
+        },
+        {"envelope", "anchor_health", "broken_files"});
+}
+
+json promoteInput() {
+    return input({{"id", idArg()},
+                  {"reason", str("Why it holds beyond this project (one line)")},
+                  {"agent", agentArg()}},
+                 {"id", "reason"});
+}
+
+json promoteOutput() {
+    json superseded = claim("The medulla version this promotion replaced");
+    superseded["type"] = json::array({"object", "null"});
+    json warning = either("string", "null", "Set past the medulla's soft cap of 200 live claims");
+    return object({{"medulla_copy", claim("The copy now in the medulla")},
+                   {"witness", claim("The project claim, stamped promoted_to")},
+                   {"superseded", std::move(superseded)},
+                   {"medulla_live", integer("Live claims in the medulla now")},
+                   {"soft_cap", integer()},
+                   {"warning", std::move(warning)}},
+                  {"medulla_copy", "witness", "medulla_live"});
+}
+
+} // namespace engram::mcp::schema

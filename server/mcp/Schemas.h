@@ -1,0 +1,38 @@
+// JSON Schemas of the MCP tools' arguments and results.
+//
+// Input schemas describe what protocol/Convert accepts (Convert stays the
+// judge: it names the offending field when a call does not fit). Output
+// schemas describe what Convert's toJson produces, and list only what is
+// always there as required, so that fields added later keep old results
+// valid; they never forbid extra members, since readers ignore unknown
+// fields (BRIEF 3). Nothing here uses $ref: some clients hand schemas to a
+// model without resolving references.
+#pragma once
+#include <nlohmann/json.hpp>
+
+namespace engram::mcp::schema {
+
+using json = nlohmann::json;
+
+// The optional `root` argument every tool takes (multi-root clients).
+json rootProperty();
+
+json rememberInput();
+json rememberOutput();
+json recallInput();
+json recallOutput();
+json getInput();
+json getOutput(); // also reverify's
+json retractInput();
+json retractOutput();
+json learnInput();
+json learnOutput();
+json reverifyInput();
+json anchorsInput();
+json anchorsOutput();
+json statusInput();
+json statusOutput();
+json promoteInput();
+json promoteOutput();
+
+} // namespace engram::mcp::schema

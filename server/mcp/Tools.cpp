@@ -1,0 +1,148 @@
+// The tool table and the few lines that connect each tool to the engine.
+#include "mcp/Tools.h"
+
+#include "mcp/Render.h"
+#include "mcp/Schemas.h"
+#include "protocol/Convert.h"
+#include "util/Paths.h"
+
+namespace engram::mcp {
+
+namespace {
+
+using protocol::Params;
+
+std::string agentOf(const ToolCall& call, const Params& p) {
+    return p.optString("agent").value_or(call.defaultAgent);
+}
+
+json runRemember(ToolCall& call, const json& args) {
+    json withAgent = args.is_object() ? args : json::object();
+    if (!withAgent.contains("agent") || withAgent["agent"].is_null())
+        withAgent["agent"] = call.defaultAgent;
+    return protocol::toJson(call.engine.remember(protocol::parseRemember(withAgent)));
+}
+
+json runRecall(ToolCall& call, const json& args) {
+    auto req = protocol::parseRecall(args);
+    req.root = call.requestedRoot; // as routed (mcp/Workspaces)
+    return protocol::toJson(call.engine.recall(req));
+}
+
+json runGet(ToolCall& call, const json& args) {
+    return protocol::toJson(call.engine.get(Params(args).reqString("id")));
+}
+
+json runRetract(ToolCall& call, const json& args) {
+    Params p(args);
+    auto id = p.reqString("id");
+    auto reason = p.reqString("reason");
+    return {{"claim", protocol::toJson(call.engine.retract(id, agentOf(call, p), reason))}};
+}
+
+json runLearn(ToolCall& call, const json& args) {
+    Params p(args);
+    auto id = p.reqString("id");
+    auto verdict = p.reqString("verdict");
+    return protocol::toJson(
+        call.engine.learn(id, verdict, agentOf(call, p), p.optString("note").value_or("")));
+}
+
+json runReverify(ToolCall& call, const json& args) {
+    Params p(args);
+    auto id = p.reqString("id");
+    return protocol::toJson(
+        call.engine.reverify(id, agentOf(call, p), p.optString("note").value_or("")));
+}
+
+json runAnchors(ToolCall& call, const json& args) {
+    std::string path = Params(args).reqString("path");
+    auto found = call.engine.anchorsIn(path); // refuses paths outside the root
+    std::string text = call.engine.documentText(path).value_or("");
+    json list = json::array();
+    for (auto& a : found)
+        list.push_back(protocol::toJson(a, text));
+    return {{"path", relativeToRoot(call.engine.root(), path).value_or(path)},
+            {"anchors", std::move(list)}};
+}
+
+json runPromote(ToolCall& call, const json& args) {
+    Params p(args);
+    auto id = p.reqString("id");
+    auto reason = p.reqString("reason");
+    return protocol::toJson(call.engine.promote({id, agentOf(call, p), reason}));
+}
+
+json runStatus(ToolCall& call, const json&) {
+    return protocol::toJson(call.engine.status(call.requestedRoot));
+}
+
+// Every tool also takes `root` (multi-root clients), added here once.
+Tool withRoot(Tool t) {
+    t.inputSchema["properties"]["root"] = schema::rootProperty();
+    return t;
+}
+
+std::vector<Tool> makeTools() {
+    std::vector<Tool> list = {
+        {"recall", "Recall memory",
+         "Find what is known about a task, a file or a symbol before you work on it; each row "
+         "says whether its anchored code changed since (anchor_state) and how old it is.",
+         schema::recallInput(), schema::recallOutput(), Effect::Read, runRecall, render::recall},
+        {"remember", "Remember a claim",
+         "Record something you learned about this code (a gotcha, decision, convention, fact), "
+         "anchored to the function or file it is about so it is flagged when that code changes.",
+         schema::rememberInput(), schema::rememberOutput(), Effect::Write, runRemember,
+         render::remember},
+        {"get", "Get a claim",
+         "Show one claim by id with its anchors' current state, its feedback and its earlier "
+         "versions.",
+         schema::getInput(), schema::getOutput(), Effect::Read, runGet, render::get, "id"},
+        {"reverify", "Re-verify a claim",
+         "After checking a drifted or moved claim against the current code and finding it still "
+         "true, re-stamp its anchors to the code as it is now.",
+         schema::reverifyInput(), schema::getOutput(), Effect::Write, runReverify, render::reverify,
+         "id"},
+        {"retract", "Retract a claim",
+         "Withdraw a claim that is no longer true, with the reason; it is kept on disk but no "
+         "longer recalled.",
+         schema::retractInput(), schema::retractOutput(), Effect::Destructive, runRetract,
+         render::retract, "id"},
+        {"learn", "Rate a claim",
+         "Say whether a claim you relied on was correct, wrong or partial; recall ranks by these "
+         "verdicts and flags claims judged wrong more often than right.",
+         schema::learnInput(), schema::learnOutput(), Effect::Write, runLearn, render::learn, "id"},
+        {"anchors", "Claims anchored in a file",
+         "List every live claim anchored in one source file, with each anchor's state and "
+         "current range: what memory says about the file you are editing.",
+         schema::anchorsInput(), schema::anchorsOutput(), Effect::Read, runAnchors,
+         render::anchors},
+        {"promote", "Promote a claim to the medulla",
+         "Copy a project claim that holds beyond this project into the user's medulla, where "
+         "every project's recall finds it; as a sub-agent, contribute findings instead.",
+         schema::promoteInput(), schema::promoteOutput(), Effect::Write, runPromote,
+         render::promote, "id"},
+        {"status", "Memory status",
+         "Show which workspace root is bound, how many claims each tier holds, anchor health and "
+         "broken claim files; call it when an answer looks empty or wrong.",
+         schema::statusInput(), schema::statusOutput(), Effect::Read, runStatus, render::status},
+    };
+    for (auto& t : list)
+        t = withRoot(std::move(t));
+    return list;
+}
+
+} // namespace
+
+const std::vector<Tool>& tools() {
+    static const std::vector<Tool> list = makeTools();
+    return list;
+}
+
+const Tool* findTool(std::string_view name) {
+    for (auto& t : tools())
+        if (t.name == name) return &t;
+    return nullptr;
+}
+
+} // namespace engram::mcp

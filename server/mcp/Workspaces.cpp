@@ -1,0 +1,120 @@
+// Binding, routing and catching up with changes on disk.
+#include "mcp/Workspaces.h"
+
+#include "lsp/Log.h"
+#include "model/Error.h"
+#include "store/Store.h"
+#include "util/Fs.h"
+#include "util/Paths.h"
+
+namespace engram::mcp {
+
+namespace {
+
+std::string joined(const std::vector<std::string>& roots) {
+    std::string out;
+    for (auto& r : roots)
+        out += (out.empty() ? "" : ", ") + r;
+    return out;
+}
+
+bool inside(const std::string& root, const std::string& path) {
+    return path == root || (path.size() > root.size() && path.compare(0, root.size(), root) == 0 &&
+                            (root == "/" || path[root.size()] == '/'));
+}
+
+} // namespace
+
+Workspace::Workspace(EngineOptions opts)
+    : engine(std::move(opts))
+    , watcher(engine.projectDir() + "/claims") {}
+
+Workspaces::Workspaces(std::string home, std::string version)
+    : home_(std::move(home))
+    , version_(std::move(version)) {}
+
+std::string rootArgument(const std::string& root) {
+    if (root.rfind("file://", 0) == 0) {
+        auto local = uriToPath(root);
+        if (!local) throw invalidField("root", "is not a valid file:// URI");
+        return canonicalPath(*local);
+    }
+    if (root.empty()) throw invalidField("root", "must not be empty");
+    return canonicalPath(root);
+}
+
+void Workspaces::bind(const std::vector<std::string>& roots, const std::string& source) {
+    list_.clear();
+    source_ = source;
+    for (auto& r : roots) {
+        list_.push_back(std::make_unique<Workspace>(EngineOptions{r, source, home_, 30, version_}));
+        // Watching starts before the first call reads anything, so no change
+        // falls between the index's first sync and the watch.
+        list_.back()->watcher.start();
+    }
+    logLine("bound to " + joined(this->roots()) + " (" + source + ")");
+}
+
+std::vector<std::string> Workspaces::roots() const {
+    std::vector<std::string> out;
+    for (auto& w : list_)
+        out.push_back(w->engine.root());
+    return out;
+}
+
+std::optional<std::string> Workspaces::servedRootOf(const std::string& root) const {
+    std::optional<std::string> best;
+    for (auto& w : list_)
+        if (inside(w->engine.root(), root) && (!best || w->engine.root().size() > best->size()))
+            best = w->engine.root();
+    return best;
+}
+
+Workspace& Workspaces::route(const std::optional<std::string>& root,
+                             const std::optional<std::string>& claimId) {
+    if (list_.empty()) throw EngramError(ErrorKind::NotBound, "no workspace root is bound");
+    if (root) {
+        auto served = servedRootOf(rootArgument(*root));
+        if (!served)
+            throw EngramError(ErrorKind::NotBound,
+                              "root: this engram serves " + joined(roots()) + ", not " + *root +
+                                  "; start `engram mcp --root " + *root + "` for that workspace",
+                              {{"field", std::string("root")}, {"roots", joined(roots())}});
+        for (auto& w : list_)
+            if (w->engine.root() == *served) return *w;
+    }
+    if (list_.size() == 1) return *list_.front();
+    if (claimId && Store::validId(*claimId)) {
+        Workspace* found = nullptr;
+        int hits = 0;
+        for (auto& w : list_)
+            if (statFile(w->engine.projectDir() + "/claims/" + *claimId + ".md")) {
+                found = w.get();
+                ++hits;
+            }
+        if (hits == 1) return *found;
+    }
+    throw EngramError(ErrorKind::AmbiguousRoot,
+                      "root: the client shares several workspace roots (" + joined(roots()) +
+                          "); pass root to say which one this call is about",
+                      {{"field", std::string("root")}, {"roots", joined(roots())}});
+}
+
+void Workspaces::catchUp(Workspace& ws) {
+    // A store created after binding (the first write, another engram, a git
+    // pull): everything in it is new to us.
+    if (!ws.watcher.watching()) {
+        if (ws.watcher.start()) ws.engine.refresh();
+        return;
+    }
+    auto changes = ws.watcher.drain();
+    if (changes.full) {
+        ws.watcher.start();
+        ws.engine.refresh();
+    } else if (!changes.ids.empty()) {
+        std::vector<std::string> ids(changes.ids.begin(), changes.ids.end());
+        ws.engine.refresh(&ids);
+    }
+}
+
+} // namespace engram::mcp

@@ -1,0 +1,175 @@
+// Connecting with the official SDK client, version negotiation, the tool
+// list and its schemas.
+import assert from 'node:assert/strict';
+import { after, before, describe, test } from 'node:test';
+
+import { LATEST_PROTOCOL_VERSION } from '@modelcontextprotocol/sdk/types.js';
+
+import { RawPeer, TOOL_NAMES, connect, makeAjv, makeWorkspace, textOf } from './helpers.mjs';
+
+describe('lifecycle', () => {
+  let ws;
+  before(() => {
+    ws = makeWorkspace();
+  });
+  after(() => ws.cleanup());
+
+  test('the SDK client connects and negotiates its newest revision', async () => {
+    const s = await connect({ home: ws.home, args: ['--root', ws.root] });
+    try {
+      assert.equal(LATEST_PROTOCOL_VERSION, '2025-11-25', 'the SDK moved on: add its revision');
+      assert.equal(s.negotiated(), LATEST_PROTOCOL_VERSION);
+      const info = s.client.getServerVersion();
+      assert.equal(info.name, 'engram');
+      assert.match(info.version, /^\d+\.\d+\.\d+/);
+      assert.deepEqual(s.client.getServerCapabilities().tools, { listChanged: false });
+      await s.client.ping();
+    } finally {
+      await s.close();
+    }
+  });
+
+  test('instructions teach how to use memory well', async () => {
+    const s = await connect({ home: ws.home, args: ['--root', ws.root] });
+    try {
+      const text = s.client.getInstructions();
+      assert.ok(text, 'initialize carries instructions');
+      for (const needle of ['recall', 'remember', 'anchor', 'reverify', 'retract', 'drifted', 'sub-agent', 'never']) {
+        assert.ok(text.includes(needle), `instructions mention ${needle}`);
+      }
+      assert.match(text, /sub-agent[^\n]*(contribute|hand your findings back)[^\n]*never promote/);
+    } finally {
+      await s.close();
+    }
+  });
+
+  test('tools/list: every tool with a description, input and output schema', async () => {
+    const s = await connect({ home: ws.home, args: ['--root', ws.root] });
+    try {
+      const { tools, nextCursor } = await s.client.listTools();
+      assert.equal(nextCursor, undefined);
+      assert.deepEqual(tools.map((t) => t.name).sort(), TOOL_NAMES);
+      const ajv = makeAjv();
+      for (const t of tools) {
+        assert.ok(t.title, `${t.name} has a title`);
+        assert.ok(t.description.length > 40 && !t.description.includes('\n'), `${t.name}: one line description`);
+        assert.equal(t.inputSchema.type, 'object');
+        assert.equal(t.outputSchema.type, 'object');
+        assert.equal(t.inputSchema.properties.root.type, 'string', `${t.name} takes root`);
+        // Both schemas compile in strict mode (no unknown keywords, no typos).
+        ajv.compile(t.inputSchema);
+        ajv.compile(t.outputSchema);
+        assert.equal(typeof t.annotations.readOnlyHint, 'boolean');
+        assert.equal(t.annotations.openWorldHint, false);
+      }
+      const byName = Object.fromEntries(tools.map((t) => [t.name, t]));
+      assert.deepEqual(byName.remember.inputSchema.required, ['text']);
+      assert.deepEqual(byName.retract.inputSchema.required.sort(), ['id', 'reason']);
+      assert.equal(byName.recall.annotations.readOnlyHint, true);
+      assert.equal(byName.retract.annotations.destructiveHint, true);
+      assert.equal(byName.remember.annotations.readOnlyHint, false);
+      assert.ok(byName.recall.outputSchema.required.includes('envelope'));
+    } finally {
+      await s.close();
+    }
+  });
+
+  test('the server exits when the client closes stdin', async () => {
+    const peer = new RawPeer({ home: ws.home, args: ['--root', ws.root] });
+    await peer.initialize();
+    assert.equal(await peer.close(), 0);
+  });
+});
+
+describe('version negotiation', () => {
+  let ws;
+  before(() => {
+    ws = makeWorkspace();
+  });
+  after(() => ws.cleanup());
+
+  for (const v of ['2025-11-25', '2025-06-18', '2025-03-26', '2024-11-05']) {
+    test(`a client asking for ${v} gets ${v}`, async () => {
+      const peer = new RawPeer({ home: ws.home, args: ['--root', ws.root] });
+      try {
+        const reply = await peer.initialize(v);
+        assert.equal(reply.result.protocolVersion, v);
+        assert.equal(reply.result.serverInfo.name, 'engram');
+      } finally {
+        await peer.close();
+      }
+    });
+  }
+
+  test('an unknown revision is answered with the newest one', async () => {
+    const peer = new RawPeer({ home: ws.home, args: ['--root', ws.root] });
+    try {
+      const reply = await peer.initialize('2099-01-01');
+      assert.equal(reply.result.protocolVersion, '2025-11-25');
+    } finally {
+      await peer.close();
+    }
+  });
+
+  test('initialize without protocolVersion is refused naming the field', async () => {
+    const peer = new RawPeer({ home: ws.home, args: ['--root', ws.root] });
+    try {
+      const reply = await peer.request('initialize', { capabilities: {} }, 1);
+      assert.equal(reply.error.code, -32602);
+      assert.match(reply.error.message, /^protocolVersion: is required/);
+      assert.equal(reply.error.data.field, 'protocolVersion');
+      const retry = await peer.initialize('2025-06-18');
+      assert.equal(retry.result.protocolVersion, '2025-06-18');
+    } finally {
+      await peer.close();
+    }
+  });
+
+  test('2024-11-05: no output schemas or annotations, results as text (with the JSON)', async () => {
+    const peer = new RawPeer({ home: ws.home, args: ['--root', ws.root] });
+    try {
+      await peer.initialize('2024-11-05');
+      const list = await peer.request('tools/list', {}, 2);
+      for (const t of list.result.tools) {
+        assert.equal(t.outputSchema, undefined);
+        assert.equal(t.annotations, undefined);
+        assert.equal(t.title, undefined);
+      }
+      const status = await peer.request('tools/call', { name: 'status', arguments: {} }, 3);
+      assert.equal(status.result.structuredContent, undefined);
+      assert.equal(status.result.content.length, 2);
+      assert.match(status.result.content[0].text, /root /);
+      const data = JSON.parse(status.result.content[1].text);
+      assert.equal(data.envelope.binding.root, ws.root);
+    } finally {
+      await peer.close();
+    }
+  });
+
+  test('2025-03-26: annotations but no output schemas', async () => {
+    const peer = new RawPeer({ home: ws.home, args: ['--root', ws.root] });
+    try {
+      await peer.initialize('2025-03-26');
+      const list = await peer.request('tools/list', {}, 2);
+      for (const t of list.result.tools) {
+        assert.equal(t.outputSchema, undefined);
+        assert.equal(typeof t.annotations.readOnlyHint, 'boolean');
+      }
+    } finally {
+      await peer.close();
+    }
+  });
+
+  test('2025-06-18 and later: structuredContent beside one readable text block', async () => {
+    const s = await connect({ home: ws.home, args: ['--root', ws.root] });
+    try {
+      const r = await s.call('status');
+      assert.equal(r.isError, undefined);
+      assert.equal(r.content.length, 1);
+      assert.equal(r.structuredContent.envelope.binding.root, ws.root);
+      assert.match(textOf(r), new RegExp(`root ${ws.root} \\(--root\\)`));
+    } finally {
+      await s.close();
+    }
+  });
+});
