@@ -4,6 +4,7 @@
 
 #include "lsp/Log.h"
 #include "protocol/Convert.h"
+#include "protocol/Packet.h"
 #include "util/Paths.h"
 
 namespace engram {
@@ -26,13 +27,16 @@ bool validId(const json& id) {
 }
 
 // Methods a client may call; also advertised under experimental.engram.
-const char* kEngramMethods[] = {"engram/remember", "engram/recall",  "engram/get",
-                                "engram/retract",  "engram/learn",   "engram/status",
-                                "engram/reverify", "engram/anchors", "engram/promote"};
+const char* kEngramMethods[] = {"engram/remember", "engram/recall",       "engram/get",
+                                "engram/retract",  "engram/learn",        "engram/status",
+                                "engram/reverify", "engram/anchors",      "engram/promote",
+                                "engram/delegate", "engram/verifyPacket", "engram/contribute",
+                                "engram/review"};
 
 // Requests that change memory: open documents' diagnostics follow them.
 const std::set<std::string> kWrites = {"engram/remember", "engram/retract", "engram/learn",
-                                       "engram/reverify", "engram/promote"};
+                                       "engram/reverify", "engram/promote", "engram/contribute",
+                                       "engram/review"};
 
 } // namespace
 
@@ -48,6 +52,10 @@ LspServer::LspServer(ServerOptions opts)
         {"engram/get", &LspServer::onGet},
         {"engram/retract", &LspServer::onRetract},
         {"engram/promote", &LspServer::onPromote},
+        {"engram/delegate", &LspServer::onDelegate},
+        {"engram/verifyPacket", &LspServer::onVerifyPacket},
+        {"engram/contribute", &LspServer::onContribute},
+        {"engram/review", &LspServer::onReview},
         {"engram/learn", &LspServer::onLearn},
         {"engram/reverify", &LspServer::onReverify},
         {"engram/status", &LspServer::onStatus},
@@ -379,6 +387,29 @@ json LspServer::onRetract(const json& params) {
 json LspServer::onPromote(const json& params) {
     PromoteRequest req = protocol::parsePromote(params);
     return protocol::toJson(bound(hintsOf(params)).engine.promote(req));
+}
+
+// Delegation (protocol/Packet): the packet's id is taken over its JSON form,
+// so delegate and verifyPacket go through protocol/ rather than straight to
+// the engine.
+json LspServer::onDelegate(const json& params) {
+    DelegateRequest req = protocol::parseDelegate(params);
+    return protocol::delegate(bound(hintsOf(params)).engine, req);
+}
+
+json LspServer::onVerifyPacket(const json& params) {
+    protocol::VerifyPacketRequest req = protocol::parseVerifyPacket(params);
+    return protocol::toJson(protocol::verifyPacket(bound(hintsOf(params)).engine, req));
+}
+
+json LspServer::onContribute(const json& params) {
+    ContributeRequest req = protocol::parseContribute(params);
+    return protocol::toJson(bound(hintsOf(params)).engine.contribute(req));
+}
+
+json LspServer::onReview(const json& params) {
+    ReviewRequest req = protocol::parseReview(params);
+    return protocol::toJson(bound(hintsOf(params)).engine.review(req));
 }
 
 json LspServer::onLearn(const json& params) {

@@ -108,6 +108,10 @@ private:
     json onGet(const json& params);
     json onRetract(const json& params);
     json onPromote(const json& params);
+    json onDelegate(const json& params);
+    json onVerifyPacket(const json& params);
+    json onContribute(const json& params);
+    json onReview(const json& params);
     json onLearn(const json& params);
     json onReverify(const json& params);
     json onStatus(const json& params);

@@ -284,4 +284,48 @@ std::string promote(const json& r) {
     return out;
 }
 
+std::string delegate(const json& r) {
+    const json& p = member(r, "packet");
+    const json& items = member(p, "items");
+    std::string out = "Packet " + field(p, "packet_id") + " · " + std::to_string(items.size()) +
+                      (items.size() == 1 ? " item" : " items") + "\n";
+    int n = 0;
+    for (auto& it : items)
+        out += std::to_string(++n) + ". " + field(it, "id") + " · " + field(it, "tier") + " · " +
+               field(it, "anchor_state") + " · " + field(it, "text") + "\n";
+    out += "left out: " + member(p, "honest_gaps").dump() + "\n";
+    for (auto& i : member(p, "instructions"))
+        out += "- " + i.get<std::string>() + "\n";
+    return out;
+}
+
+std::string verifyPacket(const json& r) {
+    if (field(r, "valid") == "true")
+        return "The packet is valid (" + field(r, "packet_id") + ").\n";
+    std::string out = "The packet is NOT valid:\n";
+    for (auto& why : member(r, "reasons"))
+        out += "- " + why.get<std::string>() + "\n";
+    return out;
+}
+
+std::string contribute(const json& r) {
+    std::string out = field(r, "stored") + " stored for review, " + field(r, "duplicates") +
+                      " duplicates, " + field(r, "refused") + " refused, " + field(r, "conflicts") +
+                      " in conflict\n";
+    for (auto& it : member(r, "items")) {
+        out += "item " + field(it, "index") + ": " + field(it, "status");
+        if (auto id = field(it, "contribution_id"); !id.empty()) out += " as " + id;
+        if (auto d = field(it, "duplicate_of"); !d.empty()) out += " (duplicate of " + d + ")";
+        if (field(it, "conflict") == "true") out += " · CONFLICTS with a committed claim";
+        out += "\n";
+    }
+    return out;
+}
+
+std::string review(const json& r) {
+    const json& c = member(r, "claim");
+    return (field(r, "decision") == "accept" ? "Accepted: " : "Rejected: ") + field(c, "id") +
+           " is now " + field(c, "status") + "\n";
+}
+
 } // namespace engram::mcp::render

@@ -23,5 +23,9 @@ std::string reverify(const json& r);
 std::string anchors(const json& r);
 std::string status(const json& r);
 std::string promote(const json& r);
+std::string delegate(const json& r);
+std::string verifyPacket(const json& r);
+std::string contribute(const json& r);
+std::string review(const json& r);
 
 } // namespace engram::mcp::render

@@ -431,4 +431,113 @@ json promoteOutput() {
                   {"medulla_copy", "witness", "medulla_live"});
 }
 
+json delegateInput() {
+    json maxItems = integer("At most this many items (default 20)");
+    maxItems["minimum"] = 1;
+    json maxChars = integer("At most this many characters of claim text (default 8000)");
+    maxChars["minimum"] = 1;
+    return input({{"task", str("What the sub-agent is asked to do")},
+                  {"paths", arrayOf(str(), "Files the task touches: claims anchored there count")},
+                  {"symbols", arrayOf(str(), "Symbols the task touches")},
+                  {"max_items", std::move(maxItems)},
+                  {"max_chars", std::move(maxChars)},
+                  {"sign", boolean("Sign the packet with this machine's Ed25519 key")},
+                  {"agent", agentArg()}},
+                 {"task"});
+}
+
+json delegateOutput() {
+    json item = object({{"id", str()},
+                        {"version", integer()},
+                        {"text", str()},
+                        {"kind", str()},
+                        {"tier", str("project or medulla (never another project)")},
+                        {"origin", str()},
+                        {"source_agent", str()},
+                        {"anchor_state", oneOf(kAnchorStates)},
+                        {"score", typed("number", nullptr)},
+                        {"why", arrayOf(str())}},
+                       {"id", "version", "text", "tier", "anchor_state", "score"});
+    json packet =
+        object({{"packet_id", str("SHA-256 of the canonical packet; give it to contribute")},
+                {"created_at", str()},
+                {"binding", typed("object", "Root, fingerprint, git HEAD and dirty flag")},
+                {"items", arrayOf(std::move(item), "Ordered by score, then id")},
+                {"honest_gaps", typed("object", "Claims left out (drifted, orphaned, frontier, "
+                                                "retracted), counted")},
+                {"limits", typed("object", nullptr)},
+                {"metrics", typed("object", nullptr)},
+                {"instructions", arrayOf(str())},
+                {"non_claims", arrayOf(str())},
+                {"signature", typed("object", "Ed25519, when sign was asked for")}},
+               {"packet_id", "created_at", "binding", "items", "honest_gaps", "limits", "metrics"});
+    return object({{"packet", std::move(packet)}, {"envelope", envelope()}},
+                  {"packet", "envelope"});
+}
+
+json verifyPacketInput() {
+    json lifetime = integer("Oldest acceptable packet, in seconds (default one day)");
+    lifetime["minimum"] = 1;
+    return input({{"packet", typed("object", "The packet exactly as delegate returned it")},
+                  {"lifetime_seconds", std::move(lifetime)}},
+                 {"packet"});
+}
+
+json verifyPacketOutput() {
+    return object({{"valid", boolean()},
+                   {"reasons", arrayOf(str(), "One per failed check; empty when valid")},
+                   {"packet_id", str("The id recomputed from the packet's content")},
+                   {"signed_by_this_machine", either("boolean", "null")},
+                   {"age_seconds", either("integer", "null")}},
+                  {"valid", "reasons"});
+}
+
+json contributeInput() {
+    json item = object({{"text", str("One finding")},
+                        {"label", str()},
+                        {"kind", oneOf(kKinds)},
+                        {"tags", arrayOf(str())},
+                        {"confidence", typed("number", "In [0, 1]")},
+                        {"anchors", arrayOf(anchorIn())}},
+                       {"text"});
+    return input({{"items", arrayOf(std::move(item), "Findings to submit for review")},
+                  {"packet_id", str("The packet this work was delegated with")},
+                  {"agent", agentArg()}},
+                 {"items"});
+}
+
+json contributeOutput() {
+    json item =
+        object({{"index", integer()},
+                {"status", str("stored (frontier, awaiting review), duplicate or refused")},
+                {"content_hash", str()},
+                {"contribution_id", either("string", "null", "Give it to review")},
+                {"claim_id", either("string", "null")},
+                {"duplicate_of", either("string", "null")},
+                {"conflict", boolean("Contradicts a committed claim on its anchor or label")},
+                {"redacted", boolean()}},
+               {"index", "status", "conflict", "redacted"});
+    return object({{"items", arrayOf(std::move(item))},
+                   {"stored", integer()},
+                   {"duplicates", integer()},
+                   {"refused", integer()},
+                   {"conflicts", integer()}},
+                  {"items", "stored", "duplicates", "refused", "conflicts"});
+}
+
+json reviewInput() {
+    return input({{"contribution_id", str("As contribute returned it (k-...)")},
+                  {"decision", oneOf({"accept", "reject"})},
+                  {"reason", str("Why (one line)")},
+                  {"agent", agentArg()}},
+                 {"contribution_id", "decision", "reason"});
+}
+
+json reviewOutput() {
+    return object({{"decision", str()},
+                   {"claim", claim("The committed claim, or the rejected contribution")},
+                   {"tier", str()}},
+                  {"decision", "claim"});
+}
+
 } // namespace engram::mcp::schema

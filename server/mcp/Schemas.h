@@ -34,5 +34,13 @@ json statusInput();
 json statusOutput();
 json promoteInput();
 json promoteOutput();
+json delegateInput();
+json delegateOutput();
+json verifyPacketInput();
+json verifyPacketOutput();
+json contributeInput();
+json contributeOutput();
+json reviewInput();
+json reviewOutput();
 
 } // namespace engram::mcp::schema

@@ -4,6 +4,7 @@
 #include "mcp/Render.h"
 #include "mcp/Schemas.h"
 #include "protocol/Convert.h"
+#include "protocol/Packet.h"
 #include "util/Paths.h"
 
 namespace engram::mcp {
@@ -73,6 +74,32 @@ json runPromote(ToolCall& call, const json& args) {
     return protocol::toJson(call.engine.promote({id, agentOf(call, p), reason}));
 }
 
+// Delegation: the packet id is taken over the packet's JSON (protocol/Packet).
+json runDelegate(ToolCall& call, const json& args) {
+    json withAgent = args.is_object() ? args : json::object();
+    if (!withAgent.contains("agent") || withAgent["agent"].is_null())
+        withAgent["agent"] = call.defaultAgent;
+    return protocol::delegate(call.engine, protocol::parseDelegate(withAgent));
+}
+
+json runVerifyPacket(ToolCall& call, const json& args) {
+    return protocol::toJson(protocol::verifyPacket(call.engine, protocol::parseVerifyPacket(args)));
+}
+
+json runContribute(ToolCall& call, const json& args) {
+    json withAgent = args.is_object() ? args : json::object();
+    if (!withAgent.contains("agent") || withAgent["agent"].is_null())
+        withAgent["agent"] = call.defaultAgent;
+    return protocol::toJson(call.engine.contribute(protocol::parseContribute(withAgent)));
+}
+
+json runReview(ToolCall& call, const json& args) {
+    json withAgent = args.is_object() ? args : json::object();
+    if (!withAgent.contains("agent") || withAgent["agent"].is_null())
+        withAgent["agent"] = call.defaultAgent;
+    return protocol::toJson(call.engine.review(protocol::parseReview(withAgent)));
+}
+
 json runStatus(ToolCall& call, const json&) {
     return protocol::toJson(call.engine.status(call.requestedRoot));
 }
@@ -122,6 +149,23 @@ std::vector<Tool> makeTools() {
          "every project's recall finds it; as a sub-agent, contribute findings instead.",
          schema::promoteInput(), schema::promoteOutput(), Effect::Write, runPromote,
          render::promote, "id"},
+        {"delegate", "Compose a delegation packet",
+         "Before handing a task to a sub-agent, get a bounded, verifiable slice of memory for it: "
+         "committed claims relevant to the task, unverified ones left out and counted.",
+         schema::delegateInput(), schema::delegateOutput(), Effect::Read, runDelegate,
+         render::delegate},
+        {"verify_packet", "Verify a delegation packet",
+         "As a sub-agent, check the packet you were given: its hash, signature, binding and age.",
+         schema::verifyPacketInput(), schema::verifyPacketOutput(), Effect::Read, runVerifyPacket,
+         render::verifyPacket},
+        {"contribute", "Contribute findings for review",
+         "As a sub-agent, submit what you learned; findings wait as frontier until the delegating "
+         "agent reviews them (duplicates and conflicts are flagged, secrets refused).",
+         schema::contributeInput(), schema::contributeOutput(), Effect::Write, runContribute,
+         render::contribute},
+        {"review", "Review a contribution",
+         "Accept a sub-agent's contribution into memory or reject it, with the reason.",
+         schema::reviewInput(), schema::reviewOutput(), Effect::Write, runReview, render::review},
         {"status", "Memory status",
          "Show which workspace root is bound, how many claims each tier holds, anchor health and "
          "broken claim files; call it when an answer looks empty or wrong.",

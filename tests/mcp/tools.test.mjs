@@ -183,6 +183,43 @@ describe('tools', () => {
     assert.match(textOf(missing), /reason/);
   });
 
+  test('delegate, verify_packet, contribute and review: a sub-agent round trip', async () => {
+    await ok('remember', { text: 'The connection pool must be closed before fork', label: 'pool-fork' });
+    const d = await ok('delegate', { task: 'change the connection pool', max_items: 3, sign: true });
+    const packet = d.structuredContent.packet;
+    assert.ok(packet.items.length >= 1 && packet.items.length <= 3);
+    assert.ok(packet.items.some((it) => it.text === 'The connection pool must be closed before fork'));
+    const v = await ok('verify_packet', { packet });
+    assert.equal(v.structuredContent.valid, true);
+    const tampered = structuredClone(packet);
+    tampered.items[0].text = 'something else';
+    const bad = await ok('verify_packet', { packet: tampered });
+    assert.equal(bad.structuredContent.valid, false);
+    assert.ok(bad.structuredContent.reasons.length > 0);
+
+    const c = await ok('contribute', {
+      packet_id: packet.packet_id,
+      items: [
+        { text: 'The pool also reopens lazily after fork' },
+        { text: 'The connection pool must not be closed before fork', label: 'pool-fork' },
+      ],
+    });
+    const [found, contra] = c.structuredContent.items;
+    assert.equal(found.status, 'stored');
+    assert.equal(contra.conflict, true);
+    assert.match(textOf(c), /CONFLICTS/);
+    const hidden = await ok('recall', { query: 'reopens lazily' });
+    assert.ok(!hidden.structuredContent.rows.some((row) => row.text === 'The pool also reopens lazily after fork'));
+    const r = await ok('review', { contribution_id: found.contribution_id, decision: 'accept', reason: 'checked' });
+    assert.equal(r.structuredContent.claim.status, 'committed');
+    const shown = await ok('recall', { query: 'reopens lazily' });
+    assert.ok(shown.structuredContent.rows.some((row) => row.text === 'The pool also reopens lazily after fork'));
+
+    const wrong = await s.call('review', { contribution_id: found.contribution_id, decision: 'maybe', reason: 'x' });
+    assert.equal(wrong.isError, true);
+    assert.match(textOf(wrong), /decision/);
+  });
+
   test('the schemas can fail: a result with a missing field does not validate', async () => {
     const r = await s.call('get', { id: (await ok('recall', { query: 'pool size' })).structuredContent.rows[0].id });
     const broken = structuredClone(r.structuredContent);

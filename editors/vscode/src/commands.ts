@@ -272,7 +272,9 @@ export class Commands {
         const paths =
             doc && this.pool.forDocument(doc.uri) === server ? [path.relative(server.folder.uri.fsPath, doc.uri.fsPath)] : [];
         try {
-            const packet = await server.request<{ packet_id?: string; items?: unknown[] }>(
+            // The answer is {packet, envelope}: the packet alone is what a
+            // sub-agent is handed (and what verifyPacket checks).
+            const { packet } = await server.request<{ packet: { packet_id?: string; items?: unknown[] } }>(
                 Method.delegate,
                 delegateParams(task, server.agent, paths),
             );

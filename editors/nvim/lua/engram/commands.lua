@@ -344,7 +344,9 @@ function M.delegate(task)
     if buffer_uri(c) then
       params.paths = { relative(c, name) }
     end
-    request(c, 'engram/delegate', params, function(packet)
+    request(c, 'engram/delegate', params, function(result)
+      -- {packet, envelope}: the packet alone is what a sub-agent is handed.
+      local packet = result.packet or {}
       local text = vim.fn.json_encode(packet)
       vim.fn.setreg('"', text)
       local where = 'the unnamed register'

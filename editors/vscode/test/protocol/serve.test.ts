@@ -188,11 +188,11 @@ test('the status bar counts the live memories and the drifted one', async () => 
     assert.equal(statusBarView(status).text, 'engram: 2 · 1 drifted');
 });
 
-test('Delegate on a server without engram/delegate gets the clear message', async () => {
+test('Delegate gets a packet (or, from a server without engram/delegate, the clear message)', async () => {
     const params = delegateParams('add refresh tokens', agent, ['src/auth.py']);
     const methods = initResult.capabilities.experimental?.engram?.methods ?? [];
     if (methods.includes(Method.delegate)) {
-        const packet = await s.connection.sendRequest<{ packet_id: string }>(Method.delegate, params);
+        const { packet } = await s.connection.sendRequest<{ packet: { packet_id: string } }>(Method.delegate, params);
         assert.match(packet.packet_id, /^[0-9a-f]{64}$/);
         return;
     }
