@@ -20,7 +20,7 @@ namespace engram {
 
 struct Finding {
     // engram.drifted | engram.orphaned | engram.moved | engram.stale |
-    // engram.secret | engram.invalid (engram.conflict is not computed yet)
+    // engram.secret | engram.invalid | engram.conflict
     std::string code;
     std::string severity; // error | warning | information | hint
     std::string claimId;  // empty for a broken file whose name is not a claim id
