@@ -16,6 +16,7 @@
 
 #include "engine/Engine.h"
 #include "index/Sqlite.h"
+#include "protocol/Packet.h"
 #include "store/Store.h"
 #include "text/Tokenize.h"
 #include "util/Fs.h"
@@ -319,6 +320,33 @@ struct SizeRun {
                  std::to_string(s.p95) + " ms, max " + std::to_string(s.max) + " ms");
     }
 
+    // 3b. engram/delegate in this process (protocol::delegate: the engine's
+    // selection plus the canonical JSON and its SHA-256), one packet per
+    // query of the mix used as the task, unsigned, default limits.
+    void delegateInProcess() {
+        Engine engine({root, "--root", home, 30, ENGRAM_VERSION});
+        DelegateRequest warm;
+        warm.task = "warm up the index";
+        warm.agent = "bench";
+        protocol::delegate(engine, warm);
+        std::vector<double> ms;
+        size_t items = 0;
+        for (auto& q : queries) {
+            DelegateRequest r;
+            r.task = q.text;
+            r.agent = "bench";
+            auto a = Clock::now();
+            auto packet = protocol::delegate(engine, r);
+            ms.push_back(msBetween(a, Clock::now()));
+            items += packet["packet"]["items"].size();
+        }
+        j["delegate_in_process_ms"] = bench::toJson(summarize(ms), ms);
+        j["delegate_mean_items"] = queries.empty() ? 0.0 : double(items) / double(queries.size());
+        auto s = summarize(ms);
+        progress("delegate in-process: p50 " + std::to_string(s.p50) + " ms, p95 " +
+                 std::to_string(s.p95) + " ms");
+    }
+
     // 6. Plain FTS5 ranking over the same index, for the common-term queries,
     // plus the document-frequency lookups recall makes before it caps.
     void ftsReference() {
@@ -490,6 +518,11 @@ std::vector<Row> tableRows(const nlohmann::json& sizes, const std::vector<std::s
         };
         recallRow("recall, in-process (Engine::recall), all queries", s["recall_in_process_ms"]);
         recallRow("recall, over the wire, all queries", s["recall_wire_ms"]);
+        if (s.contains("delegate_in_process_ms")) {
+            auto& d = s["delegate_in_process_ms"];
+            lat("delegate, in-process (packet + packet_id), all queries", d, " ms", 1,
+                big ? "p95 <= 20 ms" : "", big ? verdict(d["p95"].get<double>() <= 20) : "");
+        }
         for (auto& [cat, c] : s["recall_wire_ms"]["by_category"].items())
             lat("  wire recall: " + cat, c, " ms", 1, "", "");
         lat("  in-process recall: common", s["recall_in_process_ms"]["by_category"]["common"],
@@ -572,6 +605,7 @@ int main(int argc, char** argv) {
             run.rebuild();
             run.spawn();
             run.recallInProcess();
+            run.delegateInProcess();
             run.ftsReference();
             run.wire();
             out["sizes"][sizeName(n)] = run.j;
