@@ -332,8 +332,11 @@ PromoteResult Engine::promote(const PromoteRequest& req) {
     // An earlier copy of the same claim (the witness names it) or a live
     // medulla claim with the same label: this promotion is its next version.
     std::optional<Claim> prior;
-    if (!w.promotedTo.empty() && Store::validId(w.promotedTo))
-        if (auto earlier = m.store->load(w.promotedTo); earlier && earlier->live()) prior = earlier;
+    if (!w.promotedTo.empty() && Store::validId(w.promotedTo) &&
+        statFile(m.store->claimPath(w.promotedTo))) {
+        Claim earlier = loadForUpdate(m, w.promotedTo); // a broken file: InvalidClaimFile
+        if (earlier.live()) prior = earlier;
+    }
     if (!prior && !c.label.empty())
         if (auto byLabel = m.index->liveByLabel(c.label))
             prior = loadForUpdate(m, byLabel->claim.id);
