@@ -17,10 +17,16 @@ std::string agentOf(const ToolCall& call, const Params& p) {
     return p.optString("agent").value_or(call.defaultAgent);
 }
 
+// The arguments with `agent` filled in from the client when left out (for
+// operations whose parsers require it).
+json withDefaultAgent(const ToolCall& call, const json& args) {
+    json out = args.is_object() ? args : json::object();
+    if (!out.contains("agent") || out["agent"].is_null()) out["agent"] = call.defaultAgent;
+    return out;
+}
+
 json runRemember(ToolCall& call, const json& args) {
-    json withAgent = args.is_object() ? args : json::object();
-    if (!withAgent.contains("agent") || withAgent["agent"].is_null())
-        withAgent["agent"] = call.defaultAgent;
+    json withAgent = withDefaultAgent(call, args);
     return protocol::toJson(call.engine.remember(protocol::parseRemember(withAgent)));
 }
 
@@ -76,9 +82,7 @@ json runPromote(ToolCall& call, const json& args) {
 
 // Delegation: the packet id is taken over the packet's JSON (protocol/Packet).
 json runDelegate(ToolCall& call, const json& args) {
-    json withAgent = args.is_object() ? args : json::object();
-    if (!withAgent.contains("agent") || withAgent["agent"].is_null())
-        withAgent["agent"] = call.defaultAgent;
+    json withAgent = withDefaultAgent(call, args);
     return protocol::delegate(call.engine, protocol::parseDelegate(withAgent));
 }
 
@@ -87,16 +91,12 @@ json runVerifyPacket(ToolCall& call, const json& args) {
 }
 
 json runContribute(ToolCall& call, const json& args) {
-    json withAgent = args.is_object() ? args : json::object();
-    if (!withAgent.contains("agent") || withAgent["agent"].is_null())
-        withAgent["agent"] = call.defaultAgent;
+    json withAgent = withDefaultAgent(call, args);
     return protocol::toJson(call.engine.contribute(protocol::parseContribute(withAgent)));
 }
 
 json runReview(ToolCall& call, const json& args) {
-    json withAgent = args.is_object() ? args : json::object();
-    if (!withAgent.contains("agent") || withAgent["agent"].is_null())
-        withAgent["agent"] = call.defaultAgent;
+    json withAgent = withDefaultAgent(call, args);
     return protocol::toJson(call.engine.review(protocol::parseReview(withAgent)));
 }
 
