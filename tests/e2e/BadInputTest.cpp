@@ -51,7 +51,7 @@ std::string statusFrame(int id) {
 
 } // namespace
 
-TEST_CASE("64 KiB of random bytes do not stop the server; the next frame is answered",
+TEST_CASE("64 KiB of random bytes do not stop the server, the next frame is answered",
           "[e2e][badinput]") {
     Bound b;
     std::mt19937 rng(0xE6A11);
@@ -345,7 +345,7 @@ TEST_CASE("a 2 MiB frame arriving in many reads is decoded, and an over-long tex
     b.stillServes();
 }
 
-TEST_CASE("an empty params array means no parameters; a non-empty one is refused naming params",
+TEST_CASE("an empty params array means no parameters, a non-empty one is refused naming params",
           "[e2e][badinput]") {
     Bound b;
     b.server.send(

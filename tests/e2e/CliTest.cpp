@@ -49,7 +49,7 @@ TEST_CASE("engram --version prints the version and exits 0", "[e2e][cli]") {
     CHECK(r.out == std::string("engram ") + ENGRAM_VERSION + "\n");
 }
 
-TEST_CASE("engram --help prints usage and exits 0; no command is a usage error", "[e2e][cli]") {
+TEST_CASE("engram --help prints usage and exits 0, no command is a usage error", "[e2e][cli]") {
     CliResult r = runCli({"--help"});
     INFO(describe(r));
     CHECK(r.exitCode == 0);

@@ -39,7 +39,7 @@ json position(const std::string& text, const std::string& snippet, size_t offset
 
 } // namespace
 
-TEST_CASE("an unsaved edit drifts a claim, published with its range; reverify clears it") {
+TEST_CASE("an unsaved edit drifts a claim, published with its range, reverify clears it") {
     TempDir root;
     copySampleWorkspace(root.path());
     Server s;

@@ -117,8 +117,8 @@ TEST_CASE("no leak through the LSP surface: default, project, medulla and all fr
     }
 }
 
-TEST_CASE("promotion end to end: Y sees the copy with its chain; retracting it spares X's "
-          "witness; a weaker re-promotion is refused",
+TEST_CASE("promotion end to end: Y sees the copy with its chain, retracting it spares X's "
+          "witness, a weaker re-promotion is refused",
           "[e2e][tiers]") {
     Machine m;
     json learned = m.ok(m.x, {"remember", "--label", "flaky-socket", "--confidence", "0.8",

@@ -203,7 +203,7 @@ TEST_CASE("a secret in a contribution is refused and never reaches disk", "[cont
     CHECK(disk.find("the CI runs on every push") != std::string::npos);
 }
 
-TEST_CASE("review accept commits with provenance; the next packet may carry it", "[contribute]") {
+TEST_CASE("review accept commits with provenance, the next packet may carry it", "[contribute]") {
     Workspace w;
     ContributeRequest cr;
     cr.agent = "claude:child";

@@ -212,7 +212,7 @@ TEST_CASE("tampering with any field makes verifyPacket fail with a reason", "[de
     CHECK(hasReason(w.verify(json("x")), "packet:"));
 }
 
-TEST_CASE("a signature by another key fails; the key is private to the owner", "[delegate]") {
+TEST_CASE("a signature by another key fails, the key is private to the owner", "[delegate]") {
     Workspace w;
     w.remember("deploys happen on tuesdays", "deploy-day");
     json p = w.packet("schedule the deploy", {}, true);

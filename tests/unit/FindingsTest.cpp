@@ -327,7 +327,7 @@ TEST_CASE("findings: a secret in a hand-edited claim file is an error that never
     }
 }
 
-TEST_CASE("findings: sorted by path and range, one finding per non-intact anchor; options "
+TEST_CASE("findings: sorted by path and range, one finding per non-intact anchor, options "
           "restrict them",
           "[findings]") {
     Workspace w;
