@@ -14,15 +14,14 @@
 // Review is the parent's recorded act: accept commits the claim with its
 // contribution provenance, reject retracts it with the reason. Both go to
 // the audit log.
+#include "engine/Checks.h"
 #include "engine/Engine.h"
 #include "engine/Modality.h"
 #include "engine/Tier.h"
 #include "model/Error.h"
-#include "secrets/SecretScan.h"
 #include "text/Content.h"
 #include "util/Fs.h"
 #include "util/Time.h"
-#include "util/Utf8.h"
 
 #include <algorithm>
 #include <set>
@@ -32,64 +31,6 @@ namespace engram {
 namespace {
 
 constexpr size_t kMaxItems = 100;
-constexpr size_t kMaxText = 16 * 1024;
-constexpr size_t kMaxLabel = 120;
-constexpr size_t kMaxShort = 200;
-
-std::string trimmed(const std::string& s) {
-    auto b = s.find_first_not_of(" \t\r\n");
-    auto e = s.find_last_not_of(" \t\r\n");
-    return b == std::string::npos ? std::string() : s.substr(b, e - b + 1);
-}
-
-void checkUtf8(const std::string& field, const std::string& v) {
-    if (auto bad = firstInvalidUtf8(v))
-        throw invalidField(field, "is not valid UTF-8 (byte " + std::to_string(*bad) + ")");
-}
-
-void checkLine(const std::string& field, const std::string& v, size_t max) {
-    checkUtf8(field, v);
-    if (v.find_first_not_of(" \t") == std::string::npos)
-        throw invalidField(field, "must not be empty");
-    if (v.size() > max)
-        throw invalidField(field, "is longer than " + std::to_string(max) + " bytes");
-    if (v.find_first_of("\n\r") != std::string::npos)
-        throw invalidField(field, "must be a single line");
-}
-
-// The first secret in a user-supplied field; a scanner failure counts as
-// one (fail closed).
-struct SecretFound {
-    std::string field, rule, message;
-};
-
-std::optional<SecretFound> findSecret(const std::string& field, const std::string& value) {
-    try {
-        auto hits = secrets::scan(value);
-        if (hits.empty()) return std::nullopt;
-        auto& h = hits.front();
-        return SecretFound{field, h.rule,
-                           field + ": looks like a " + h.description + " (rule " + h.rule +
-                               ", characters " + std::to_string(h.begin) + "-" +
-                               std::to_string(h.end) + ")"};
-    } catch (const std::exception& e) {
-        return SecretFound{field, "scanner-failure",
-                           field + ": the secret scan could not complete (" + e.what() + ")"};
-    }
-}
-
-std::optional<SecretFound> secretIn(const std::string& prefix, const Claim& c) {
-    if (auto s = findSecret(prefix + "text", c.text)) return s;
-    if (!c.label.empty())
-        if (auto s = findSecret(prefix + "label", c.label)) return s;
-    for (size_t i = 0; i < c.tags.size(); ++i)
-        if (auto s = findSecret(prefix + "tags[" + std::to_string(i) + "]", c.tags[i])) return s;
-    for (size_t i = 0; i < c.evidence.size(); ++i)
-        if (auto s = findSecret(prefix + "evidence[" + std::to_string(i) + "].value",
-                                c.evidence[i].value))
-            return s;
-    return std::nullopt;
-}
 
 std::string anchorKey(const Anchor& a) {
     if (!a.symbol.empty()) return a.path + "#" + a.symbol;

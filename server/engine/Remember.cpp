@@ -1,69 +1,14 @@
 // Writes: remember (with supersession), retract, learn.
 #include "engine/Anchoring.h"
+#include "engine/Checks.h"
 #include "engine/Engine.h"
 #include "engine/Tier.h"
 #include "model/Error.h"
-#include "secrets/SecretScan.h"
 #include "store/ClaimFile.h"
 #include "util/Fs.h"
 #include "util/Time.h"
-#include "util/Utf8.h"
 
 namespace engram {
-
-namespace {
-
-constexpr size_t kMaxText = 16 * 1024; // a claim is a note, not a document
-constexpr size_t kMaxLabel = 120;
-constexpr size_t kMaxShort = 200; // agent, tag, reason lines
-
-void checkUtf8(const std::string& field, const std::string& v) {
-    if (auto bad = firstInvalidUtf8(v))
-        throw invalidField(field, "is not valid UTF-8 (byte " + std::to_string(*bad) + ")");
-}
-
-void checkLine(const std::string& field, const std::string& v, size_t max, bool required) {
-    checkUtf8(field, v);
-    if (required && v.find_first_not_of(" \t") == std::string::npos)
-        throw invalidField(field, "must not be empty");
-    if (v.size() > max)
-        throw invalidField(field, "is longer than " + std::to_string(max) + " bytes");
-    if (v.find_first_of("\n\r") != std::string::npos)
-        throw invalidField(field, "must be a single line");
-}
-
-// Invariant 6: refuse, naming the rule and span, never echoing the secret.
-// A scanner failure refuses too: the scan fails closed.
-void scanForSecrets(const std::string& field, const std::string& v) {
-    std::vector<secrets::Hit> hits;
-    try {
-        hits = secrets::scan(v);
-    } catch (const std::exception& e) {
-        throw EngramError(ErrorKind::SecretDetected,
-                          field + ": the secret scan could not complete (" + e.what() +
-                              "); the write was refused",
-                          {{"field", field}, {"rule", std::string("scanner-failure")}});
-    }
-    if (hits.empty()) return;
-    auto& h = hits.front();
-    throw EngramError(ErrorKind::SecretDetected,
-                      field + ": looks like a " + h.description + " (rule " + h.rule +
-                          ", characters " + std::to_string(h.begin) + "-" + std::to_string(h.end) +
-                          "); the write was refused",
-                      {{"field", field},
-                       {"rule", h.rule},
-                       {"start", int64_t(h.begin)},
-                       {"end", int64_t(h.end)},
-                       {"hits", int64_t(hits.size())}});
-}
-
-std::string trimmed(const std::string& s) {
-    auto b = s.find_first_not_of(" \t\r\n");
-    auto e = s.find_last_not_of(" \t\r\n");
-    return b == std::string::npos ? std::string() : s.substr(b, e - b + 1);
-}
-
-} // namespace
 
 Claim Engine::loadForUpdate(Tier& t, const std::string& id) {
     try {
@@ -295,12 +240,7 @@ PromoteResult Engine::promote(const PromoteRequest& req) {
                                      "; only live claims can be promoted");
     // The file may have been edited by hand since it was written: the scan
     // runs again before anything reaches the medulla (invariant 6).
-    scanForSecrets("text", w.text);
-    if (!w.label.empty()) scanForSecrets("label", w.label);
-    for (size_t i = 0; i < w.tags.size(); ++i)
-        scanForSecrets("tags[" + std::to_string(i) + "]", w.tags[i]);
-    for (size_t i = 0; i < w.evidence.size(); ++i)
-        scanForSecrets("evidence[" + std::to_string(i) + "].value", w.evidence[i].value);
+    if (auto secret = secretIn("", w)) refuseSecret(*secret);
 
     const int64_t now = nowUnix();
     const std::string origin = w.origin.empty() ? proj.store->originLabel() : w.origin;
