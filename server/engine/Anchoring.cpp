@@ -57,7 +57,28 @@ Anchor symbolAnchor(const std::string& path, const std::string& language, const 
     a.nodeKind = s.kind;
     a.hash = s.hash;
     a.shape = s.shapeHash;
+    a.head = s.headHash;
+    a.tokens = s.tokenHash;
+    a.errors = s.hasError;
+    if (s.twins > 1) {
+        a.ordinal = int(s.ordinal);
+        a.twins = int(s.twins);
+        if (s.copies > 1) a.copies = int(s.copies);
+    }
     return a;
+}
+
+// The anchored definition, unchanged: the same digest, or, where the parser
+// had to recover from errors on either side (its recovery depends on the
+// layout), the same tokens.
+bool unchanged(const syntax::Symbol& s, const Anchor& a) {
+    if (s.hash == a.hash) return true;
+    return !a.tokens.empty() && s.tokenHash == a.tokens && (s.hasError || a.errors);
+}
+
+std::string describe(const syntax::Symbol& s) {
+    return syntax::writtenName(s) + " (" + s.kind + ", line " + std::to_string(s.startLine + 1) +
+           ")";
 }
 
 TextRange symbolRange(const syntax::Symbol& s) {
@@ -68,11 +89,48 @@ std::string candidateList(const std::vector<syntax::Symbol>& symbols,
                           const std::vector<size_t>& which) {
     std::string out;
     for (size_t i = 0; i < which.size() && i < 20; ++i)
-        out += (out.empty() ? "" : ", ") + symbols[which[i]].qualified + " (" +
-               symbols[which[i]].kind + ", line " +
-               std::to_string(symbols[which[i]].startLine + 1) + ")";
+        out += (out.empty() ? "" : ", ") + describe(symbols[which[i]]);
     if (which.size() > 20) out += ", ...";
     return out;
+}
+
+// Which of the same-named definitions `same` the anchor designates: the one
+// with its exact digest (nothing changed), else the one with its head (its
+// body changed), else the one at its place among as many twins as when it
+// was anchored. None when that still leaves a choice: an edit made the
+// definitions impossible to tell apart, and judging the wrong twin would be
+// worse than saying so.
+std::optional<size_t> identify(const std::vector<syntax::Symbol>& symbols,
+                               const std::vector<size_t>& same, const Anchor& a) {
+    if (same.size() == 1) return same[0];
+    auto narrow = [&](const std::vector<size_t>& from, auto keep) {
+        std::vector<size_t> out;
+        for (size_t i : from)
+            if (keep(symbols[i])) out.push_back(i);
+        return out;
+    };
+    auto atPlace = [&](const std::vector<size_t>& from) -> std::optional<size_t> {
+        if (a.twins < 2 || size_t(a.twins) != same.size()) return std::nullopt;
+        size_t want = same[size_t(a.ordinal - 1)];
+        if (std::find(from.begin(), from.end(), want) == from.end()) return std::nullopt;
+        return want;
+    };
+    // One of identical copies: its place is all that tells it apart, so the
+    // copy at its place is it, changed or not.
+    if (a.copies > 1 && size_t(a.twins) == same.size()) return same[size_t(a.ordinal - 1)];
+    auto exact = narrow(same, [&](const syntax::Symbol& s) { return unchanged(s, a); });
+    if (!exact.empty()) {
+        if (exact.size() == 1) return exact[0];
+        // Identical twins: all intact; the one at its place if it is there.
+        if (auto p = atPlace(exact)) return p;
+        return exact[0];
+    }
+    auto head = a.head.empty()
+                    ? std::vector<size_t>{}
+                    : narrow(same, [&](const syntax::Symbol& s) { return s.headHash == a.head; });
+    if (head.size() == 1) return head[0];
+    if (auto p = atPlace(head.empty() ? same : head)) return p;
+    return std::nullopt;
 }
 
 } // namespace
@@ -132,7 +190,7 @@ const Anchorer::CachedFile* Anchorer::load(const std::string& relPath) {
     if (it != cache_.end() && it->second.text == *text) return &it->second;
     if (cache_.size() >= kMaxCachedFiles) cache_.clear();
     CachedFile f;
-    f.language = syntax::languageForPath(*rel).value_or("");
+    f.language = syntax::languageFor(*rel, *text).value_or("");
     if (!f.language.empty()) f.symbols = syntax::extractSymbols(f.language, *text);
     f.text = std::move(*text);
     return &(cache_[*rel] = std::move(f));
@@ -141,7 +199,7 @@ const Anchorer::CachedFile* Anchorer::load(const std::string& relPath) {
 void Anchorer::openDocument(const std::string& rel, std::string text) {
     closeDocument(rel);
     ++revisions_[rel];
-    if (auto lang = syntax::languageForPath(rel))
+    if (auto lang = syntax::languageFor(rel, text))
         open_.emplace(rel, syntax::Document(*lang, std::move(text)));
     else
         openPlain_[rel] = std::move(text);
@@ -226,10 +284,16 @@ Anchor Anchorer::resolve(const AnchorSpec& spec, const std::string& field) {
                  {"candidates", candidateList(f->symbols, listed)}});
         }
         uint32_t line = uint32_t(*spec.line - 1);
-        // An explicit column comes from an LSP position: UTF-16 code units.
-        uint32_t column = spec.column ? byteColumn(f->text, line, uint32_t(*spec.column))
-                                      : firstColumn(f->text, *spec.line);
-        auto at = syntax::innermostAt(f->symbols, line, column);
+        std::optional<size_t> at;
+        if (spec.column) {
+            // A cursor (an LSP position, in UTF-16 code units): the innermost
+            // definition around it; a cursor in the indentation is at the
+            // line's first character.
+            uint32_t column = std::max(byteColumn(f->text, line, uint32_t(*spec.column)),
+                                       firstColumn(f->text, *spec.line));
+            at = syntax::innermostAt(f->symbols, line, column);
+        }
+        if (!at) at = syntax::definitionAtLine(f->symbols, line);
         if (!at)
             throw EngramError(ErrorKind::AnchorNotFound,
                               field + ": no definition encloses line " +
@@ -270,8 +334,11 @@ std::optional<AnchorCheck> Anchorer::findElsewhere(const Anchor& a) {
         if (!f) continue;
         for (const auto& s : f->symbols) {
             if (s.qualified != c.qualified || s.shapeHash != a.shape) continue;
-            AnchorCheck out{"moved", symbolAnchor(c.path, f->language, s),
-                            c.path + "#" + s.qualified, symbolRange(s)};
+            AnchorCheck out;
+            out.state = "moved";
+            out.current = symbolAnchor(c.path, f->language, s);
+            out.movedTo = c.path + "#" + s.qualified;
+            out.range = symbolRange(s);
             return out;
         }
     }
@@ -279,7 +346,8 @@ std::optional<AnchorCheck> Anchorer::findElsewhere(const Anchor& a) {
 }
 
 AnchorCheck Anchorer::check(const Anchor& a) {
-    AnchorCheck out{"orphaned", std::nullopt, "", std::nullopt};
+    AnchorCheck out;
+    out.state = "orphaned";
     const CachedFile* f = load(a.path);
     if (!f) {
         if (!a.symbol.empty())
@@ -292,13 +360,25 @@ AnchorCheck Anchorer::check(const Anchor& a) {
         std::vector<size_t> same;
         for (size_t i = 0; i < f->symbols.size(); ++i)
             if (f->symbols[i].qualified == a.symbol) same.push_back(i);
-        if (same.size() > 1)
+        if (same.size() > 1 && std::any_of(same.begin(), same.end(), [&](size_t i) {
+                return f->symbols[i].kind == a.nodeKind;
+            }))
             std::erase_if(same, [&](size_t i) { return f->symbols[i].kind != a.nodeKind; });
         if (!same.empty()) {
-            const auto& s = f->symbols[same[0]];
-            out.state = s.hash == a.hash ? "intact" : "drifted";
+            auto pick = identify(f->symbols, same, a);
+            if (!pick) {
+                out.state = "drifted";
+                for (size_t i : same)
+                    out.ambiguous.push_back(describe(f->symbols[i]));
+                return out;
+            }
+            const auto& s = f->symbols[*pick];
+            out.state = unchanged(s, a) ? "intact" : "drifted";
             out.current = symbolAnchor(a.path, f->language, s);
             out.range = symbolRange(s);
+            if (out.state == "drifted" && a.head.empty())
+                out.note = "the anchor was recorded by an earlier engram, whose digest of the "
+                           "code differs; if the code did not change, re-verify to re-stamp it";
             return out;
         }
         // Gone under its name: the same body under another name is a move,

@@ -29,6 +29,13 @@ struct AnchorCheck {
     std::optional<Anchor> current;  // the anchor as it would be re-stamped now (not when orphaned)
     std::string movedTo;            // for moved: the symbol's current qualified name
     std::optional<TextRange> range; // where the anchored code is now (not when orphaned)
+    // Drifted because the anchored definition can no longer be told apart
+    // from same-named ones: each candidate as "name (kind, line N)". There
+    // is then no `current` and no `range`: engram will not guess.
+    std::vector<std::string> ambiguous;
+    // Why, when the state alone would mislead (an anchor written by an
+    // earlier engram whose digest differed).
+    std::string note;
 };
 
 class Anchorer {

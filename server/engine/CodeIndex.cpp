@@ -91,7 +91,8 @@ CodeIndexReport Engine::indexCode(const std::function<void(size_t, size_t)>& pro
                 Parsed& p = parsed[j];
                 p.read = true;
                 p.bytes = int64_t(text->size());
-                for (auto& s : syntax::extractSymbols(*syntax::languageForPath(rel), *text))
+                for (auto& s :
+                     syntax::extractSymbols(syntax::languageFor(rel, *text).value_or(""), *text))
                     p.symbols.push_back({rel, s.qualified, s.kind, s.hash, s.shapeHash});
             }
             ready[j].store(true, std::memory_order_release);

@@ -357,7 +357,20 @@ std::vector<Finding> Engine::findings(const FindingsOptions& opts) {
                                            ? "lines " + std::to_string(a.startLine) + "-" +
                                                  std::to_string(a.endLine) + " of " + a.path
                                            : a.path;
-                    if (check.state == "drifted") {
+                    if (check.state == "drifted" && !check.ambiguous.empty()) {
+                        // Which twin it was cannot be told any more: say so
+                        // on the claim file rather than on a guess.
+                        std::string list;
+                        for (auto& cand : check.ambiguous)
+                            list += (list.empty() ? "" : ", ") + cand;
+                        f.message =
+                            "drifted: " + what + " can no longer be told apart from " +
+                            std::to_string(check.ambiguous.size() - 1) +
+                            " other definition(s) of that name, and none is unchanged: " + list +
+                            "; check the claim, then remember it again anchored to the "
+                            "right one (PATH:LINE) or retract it; " +
+                            quoted;
+                    } else if (check.state == "drifted") {
                         f.path = a.path;
                         f.range = check.range.value_or(TextRange{});
                         std::string since = c.verified ? "it was re-verified on " + day(*c.verified)
@@ -366,6 +379,7 @@ std::vector<Finding> Engine::findings(const FindingsOptions& opts) {
                                                       day(c.updated.value_or(c.created.value_or(0)))
                                                 : "the claim was anchored";
                         f.message = "drifted: " + what + " changed since " + since +
+                                    (check.note.empty() ? "" : " (" + check.note + ")") +
                                     "; check the claim, then re-verify (engram reverify " + c.id +
                                     ") or retract it; " + quoted;
                     } else if (check.state == "moved") {

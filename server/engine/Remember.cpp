@@ -188,6 +188,22 @@ GetResult Engine::reverify(const std::string& id, const std::string& agent,
         std::string detail;
         for (size_t i = 0; i < c.anchors.size(); ++i) {
             auto check = anchorer_.check(c.anchors[i]);
+            if (!check.ambiguous.empty()) {
+                std::string list;
+                for (auto& cand : check.ambiguous)
+                    list += (list.empty() ? "" : ", ") + cand;
+                throw EngramError(ErrorKind::AnchorNotFound,
+                                  "anchors[" + std::to_string(i) + "]: " + c.anchors[i].path + "#" +
+                                      c.anchors[i].symbol +
+                                      " can no longer be told apart from the other definitions "
+                                      "of that name (" +
+                                      list +
+                                      "); remember the claim again anchored to the right one "
+                                      "(PATH:LINE)",
+                                  {{"field", "anchors[" + std::to_string(i) + "]"},
+                                   {"id", id},
+                                   {"candidates", list}});
+            }
             if (!check.current)
                 throw EngramError(
                     ErrorKind::AnchorNotFound,

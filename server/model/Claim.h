@@ -33,6 +33,19 @@ struct Anchor {
     int endLine = 0;
     std::string hash;  // digest of the anchored content when anchored / re-verified
     std::string shape; // symbol anchors: the digest without the symbol's own name (finds renames)
+    // Symbol anchors: what tells the definition apart from same-named ones in
+    // its file (syntax/Symbols.h): the digest of its head (all but its body),
+    // and, when it had twins, its place among them ("nth=2/3"). Absent from
+    // anchors written before engram recorded identity.
+    std::string head;
+    int ordinal = 0, twins = 0;
+    int copies = 0; // how many of the twins were identical copies of it ("copies=2")
+    // Symbol anchors: the digest of the definition's tokens alone, and
+    // whether the parser had to recover from errors in it (syntax/Symbols.h,
+    // Symbol::tokenHash): where either side had errors, equal tokens mean
+    // unchanged.
+    std::string tokens;
+    bool errors = false;
 };
 
 struct Evidence {

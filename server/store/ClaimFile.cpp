@@ -100,6 +100,11 @@ std::string formatAnchor(const Anchor& a) {
         s += " lines=" + std::to_string(a.startLine) + "-" + std::to_string(a.endLine);
     if (!a.hash.empty()) s += " hash=" + pct(a.hash);
     if (!a.shape.empty()) s += " shape=" + pct(a.shape);
+    if (!a.head.empty()) s += " head=" + pct(a.head);
+    if (a.twins > 1) s += " nth=" + std::to_string(a.ordinal) + "/" + std::to_string(a.twins);
+    if (a.copies > 1) s += " copies=" + std::to_string(a.copies);
+    if (!a.tokens.empty()) s += " tokens=" + pct(a.tokens);
+    if (a.errors) s += " errors=1";
     return s;
 }
 
@@ -203,7 +208,23 @@ Anchor parseAnchorAt(std::string_view v, int line) {
             a.hash = val;
         else if (key == "shape")
             a.shape = val;
-        else if (key == "lines") {
+        else if (key == "head")
+            a.head = val;
+        else if (key == "tokens")
+            a.tokens = val;
+        else if (key == "errors")
+            a.errors = val == "1";
+        else if (key == "copies") {
+            if (!parseNumber(std::string_view(val), a.copies) || a.copies < 1)
+                throw ClaimFileError(line, "anchor copies must be a positive count");
+        } else if (key == "nth") {
+            auto slash = val.find('/');
+            if (slash == std::string::npos ||
+                !parseNumber(std::string_view(val).substr(0, slash), a.ordinal) ||
+                !parseNumber(std::string_view(val).substr(slash + 1), a.twins) || a.ordinal < 1 ||
+                a.twins < a.ordinal)
+                throw ClaimFileError(line, "anchor nth must be N/COUNT with 1 <= N <= COUNT");
+        } else if (key == "lines") {
             auto dash = val.find('-');
             if (dash == std::string::npos ||
                 !parseNumber(std::string_view(val).substr(0, dash), a.startLine) ||

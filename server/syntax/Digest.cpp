@@ -47,9 +47,55 @@ private:
     crypto_hash_sha256_state st_;
 };
 
+// Feeds the source bytes [from, to) the way the token digest sees them:
+// without comments (the sorted spans in `comments`, from *next on), white
+// space, line continuations, quotes, commas and semicolons. What is left
+// is the code's words and operators, whatever a recovering parser made of
+// them.
+void feedText(Sha256& h, std::string_view src, size_t from, size_t to,
+              const std::vector<std::pair<uint32_t, uint32_t>>& comments, size_t& next) {
+    unsigned char buf[256];
+    size_t n = 0;
+    auto flush = [&] {
+        h.add(buf, n);
+        n = 0;
+    };
+    size_t i = from;
+    while (i < to) {
+        while (next < comments.size() && comments[next].second <= i)
+            ++next;
+        if (next < comments.size() && comments[next].first <= i) {
+            i = comments[next].second;
+            continue;
+        }
+        char c = src[i++];
+        switch (c) {
+        case ' ':
+        case '\t':
+        case '\n':
+        case '\r':
+        case '\f':
+        case '\v':
+        case '\\': // only before a line break does it survive as code; see below
+        case ',':
+        case ';':
+        case '\'':
+        case '"':
+        case '`':
+            if (c == '\\' && i < to && src[i] != '\n' && src[i] != '\r') break;
+            continue;
+        default:
+            break;
+        }
+        buf[n++] = (unsigned char)c;
+        if (n == sizeof buf) flush();
+    }
+    flush();
+}
+
 } // namespace
 
-void digestSymbols(Extraction& x) {
+void digestSymbols(Extraction& x, std::string_view src) {
     static_assert(std::tuple_size_v<Digest> == crypto_hash_sha256_BYTES);
     auto& symbols = x.symbols;
     auto& records = x.records;
@@ -153,8 +199,43 @@ void digestSymbols(Extraction& x) {
         }
         r.hash = hash.finish();
 
+        // The head: the items outside the body, the name's left out (twins
+        // share it anyway, and a rename should not look like a new head).
+        Sha256 head;
+        std::vector<std::pair<size_t, size_t>> cut;
+        if (r.nameBegin != kNoSpan) cut.push_back({r.nameBegin, r.nameEnd});
+        if (r.bodyBegin != kNoSpan) cut.push_back({r.bodyBegin, r.bodyEnd});
+        std::sort(cut.begin(), cut.end());
+        size_t from = r.streamBegin;
+        for (auto [b, e] : cut) {
+            if (b < from) continue;
+            head.add(stream.data() + from, b - from);
+            head.add(kPlaceholder);
+            from = e;
+        }
+        if (r.streamEnd > from) head.add(stream.data() + from, r.streamEnd - from);
+        r.head = head.finish();
+
+        // The tokens: the source text, nested symbols by their own digest.
+        Sha256 tokens;
+        size_t at = symbols[i].startByte;
+        size_t comment =
+            size_t(std::lower_bound(x.comments.begin(), x.comments.end(),
+                                    std::pair<uint32_t, uint32_t>{symbols[i].startByte, 0}) -
+                   x.comments.begin());
+        for (size_t c : children[i]) {
+            feedText(tokens, src, at, symbols[c].startByte, x.comments, comment);
+            tokens.add(kChild);
+            tokens.add(records[c].tokens.data(), records[c].tokens.size());
+            at = symbols[c].endByte;
+        }
+        feedText(tokens, src, at, symbols[i].endByte, x.comments, comment);
+        r.tokens = tokens.finish();
+
         symbols[i].hash = toHex(r.hash.data(), 16);
         symbols[i].shapeHash = toHex(r.shape.data(), 16);
+        symbols[i].headHash = toHex(r.head.data(), 8);
+        symbols[i].tokenHash = toHex(r.tokens.data(), 8);
     }
 }
 

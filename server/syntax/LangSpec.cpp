@@ -28,6 +28,7 @@ uint16_t genericFlags(std::string_view t, bool named) {
         t == "character_literal" || t == "rune_literal")
         f |= kStringish;
     if (contains(t, "content") || contains(t, "fragment")) f |= kContent;
+    if (t == "concatenated_string") f |= kConcat;
     if (!contains(t, "type") &&
         (contains(t, "integer") || contains(t, "float") || contains(t, "number") ||
          contains(t, "int_literal") || contains(t, "imaginary")))
@@ -122,6 +123,12 @@ std::unique_ptr<LangSpec> build(Lang lang, const char* name) {
                 if (d == t) f |= kDefinition;
             for (auto h : rules.hooks)
                 if (h == t) f |= kHook;
+            for (auto h : rules.preludes)
+                if (h == t) f |= kPrelude;
+            for (auto h : rules.tokenRuns)
+                if (h == t) f |= kTokens;
+            for (auto h : rules.rawCode)
+                if (h == t) f |= kRawCode;
         }
         spec->flags[i] = f;
     }
@@ -161,6 +168,11 @@ std::unique_ptr<LangSpec> build(Lang lang, const char* name) {
     F.scope = id("scope");
     F.pattern = id("pattern");
     F.property = id("property");
+    F.declaration = id("declaration");
+    F.left = id("left");
+    F.right = id("right");
+    F.object = id("object");
+    F.function = id("function");
     return spec;
 }
 
@@ -213,19 +225,46 @@ static bool wordChar(char c) {
 }
 
 std::string compactText(std::string_view src, TSNode n) {
-    std::string_view t = nodeText(src, n);
+    // The node's tokens, comments left out (a comment inside a template
+    // argument list is no part of a name), joined without their layout.
     std::string out;
-    out.reserve(t.size());
-    bool pendingSpace = false;
-    for (char c : t) {
-        if (c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\f' || c == '\v') {
-            pendingSpace = true;
-            continue;
-        }
-        if (pendingSpace && !out.empty() && wordChar(out.back()) && wordChar(c)) out += ' ';
-        pendingSpace = false;
-        out += c;
+    if (ts_node_is_null(n)) return out;
+    uint32_t lastEnd = ts_node_start_byte(n);
+    auto add = [&](TSNode leaf) {
+        uint32_t s = ts_node_start_byte(leaf), e = ts_node_end_byte(leaf);
+        if (s > src.size() || e > src.size() || e <= s) return;
+        std::string_view t = src.substr(s, e - s);
+        bool gap = s > lastEnd;
+        if (gap && !out.empty() && wordChar(out.back()) && wordChar(t.front())) out += ' ';
+        for (char c : t) // a token holding blanks (`#  define`) keeps none
+            if (!(c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\f' || c == '\v'))
+                out += c;
+        lastEnd = e;
+    };
+    if (ts_node_child_count(n) == 0) {
+        add(n);
+        return out;
     }
+    TSTreeCursor cur = ts_tree_cursor_new(n);
+    bool descend = true;
+    for (;;) {
+        TSNode at = ts_tree_cursor_current_node(&cur);
+        bool comment = std::string_view(ts_node_type(at)).find("comment") != std::string_view::npos;
+        if (descend && !comment && ts_tree_cursor_goto_first_child(&cur)) continue;
+        if (!comment && ts_node_child_count(at) == 0) add(at);
+        if (comment) lastEnd = ts_node_end_byte(at);
+        descend = true;
+        if (ts_tree_cursor_goto_next_sibling(&cur)) continue;
+        bool done = true;
+        while (ts_tree_cursor_goto_parent(&cur)) {
+            if (ts_tree_cursor_goto_next_sibling(&cur)) {
+                done = false;
+                break;
+            }
+        }
+        if (done) break;
+    }
+    ts_tree_cursor_delete(&cur);
     return out;
 }
 

@@ -104,6 +104,29 @@ std::optional<std::string> languageForPath(std::string_view path) {
     return std::nullopt;
 }
 
+namespace {
+
+// A `.h` header holds C or C++, and C++ projects name their headers `.h` as
+// often as not (fmt, LLVM, leveldb). What only C++ writes says which; the
+// test reads the text alone, so every clone decides alike.
+bool looksLikeCpp(std::string_view text) {
+    for (std::string_view mark : {"::", "namespace ", "template <", "template<",
+                                  "public:", "private:", "protected:", "#include <string>",
+                                  "#include <vector>", "#include <memory>", "extern \"C++\""})
+        if (text.find(mark) != std::string_view::npos) return true;
+    return false;
+}
+
+} // namespace
+
+std::optional<std::string> languageFor(std::string_view path, std::string_view text) {
+    auto lang = languageForPath(path);
+    if (lang && *lang == "c" && path.ends_with(".h") && !overrides().count(".h") &&
+        looksLikeCpp(text))
+        return std::string("cpp");
+    return lang;
+}
+
 std::optional<std::string> parseRootKind(std::string_view language, std::string_view source) {
     for (auto& e : entries()) {
         if (language != e.name) continue;

@@ -23,6 +23,9 @@ const std::vector<LanguageInfo>& languages();
 bool mapExtension(const std::string& ext, const std::string& language);
 // The language for a workspace-relative path, by extension.
 std::optional<std::string> languageForPath(std::string_view path);
+// The language of a file, by its extension and, where the extension does not
+// settle it (a `.h` header, unless store.conf maps `.h`), by its text.
+std::optional<std::string> languageFor(std::string_view path, std::string_view text);
 // Parses `source` with the named grammar; returns the root node's type
 // ("module", "translation_unit"...) or nullopt when the grammar is unknown or
 // the tree has errors.

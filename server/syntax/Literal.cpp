@@ -94,4 +94,38 @@ void pythonPrefix(std::string_view prefix, std::string& out) {
         if (lower(c) != 'u') out += lower(c);
 }
 
+namespace {
+
+bool wordByte(char c) {
+    return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_' ||
+           (unsigned char)c >= 0x80;
+}
+
+bool operatorByte(char c) {
+    return std::string_view("+-*/%&|^<>=!~.:#?").find(c) != std::string_view::npos;
+}
+
+} // namespace
+
+void compactCode(std::string_view text, std::string& out) {
+    bool pending = false;
+    for (size_t i = 0; i < text.size(); ++i) {
+        char c = text[i];
+        if (c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\f' || c == '\v') {
+            pending = true;
+            continue;
+        }
+        if (c == '\\' && i + 1 < text.size() && (text[i + 1] == '\n' || text[i + 1] == '\r')) {
+            pending = true;
+            continue;
+        }
+        if (pending && !out.empty()) {
+            char p = out.back();
+            if ((wordByte(p) && wordByte(c)) || (operatorByte(p) && operatorByte(c))) out += ' ';
+        }
+        pending = false;
+        out += c;
+    }
+}
+
 } // namespace engram::syntax::detail

@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cstdlib>
 #include <cstring>
+#include <unordered_map>
 
 namespace engram::syntax {
 
@@ -19,7 +20,33 @@ struct TreeDeleter {
 using ParserPtr = std::unique_ptr<TSParser, ParserDeleter>;
 using TreePtr = std::unique_ptr<TSTree, TreeDeleter>;
 
-TreePtr parse(TSParser* parser, const TSTree* old, std::string_view src) {
+TSPoint pointAt(std::string_view text, uint32_t offset);
+
+using Spans = std::vector<std::pair<uint32_t, uint32_t>>;
+
+// The byte spans the parser is not shown (detail::bareMacroLines): none
+// outside C and C++.
+Spans hiddenSpans(const detail::LangSpec* spec, std::string_view src) {
+    if (!spec || (spec->lang != detail::Lang::C && spec->lang != detail::Lang::Cpp)) return {};
+    return detail::bareMacroLines(src);
+}
+
+// Parses `src` with everything but `hidden` as the included ranges.
+TreePtr parse(TSParser* parser, const TSTree* old, std::string_view src, const Spans& hidden) {
+    std::vector<TSRange> ranges;
+    if (!hidden.empty()) {
+        uint32_t from = 0;
+        for (auto [b, e] : hidden) {
+            if (b > from) ranges.push_back({pointAt(src, from), pointAt(src, b), from, b});
+            from = e;
+        }
+        if (from < src.size())
+            ranges.push_back({pointAt(src, from), pointAt(src, uint32_t(src.size())), from,
+                              uint32_t(src.size())});
+    }
+    if (!ts_parser_set_included_ranges(parser, ranges.empty() ? nullptr : ranges.data(),
+                                       uint32_t(ranges.size())))
+        ts_parser_set_included_ranges(parser, nullptr, 0);
     return TreePtr(ts_parser_parse_string(parser, old, src.data(), uint32_t(src.size())));
 }
 
@@ -55,12 +82,51 @@ TSPoint advance(TSPoint p, std::string_view text) {
 
 namespace detail {
 
-// "(*Parser).parse", "Parser::parse", "Parser.parse" -> {"Parser", "parse"}.
+namespace {
+
+bool identChar(char c) {
+    return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_' ||
+           c == '$' || (unsigned char)c >= 0x80;
+}
+
+// The end of a C++ operator name starting at q[i] ("operator<<", "operator()",
+// "operator new[]", "operator\"\"_km"), or i when q[i] starts no operator name.
+size_t operatorEnd(std::string_view q, size_t i) {
+    constexpr std::string_view kw = "operator";
+    if (q.compare(i, kw.size(), kw) != 0) return i;
+    if (i > 0 && identChar(q[i - 1])) return i;
+    size_t j = i + kw.size();
+    if (j < q.size() && identChar(q[j])) return i; // "operatorFoo" is a plain name
+    while (j < q.size() && q[j] == ' ')
+        ++j;
+    if (q.compare(j, 2, "()") == 0 || q.compare(j, 2, "[]") == 0) return j + 2;
+    if (q.compare(j, 2, "\"\"") == 0) {
+        j += 2;
+        while (j < q.size() && identChar(q[j]))
+            ++j;
+        return j;
+    }
+    constexpr std::string_view symbolic = "+-*/%^&|~!=<>,";
+    size_t k = j;
+    while (k < q.size() && symbolic.find(q[k]) != std::string_view::npos)
+        ++k;
+    if (k > j) return k;
+    return j; // a conversion or allocation operator: the words that follow are its name
+}
+
+} // namespace
+
+// Separators count only outside brackets and quotes, so a component may hold
+// a template argument list ("Vec<a::b>"), a Rust qualified path
+// ("<P as Display>"), a call naming a callback ("it(\"a.b\")") or an
+// operator name ("operator->").
 std::vector<std::string_view> components(std::string_view q) {
     std::vector<std::string_view> out;
-    size_t i = 0, start = 0;
+    size_t start = 0;
+    int depth = 0;
     auto push = [&](size_t end) {
         std::string_view c = q.substr(start, end - start);
+        // Go receivers: "(*Parser)" -> "Parser".
         if (c.size() >= 2 && c.front() == '(' && c.back() == ')' &&
             c.find('(', 1) == std::string_view::npos) {
             c = c.substr(1, c.size() - 2);
@@ -69,22 +135,64 @@ std::vector<std::string_view> components(std::string_view q) {
         }
         if (!c.empty()) out.push_back(c);
     };
+    size_t i = 0;
     while (i < q.size()) {
-        size_t sepLen = 0;
-        if (q[i] == '.')
-            sepLen = 1;
-        else if (q.compare(i, 2, "::") == 0 || q.compare(i, 2, "->") == 0)
-            sepLen = 2;
-        if (sepLen) {
-            push(i);
-            i += sepLen;
-            start = i;
-        } else {
+        char ch = q[i];
+        if (ch == '"') { // a quoted string, with backslash escapes
+            for (++i; i < q.size() && q[i] != '"'; ++i)
+                if (q[i] == '\\') ++i;
             ++i;
+            continue;
         }
+        if (size_t op = operatorEnd(q, i); op != i) {
+            i = op;
+            continue;
+        }
+        if (ch == '(' || ch == '[' || ch == '{') {
+            ++depth;
+        } else if (ch == ')' || ch == ']' || ch == '}') {
+            depth = std::max(0, depth - 1);
+        } else if (ch == '<') {
+            // A template or generic argument list, or a Rust `<T as Trait>`.
+            if (i == start || identChar(q[i - 1]) || q[i - 1] == '>' || q[i - 1] == ':') ++depth;
+        } else if (ch == '>' && depth > 0 && !(i > 0 && q[i - 1] == '-')) {
+            --depth;
+        } else if (depth == 0) {
+            size_t sepLen = 0;
+            if (ch == '.')
+                sepLen = 1;
+            else if (q.compare(i, 2, "::") == 0 || q.compare(i, 2, "->") == 0)
+                sepLen = 2;
+            if (sepLen) {
+                push(i);
+                i += sepLen;
+                start = i;
+                continue;
+            }
+        }
+        ++i;
     }
     push(q.size());
     return out;
+}
+
+void numberTwins(std::vector<Symbol>& symbols) {
+    std::unordered_map<std::string, std::vector<size_t>> byName;
+    for (size_t i = 0; i < symbols.size(); ++i) {
+        std::string key = symbols[i].qualified;
+        key += '\0';
+        key += symbols[i].kind;
+        byName[key].push_back(i);
+    }
+    for (auto& [key, which] : byName)
+        for (size_t k = 0; k < which.size(); ++k) {
+            Symbol& s = symbols[which[k]];
+            s.ordinal = uint32_t(k + 1);
+            s.twins = uint32_t(which.size());
+            s.copies = 0;
+            for (size_t o : which)
+                s.copies += symbols[o].hash == s.hash;
+        }
 }
 
 } // namespace detail
@@ -94,9 +202,65 @@ std::vector<Symbol> extractSymbols(std::string_view language, std::string_view s
     if (!spec || source.size() > UINT32_MAX) return {};
     thread_local ParserPtr parser(ts_parser_new());
     if (!ts_parser_set_language(parser.get(), spec->ts)) return {};
-    TreePtr tree = parse(parser.get(), nullptr, source);
+    TreePtr tree = parse(parser.get(), nullptr, source, hiddenSpans(spec, source));
     return detail::extractFromTree(*spec, tree.get(), source).symbols;
 }
+
+std::string writtenName(const Symbol& s) {
+    return s.qualified + s.signature;
+}
+
+namespace {
+
+std::string withoutSpace(std::string_view s) {
+    std::string out;
+    for (char c : s)
+        if (c != ' ' && c != '\t' && c != '\n' && c != '\r') out += c;
+    return out;
+}
+
+// A query's trailing parameter list ("toJson(Object, Class<?>)" ->
+// "(Object,Class<?>)"), split off the query. A callback's name
+// ('it("parses")') is not a parameter list: it holds a string.
+std::string splitSignature(std::string_view& query) {
+    if (query.empty() || query.back() != ')') return {};
+    auto parts = detail::components(query);
+    if (parts.empty()) return {};
+    std::string_view last = parts.back();
+    size_t open = last.find('(');
+    if (open == std::string_view::npos || open == 0) return {};
+    if (last.find('"') != std::string_view::npos) return {};
+    // A C++ "operator()" is a name, not a parameter list.
+    if (last.substr(0, open).ends_with("operator") && last.substr(open) == "()") return {};
+    size_t at = size_t(last.data() - query.data()) + open;
+    std::string sig = withoutSpace(query.substr(at));
+    query = query.substr(0, at);
+    return sig;
+}
+
+// A type or trait named by its path, without generic arguments or path:
+// "fmt::Display<T>" -> "Display".
+std::string_view bareName(std::string_view t) {
+    if (auto lt = t.find('<'); lt != std::string_view::npos && lt > 0) t = t.substr(0, lt);
+    if (auto sep = t.rfind("::"); sep != std::string_view::npos) t = t.substr(sep + 2);
+    return t;
+}
+
+// One component of a user's query against one of a symbol's: equal, or a
+// Rust `<P as fmt::Display>` named by its type or its trait (with or
+// without their paths and generic arguments).
+bool componentMatches(std::string_view want, std::string_view have) {
+    if (want == have) return true;
+    if (have.size() < 2 || have.front() != '<' || have.back() != '>') return false;
+    std::string_view inner = have.substr(1, have.size() - 2);
+    size_t as = inner.find(" as ");
+    if (as == std::string_view::npos) return false;
+    for (std::string_view part : {inner.substr(0, as), inner.substr(as + 4)})
+        if (want == part || want == bareName(part)) return true;
+    return false;
+}
+
+} // namespace
 
 std::vector<size_t> resolveSymbol(const std::vector<Symbol>& symbols, std::string_view query) {
     while (!query.empty() && (query.front() == ' ' || query.front() == '\t'))
@@ -105,26 +269,36 @@ std::vector<size_t> resolveSymbol(const std::vector<Symbol>& symbols, std::strin
         query.remove_suffix(1);
     std::vector<size_t> out;
     for (size_t i = 0; i < symbols.size(); ++i)
-        if (symbols[i].qualified == query) out.push_back(i);
+        if (symbols[i].qualified == query || writtenName(symbols[i]) == query) out.push_back(i);
     if (!out.empty()) return out;
-    auto want = detail::components(query);
+    std::string_view name = query;
+    std::string signature = splitSignature(name);
+    auto want = detail::components(name);
     if (want.empty()) return out;
     std::vector<size_t> suffix;
     for (size_t i = 0; i < symbols.size(); ++i) {
+        if (!signature.empty() && withoutSpace(symbols[i].signature) != signature) continue;
         auto have = detail::components(symbols[i].qualified);
         if (have.size() < want.size()) continue;
-        if (!std::equal(want.begin(), want.end(), have.end() - ptrdiff_t(want.size()))) continue;
+        if (!std::equal(want.begin(), want.end(), have.end() - ptrdiff_t(want.size()),
+                        componentMatches))
+            continue;
         (have.size() == want.size() ? out : suffix).push_back(i);
     }
     return out.empty() ? suffix : out;
 }
 
+namespace {
+
+bool before(uint32_t l1, uint32_t c1, uint32_t l2, uint32_t c2) {
+    return l1 < l2 || (l1 == l2 && c1 < c2);
+}
+
+} // namespace
+
 std::optional<size_t> innermostAt(const std::vector<Symbol>& symbols, uint32_t line,
                                   uint32_t column) {
     std::optional<size_t> best;
-    auto before = [](uint32_t l1, uint32_t c1, uint32_t l2, uint32_t c2) {
-        return l1 < l2 || (l1 == l2 && c1 < c2);
-    };
     for (size_t i = 0; i < symbols.size(); ++i) {
         const Symbol& s = symbols[i];
         if (before(line, column, s.startLine, s.startColumn)) continue;
@@ -134,6 +308,25 @@ std::optional<size_t> innermostAt(const std::vector<Symbol>& symbols, uint32_t l
             best = i;
     }
     return best;
+}
+
+std::optional<size_t> definitionAtLine(const std::vector<Symbol>& symbols, uint32_t line) {
+    std::optional<size_t> best, named;
+    auto inner = [&](std::optional<size_t>& cur, size_t i) {
+        const Symbol& s = symbols[i];
+        if (!cur || s.startByte > symbols[*cur].startByte ||
+            (s.startByte == symbols[*cur].startByte && s.endByte <= symbols[*cur].endByte))
+            cur = i;
+    };
+    for (size_t i = 0; i < symbols.size(); ++i) {
+        const Symbol& s = symbols[i];
+        // A node that ends with its line's newline ends at column 0 below.
+        uint32_t last = s.endColumn == 0 && s.endLine > s.startLine ? s.endLine - 1 : s.endLine;
+        if (line < s.startLine || line > last) continue;
+        inner(best, i);
+        if (s.nameLine == line) inner(named, i);
+    }
+    return named ? named : best;
 }
 
 struct Document::Impl {
@@ -147,13 +340,15 @@ struct Document::Impl {
     // the next extraction walks only what changed (see extractFromTree).
     detail::Extraction last;
     bool stale = true;
+    Spans hidden; // what the parser was not shown
 
     void fullParse() {
         tree.reset();
         stale = true;
         last = {};
         if (!parser) return;
-        tree = parse(parser.get(), nullptr, text);
+        hidden = hiddenSpans(spec, text);
+        tree = parse(parser.get(), nullptr, text, hidden);
     }
 
     // An edit of [start, oldEnd) into [start, newEnd): symbols wholly before
@@ -228,9 +423,24 @@ void Document::edit(uint32_t startByte, uint32_t oldEndByte, std::string_view ne
         d.fullParse();
         return;
     }
+    // An edit that makes a line a bare macro, or stops it being one, hides
+    // or shows text the old tree was parsed without: parse afresh.
+    Spans hidden = hiddenSpans(d.spec, d.text);
+    Spans moved = d.hidden;
+    for (auto& [b, en] : moved) {
+        if (b >= e.old_end_byte) {
+            b = b - e.old_end_byte + e.new_end_byte;
+            en = en - e.old_end_byte + e.new_end_byte;
+        }
+    }
+    if (hidden != moved) {
+        d.fullParse();
+        return;
+    }
+    d.hidden = std::move(hidden);
     d.shift(e.start_byte, e.old_end_byte, e.new_end_byte);
     ts_tree_edit(d.tree.get(), &e);
-    TreePtr next = parse(d.parser.get(), d.tree.get(), d.text);
+    TreePtr next = parse(d.parser.get(), d.tree.get(), d.text, d.hidden);
     if (!next) {
         d.fullParse();
         return;

@@ -9,6 +9,18 @@
 //     changes it.
 //   - shapeHash: the same digest with the symbol's own defining name left out,
 //     so a pure rename keeps it (how a renamed or moved anchor is found again).
+//   - tokenHash: the tokens alone (what is compared where the parse had
+//     errors, see Symbol::tokenHash).
+//   - headHash: the definition without its body and name (decorators,
+//     attributes, modifiers, parameters, return type, bases): what tells
+//     same-named definitions apart (overloads, a property's getter and
+//     setter, cfg-gated twins) however the code is formatted.
+//
+// A qualified name need not be unique in a file (overloads, twins under
+// conditional compilation, same-named helpers in sibling callbacks). A
+// definition's identity is its qualified name and kind, then its headHash,
+// then its ordinal among the same-named: the anchor records all three and
+// resolves by them in that order (engine/Anchoring.cpp).
 //
 // Nothing here exposes tree-sitter: only syntax/*.cpp include its headers.
 #pragma once
@@ -23,17 +35,37 @@
 namespace engram::syntax {
 
 struct Symbol {
-    std::string name;      // "validate"
-    std::string qualified; // "TokenValidator.validate", "ns::Parser::parse", "Server.Handle"
+    std::string name;      // "validate", "it(\"parses\")", "impl Display for P"
+    std::string qualified; // "TokenValidator.validate", "ns::Parser::parse", "<P as Display>::fmt"
+    // The parameter types, in languages that overload by them (C++, Java,
+    // TypeScript): "(Object,Class<?>)", "(size_t) const". Empty elsewhere.
+    // Written after the qualified name it picks one overload: G.toJson(Object).
+    std::string signature;
     // function | method | constructor | class | struct | interface | enum | type | trait |
-    // namespace | module
+    // namespace | module | impl | macro | constant
     std::string kind;
     uint32_t startByte = 0, endByte = 0;
     // 0-based; columns count bytes. The end is exclusive.
     uint32_t startLine = 0, startColumn = 0, endLine = 0, endColumn = 0;
+    uint32_t nameLine = 0; // the line of its name (its first line when it has none)
     std::string hash;      // 32 hex characters
     std::string shapeHash; // 32 hex characters; the own name left out
+    std::string headHash;  // 16 hex characters; the body and the own name left out
+    // 16 hex characters: the definition's tokens alone, without the tree's
+    // shape. Where the parser had to recover from an error (hasError), how
+    // it recovered depends on layout (a macro before a C name, an interface
+    // member without its semicolon), so the tokens are what is compared.
+    std::string tokenHash;
+    bool hasError = false;
+    // 1-based place among the file's symbols with the same qualified name and
+    // kind, in document order, and how many there are; how many of those
+    // are identical copies of this one (the same hash), itself included.
+    uint32_t ordinal = 1, twins = 1, copies = 1;
 };
+
+// The name a user writes to pick this symbol: the qualified name, plus the
+// signature when it has one ("G.toJson(Object,Class<?>)").
+std::string writtenName(const Symbol& s);
 
 // Every definition in the file, in document order (a class before its
 // methods). Unknown language: empty.
@@ -43,13 +75,24 @@ std::vector<Symbol> extractSymbols(std::string_view language, std::string_view s
 // match(es) if any; else the symbols whose qualified names equal the query
 // once separators are normalised ("Parser.parse" == "Parser::parse" ==
 // "(*Parser).parse"); else those whose trailing components match it
-// ("validate" -> TokenValidator.validate). Several indices mean the name is
-// ambiguous: the caller reports the candidates. Empty: no match.
+// ("validate" -> TokenValidator.validate). A Rust `<P as Display>` component
+// is matched by `P` and by `Display` too. A query ending in a parameter list
+// ("toJson(Object, Class<?>)") keeps only the overloads with that signature
+// (white space aside). Several indices mean the name is ambiguous: the caller
+// reports the candidates. Empty: no match.
 std::vector<size_t> resolveSymbol(const std::vector<Symbol>& symbols, std::string_view query);
 
 // The innermost symbol whose range holds the 0-based (line, byte column).
 std::optional<size_t> innermostAt(const std::vector<Symbol>& symbols, uint32_t line,
                                   uint32_t column);
+
+// The definition a 0-based line designates (`--anchor PATH:LINE`): of the
+// symbols whose lines hold it, the innermost of those named on it, else the
+// innermost. So the line of a definition's first token (`export`, a
+// decorator, an attribute, a macro before a C name), the line of its name
+// (`} ct_data;` names the typedef, not the struct it closes) and any line
+// inside it designate that definition.
+std::optional<size_t> definitionAtLine(const std::vector<Symbol>& symbols, uint32_t line);
 
 // An open document kept parsed across edits (an editor's unsaved buffer):
 // edits re-parse incrementally; symbols are recomputed lazily.

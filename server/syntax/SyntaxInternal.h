@@ -30,6 +30,12 @@ enum NodeFlag : uint16_t {
     kHook = 1 << 8,       // the language's normalisation hook is asked about it
     kContent = 1 << 9,    // the text inside a literal ("string_content", "string_fragment")
     kNamed = 1 << 10,     // a named node type (not an anonymous token)
+    kConcat = 1 << 11,    // adjacent literals that make one value ("a " "b")
+    kPrelude = 1 << 12,   // written before a definition, as its sibling, and part of it
+    kTokens = 1 << 13,    // unparsed tokens (a macro's body): punctuation compares
+                          // character by character (`>>` == `> >`)
+    kRawCode = 1 << 14,   // a leaf holding code as raw text (a #define's body):
+                          // compared without its layout (compactCode)
 };
 
 // One enclosing scope while walking: a symbol, or a non-symbol scope such as a
@@ -44,10 +50,16 @@ struct Scope {
 struct Def {
     const char* kind = nullptr; // nullptr: not a symbol
     TSNode nameNode{};          // the defining name (left out of shapeHash)
+    TSNode body{};              // the body (left out of headHash), if any
     std::string name;           // the display name ("~Parser", "operator==")
     std::string qualifier;      // extra leading components, already joined ("ns::Parser")
-    bool scopeOnly = false;     // a scope that is not itself a symbol (impl blocks)
-    TSNode inner{};             // for wrappers: the wrapped definition node
+    std::string signature;      // Symbol::signature
+    // What the symbol's children are qualified by, when not its own
+    // qualified name (a Rust `impl Display for P` block: "<P as Display>").
+    std::string scopeName;
+    bool scopeOnly = false; // a scope that is not itself a symbol (an object literal)
+    bool global = false;    // named by `name` alone, whatever encloses it (a C macro)
+    TSNode inner{};         // for wrappers: the wrapped definition node
 };
 
 struct LangSpec;
@@ -63,12 +75,17 @@ struct DefContext {
 // What a normalisation hook decides for one node.
 struct HookResult {
     enum Action : uint8_t {
-        None,       // hash it as usual
-        Skip,       // leave the node out
-        Unwrap,     // hash only its named children
-        Leaf,       // hash it as a named leaf of `type` with `text` (under `field` if set)
-        Docstring,  // a literal used as documentation: per-line white space left out
-        KeepCommas, // the commas directly inside it carry meaning
+        None,        // hash it as usual
+        Skip,        // leave the node out
+        Unwrap,      // hash only its named children
+        Leaf,        // hash it as a named leaf of `type` with `text` (under `field` if set)
+        Docstring,   // a literal used as documentation: per-line white space left out
+        KeepCommas,  // the commas directly inside it carry meaning
+        Group,       // a grouping written with or without brackets: hashed as a
+                     // node of `type` (its own when empty), its own brackets
+                     // (parentheses, square brackets, braces) left out
+        Transparent, // brackets that may be there or not: left out, with no
+                     // node of their own; what they hold is hashed in place
     } action = None;
     std::string_view field, type, text;
 
@@ -95,7 +112,8 @@ using Hook = HookResult (*)(const HookContext&, TSNode node);
 struct Fields {
     TSFieldId name = 0, body = 0, declarator = 0, type = 0, value = 0, key = 0, parameters = 0,
               parameter = 0, receiver = 0, definition = 0, superclasses = 0, arguments = 0,
-              trait = 0, scope = 0, pattern = 0, property = 0;
+              trait = 0, scope = 0, pattern = 0, property = 0, declaration = 0, left = 0, right = 0,
+              object = 0, function = 0;
 };
 
 struct LangSpec {
@@ -144,13 +162,14 @@ struct SymbolRecord {
     size_t subtreeEnd = 0;   // one past its last nested symbol
     size_t streamBegin = 0, streamEnd = 0;
     size_t nameBegin = kNoSpan, nameEnd = kNoSpan; // its defining name's items
+    size_t bodyBegin = kNoSpan, bodyEnd = kNoSpan; // its body's items
     TSSymbol nodeType = 0;
     // The C++ namespaces known when the walk met it (they decide whether an
     // out-of-line `a::f` is a function or a method): an order-sensitive hash.
     uint64_t namespaces = 0;
     bool known = false; // digests carried over from an earlier walk
     bool clean = true;  // in a kept Extraction: no edit has touched it since
-    Digest hash{}, shape{};
+    Digest hash{}, shape{}, head{}, tokens{};
 };
 
 // A leaf inside a symbol whose text is one of the names in the symbol's
@@ -174,6 +193,9 @@ struct Extraction {
     std::vector<SymbolRecord> records;   // parallel to symbols
     std::string stream;                  // the items (Walk.cpp)
     std::vector<Occurrence> occurrences; // in stream order
+    // The comments' byte spans, in order (what the token digest leaves out;
+    // those inside definitions taken over unwalked are not listed).
+    std::vector<std::pair<uint32_t, uint32_t>> comments;
 };
 
 // Every symbol of a parsed tree (Walk.cpp). With `reuse` (the extraction of
@@ -187,8 +209,11 @@ Extraction extractFromTree(const LangSpec& spec, const TSTree* tree, std::string
                            const Extraction* reuse = nullptr, std::string* stream = nullptr);
 
 // Hashes the symbols whose records are not `known` (Digest.cpp): fills their
-// records' digests and Symbol::hash / Symbol::shapeHash.
-void digestSymbols(Extraction& x);
+// records' digests and Symbol::hash / shapeHash / headHash.
+void digestSymbols(Extraction& x, std::string_view src);
+
+// Sets every symbol's ordinal and twins (Symbols.cpp).
+void numberTwins(std::vector<Symbol>& symbols);
 
 // Text normalisation of tokens (Literal.cpp). The string_view results may
 // point into `scratch`.
@@ -200,8 +225,18 @@ std::string_view canonicalNumber(Lang lang, std::string_view t, std::string& scr
 // A documentation string compares line by line without the indentation black
 // re-does: each line trimmed, leading and trailing blank lines dropped.
 void docstringText(std::string_view run, std::string& out);
+// Code kept as raw text, without its layout: white space and line
+// continuations dropped, but for one blank where two words, or two
+// operator characters, would otherwise run together ("a - -b" stays apart
+// from "a--b").
+void compactCode(std::string_view text, std::string& out);
 // Python string prefixes compare as black writes them: lower case, no "u".
 void pythonPrefix(std::string_view prefix, std::string& out);
+
+// C and C++: the byte spans of the lines holding only a macro invocation
+// without its semicolon (`FMT_BEGIN_NAMESPACE`), which the parser is not
+// shown (Macros.cpp). Sorted; each ends before its line break.
+std::vector<std::pair<uint32_t, uint32_t>> bareMacroLines(std::string_view text);
 
 // Small helpers shared by the language rules (LangSpec.cpp).
 std::string_view nodeText(std::string_view src, TSNode n);
@@ -220,6 +255,9 @@ struct LangRules {
     std::vector<std::string_view> hooks;
     Classifier classify = nullptr;
     Hook hook = nullptr;
+    std::vector<std::string_view> preludes;  // kPrelude
+    std::vector<std::string_view> tokenRuns; // kTokens
+    std::vector<std::string_view> rawCode;   // kRawCode
 };
 LangRules pythonRules();
 LangRules jsRules(Lang lang); // JavaScript, TypeScript, TSX

@@ -59,6 +59,29 @@ bool allSpace(std::string_view s) {
     return true;
 }
 
+// White space, counting a backslash before a line break (a line
+// continuation between two tokens) as white space too.
+bool blank(std::string_view s) {
+    for (size_t i = 0; i < s.size(); ++i) {
+        if (isSpace(s[i])) continue;
+        if (s[i] == '\\' && i + 1 < s.size() && (s[i + 1] == '\n' || s[i + 1] == '\r')) continue;
+        return false;
+    }
+    return true;
+}
+
+bool punctuation(std::string_view t) {
+    for (char c : t)
+        if ((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
+            c == '_' || (unsigned char)c >= 0x80)
+            return false;
+    return true;
+}
+
+bool isBracket(std::string_view t) {
+    return t == "(" || t == ")" || t == "[" || t == "]" || t == "{" || t == "}";
+}
+
 bool isQuote(char c) {
     return c == '"' || c == '\'';
 }
@@ -104,11 +127,12 @@ struct Level {
     bool stringRoot = false;  // this node opened the literal
     bool unwrapped = false;   // its anonymous children are left out
     bool keepCommas = false;
+    bool dropParens = false; // a Group: its own brackets are left out
     bool scopePushed = false;
     int32_t frame = -1;      // the symbol this node opened
     int32_t nameSymbol = -1; // the symbol this node names
-    size_t nameBegin = 0;
-    const void* innerDef = nullptr; // a wrapped definition node not to classify again
+    int32_t bodySymbol = -1; // the symbol whose body this node is
+    size_t nameBegin = 0, bodyBegin = 0;
 };
 
 // Namespace names met so far, folded in order (FNV-1a over "name\0").
@@ -166,8 +190,9 @@ public:
         ts_tree_cursor_delete(&cur);
         cursor_ = nullptr;
         Extraction x{std::move(symbols_), std::move(records_), std::move(out_),
-                     std::move(occurrences_)};
-        digestSymbols(x);
+                     std::move(occurrences_), std::move(comments_)};
+        digestSymbols(x, src_);
+        numberTwins(x.symbols);
         if (stream) *stream = x.stream;
         return x;
     }
@@ -178,19 +203,43 @@ private:
     TSTreeCursor* cursor_ = nullptr; // positioned on the node being entered
     std::string out_;
     std::string run_; // the current literal's text
+    // The prefix the current run was written under (adjacent literals with
+    // one prefix make one run); `kNoPrefix` when none was written yet.
+    std::string runPrefix_;
+    static constexpr std::string_view kNoPrefix = "\x01";
     std::string scratch_;
     bool docstring_ = false;
     std::vector<Level> levels_;
     std::vector<Symbol> symbols_;
     std::vector<SymbolRecord> records_; // parallel to symbols_
     std::vector<Occurrence> occurrences_;
+    std::vector<std::pair<uint32_t, uint32_t>> comments_;
     std::vector<size_t> open_; // open symbol frames
     // Per open frame: its name, then its qualifier's components (Occurrence).
     std::vector<std::vector<std::string>> openNames_;
     std::vector<Scope> scopes_;
     std::vector<std::string> namespaces_;
     uint64_t namespaceKey_ = 0; // namespaces_ folded (SymbolRecord::namespaces)
-    std::vector<std::pair<const void*, size_t>> pendingNames_;
+    // A definition opened at its prelude, not yet entered.
+    struct Preopened {
+        const void* node = nullptr;
+        int32_t frame = -1;
+    } preopened_;
+    // Nodes a wrapper definition stands for (not yet entered).
+    std::vector<const void*> wrapped_;
+    bool wrapped(TSNode n) {
+        auto it = std::find(wrapped_.begin(), wrapped_.end(), n.id);
+        if (it == wrapped_.end()) return false;
+        wrapped_.erase(it);
+        return true;
+    }
+    // Nodes not yet entered that are a symbol's name or body.
+    struct Pending {
+        const void* node;
+        size_t symbol;
+        bool body;
+    };
+    std::vector<Pending> pending_;
     const Extraction* reuse_;
     std::unordered_map<uint64_t, size_t> reuseAt_; // clean extent -> reuse_ index
 
@@ -263,6 +312,15 @@ private:
     void flushRun() {
         if (run_.empty()) return;
         if (emitting()) {
+            // A line break inside a literal is one whatever the file's line
+            // endings (git's autocrlf, rustfmt's newline_style).
+            if (run_.find('\r') != std::string::npos) {
+                size_t w = 0;
+                for (size_t r = 0; r < run_.size(); ++r)
+                    if (!(run_[r] == '\r' && r + 1 < run_.size() && run_[r + 1] == '\n'))
+                        run_[w++] = run_[r];
+                run_.resize(w);
+            }
             if (docstring_) {
                 scratch_.clear();
                 docstringText(run_, scratch_);
@@ -285,16 +343,33 @@ private:
         item(kPrefix, p);
     }
 
+    // A literal piece opens: adjacent pieces under the same prefix continue
+    // one run, so where a formatter splits a long string, and on which side
+    // of the split a blank sits, leaves no trace.
+    void openPiece(std::string_view p) {
+        std::string norm;
+        if (spec_.lang == Lang::Python) {
+            pythonPrefix(p, norm);
+        } else {
+            norm = p;
+        }
+        if (norm == runPrefix_) return;
+        flushRun();
+        prefix(norm);
+        runPrefix_ = norm;
+    }
+
     // Text between the previous child of `p` and `upto` that no visible token
     // covers: white space, or a hidden token (a literal's raw contents).
     void gap(Level& p, uint32_t upto) {
         if (upto <= p.lastEnd || !emitting()) return;
         std::string_view g = text(p.lastEnd, upto);
+        if (p.inString && (spec_.flagsOf(p.node) & kConcat) && blank(g)) return;
         if (p.inString) {
             run_.append(g);
             return;
         }
-        if (allSpace(g)) return;
+        if (blank(g)) return;
         item(kGap, collapse(g));
     }
 
@@ -320,19 +395,26 @@ private:
         uint16_t fl = spec_.flags[L.sym];
         if (fl & kComment) {
             L.extra = true;
+            if (!open_.empty()) comments_.push_back({s, e});
             return false;
         }
-        if (!pendingNames_.empty()) {
-            for (size_t i = 0; i < pendingNames_.size(); ++i) {
-                if (pendingNames_[i].first != n.id) continue;
-                L.nameSymbol = int32_t(pendingNames_[i].second);
-                L.nameBegin = out_.size();
-                pendingNames_.erase(pendingNames_.begin() + ptrdiff_t(i));
-                break;
+        for (size_t i = 0; i < pending_.size();) {
+            if (pending_[i].node != n.id) {
+                ++i;
+                continue;
             }
+            if (pending_[i].body) {
+                L.bodySymbol = int32_t(pending_[i].symbol);
+                L.bodyBegin = out_.size();
+            } else {
+                L.nameSymbol = int32_t(pending_[i].symbol);
+                L.nameBegin = out_.size();
+            }
+            pending_.erase(pending_.begin() + ptrdiff_t(i));
         }
         bool named = fl & kNamed;
         uint32_t children = ts_node_child_count(n);
+        if (fl & kPrelude) preopen(n, parent);
 
         if (parent && parent->inString) {
             if (children == 0) {
@@ -342,12 +424,14 @@ private:
                 bool plain = !(fl & (kEscape | kContent));
                 if (plain && parent->childIndex == 0 && s == ts_node_start_byte(parent->node) &&
                     openingQuote(t, pre)) {
-                    flushRun();
-                    prefix(pre);
+                    openPiece(pre);
                 } else if (plain && parent->childIndex > 0 && e == parent->end &&
                            closingQuote(t, pre)) {
-                    flushRun();
-                    prefix(pre);
+                    if (!pre.empty()) { // a raw string's closing "# ends its run
+                        flushRun();
+                        prefix(pre);
+                        runPrefix_ = kNoPrefix;
+                    }
                 } else if (fl & kEscape) {
                     appendEscape(t);
                 } else {
@@ -365,6 +449,7 @@ private:
 
         if (!named) {
             if ((parent && parent->unwrapped) || (fl & kSemicolon) ||
+                (parent && parent->dropParens && isBracket(text(s, e))) ||
                 ((fl & kComma) && !(parent && keepComma(*parent)))) {
                 return false;
             }
@@ -372,7 +457,19 @@ private:
             if (allSpace(t)) {
                 return false;
             }
-            if (emitting()) item(kAnon, t);
+            if (!emitting()) return false;
+            if (std::any_of(t.begin(), t.end(), isSpace)) {
+                // `#  ifdef` is `#ifdef`: a token's inner blanks are layout.
+                scratch_.clear();
+                compactCode(t, scratch_);
+                t = scratch_;
+            }
+            if (parent && (spec_.flagsOf(parent->node) & kTokens) && punctuation(t)) {
+                for (size_t i = 0; i < t.size(); ++i)
+                    item(kAnon, t.substr(i, 1));
+                return false;
+            }
+            item(kAnon, t);
             return false;
         }
 
@@ -397,11 +494,27 @@ private:
         case HookResult::KeepCommas:
             L.keepCommas = true;
             break;
+        case HookResult::Transparent:
+            emitField(fid);
+            L.dropParens = true;
+            L.descended = true;
+            return true;
+        case HookResult::Group:
+            emitField(fid);
+            if (emitting()) {
+                token(kOpen, hr.type.empty() ? std::string_view(spec_.typeToken[L.sym])
+                                             : spec_.tokenForType(hr.type));
+                L.closeNeeded = true;
+            }
+            L.dropParens = true;
+            L.descended = true;
+            return true;
         default:
             break;
         }
 
-        if ((fl & kDefinition) && !(parent && parent->innerDef == n.id)) {
+        const bool isWrapped = !wrapped_.empty() && wrapped(n);
+        if ((fl & kDefinition) && !isWrapped) {
             emitField(fid);
             fid = 0;
             if (define(n, L, parent)) return false; // taken over: nothing to walk
@@ -414,7 +527,14 @@ private:
             return true;
         }
         if (fl & kStringish) {
-            if (emitting()) token(kOpen, spec_.typeToken[L.sym]);
+            if (emitting()) {
+                // Adjacent literals are one literal of their pieces' type:
+                // "a " "b" (a long string a formatter split) is "a b".
+                TSNode piece = (fl & kConcat) ? ts_node_named_child(n, 0) : TSNode{};
+                token(kOpen, !ts_node_is_null(piece) && (spec_.flagsOf(piece) & kStringish)
+                                 ? std::string_view(spec_.typeToken[spec_.index(piece)])
+                                 : std::string_view(spec_.typeToken[L.sym]));
+            }
             if (children == 0) {
                 // A literal that is a single token: 'a', `<stdio.h>`.
                 std::string_view t = text(s, e), pre;
@@ -431,12 +551,19 @@ private:
             }
             L.inString = L.stringRoot = L.descended = true;
             docstring_ = hr.action == HookResult::Docstring;
+            runPrefix_.clear();
             return true;
         }
         if (children == 0) {
             if (emitting()) {
                 std::string_view t = text(s, e);
-                emitLeaf(spec_.typeToken[L.sym], (fl & kNumber) ? number(t) : collapse(t));
+                if (fl & kRawCode) {
+                    std::string code;
+                    compactCode(t, code);
+                    emitLeaf(spec_.typeToken[L.sym], code);
+                } else {
+                    emitLeaf(spec_.typeToken[L.sym], (fl & kNumber) ? number(t) : collapse(t));
+                }
             }
             return false;
         }
@@ -463,6 +590,13 @@ private:
             if (r.nameBegin == kNoSpan) {
                 r.nameBegin = L.nameBegin;
                 r.nameEnd = out_.size();
+            }
+        }
+        if (L.bodySymbol >= 0) {
+            SymbolRecord& r = records_[size_t(L.bodySymbol)];
+            if (r.bodyBegin == kNoSpan) {
+                r.bodyBegin = L.bodyBegin;
+                r.bodyEnd = out_.size();
             }
         }
         if (L.frame >= 0) {
@@ -492,34 +626,73 @@ private:
     // the symbol was taken over from the earlier extraction instead, so its
     // subtree is not walked.
     bool define(TSNode n, Level& L, const Level* parent) {
-        const Scope* scope = scopes_.empty() ? nullptr : &scopes_.back();
+        if (preopened_.node == n.id) {
+            // Opened at its leading attribute or decorator (preopen()).
+            L.frame = preopened_.frame;
+            L.scopePushed = true;
+            preopened_ = {};
+            return false;
+        }
         Def d;
-        DefContext ctx{spec_, src_, scope, parent ? parent->node : TSNode{}, namespaces_};
+        if (!classifyAt(n, parent ? parent->node : TSNode{}, d)) return false;
+        std::string qualified = qualify(d);
+        if (!d.scopeOnly && takeOver(n, d, qualified)) return true;
+        L.frame = open(n, n, d, std::move(qualified));
+        L.scopePushed = true;
+        return false;
+    }
+
+    bool classifyAt(TSNode n, TSNode parent, Def& d) {
+        const Scope* scope = scopes_.empty() ? nullptr : &scopes_.back();
+        DefContext ctx{spec_, src_, scope, parent, namespaces_};
         if (!spec_.classify(ctx, n, d) || !d.kind) return false;
-        if (!ts_node_is_null(d.inner)) L.innerDef = d.inner.id;
-        std::string qualified;
-        if (scope && !spec_.flat) qualified = scope->qualified;
+        if (ts_node_is_null(d.body))
+            d.body = field(spec_, ts_node_is_null(d.inner) ? n : d.inner, spec_.f.body);
+        return true;
+    }
+
+    std::string qualify(const Def& d) const {
+        const Scope* scope = scopes_.empty() ? nullptr : &scopes_.back();
+        if (spec_.flat || d.global) return d.name;
+        std::string qualified = scope ? scope->qualified : std::string();
         for (auto* part : {&d.qualifier, &d.name}) {
             if (part->empty()) continue;
             if (!qualified.empty()) qualified += spec_.sep;
             qualified += *part;
         }
-        if (spec_.flat) qualified = d.name;
-        if (!d.scopeOnly && takeOver(n, d, qualified)) return true;
+        return qualified;
+    }
+
+    // Opens the symbol (unless `d` is a scope only) and the scope of the
+    // definition node `n`, its text starting at `start`: its frame, or -1.
+    int32_t open(TSNode n, TSNode start, Def& d, std::string qualified) {
+        const Scope* scope = scopes_.empty() ? nullptr : &scopes_.back();
+        if (!ts_node_is_null(d.inner)) {
+            // The wrapped definition, and any wrapper between (an exported
+            // `const f = () => {}`), are this symbol: not classified again.
+            for (TSNode w = d.inner; !ts_node_is_null(w) && !ts_node_eq(w, n);
+                 w = ts_node_parent(w))
+                wrapped_.push_back(w.id);
+        }
         if (std::string_view(d.kind) == "namespace") pushNamespace(d.name);
+        int32_t frame = -1;
         if (!d.scopeOnly) {
             Symbol sym;
             sym.name = d.name;
             sym.qualified = qualified;
+            sym.signature = std::move(d.signature);
             sym.kind = d.kind;
-            sym.startByte = ts_node_start_byte(n);
+            sym.hasError = ts_node_has_error(n);
+            sym.startByte = ts_node_start_byte(start);
             sym.endByte = ts_node_end_byte(n);
-            TSPoint a = ts_node_start_point(n), b = ts_node_end_point(n);
+            TSPoint a = ts_node_start_point(start), b = ts_node_end_point(n);
             sym.startLine = a.row;
             sym.startColumn = a.column;
             sym.endLine = b.row;
             sym.endColumn = b.column;
-            L.frame = int32_t(symbols_.size());
+            sym.nameLine =
+                ts_node_is_null(d.nameNode) ? a.row : ts_node_start_point(d.nameNode).row;
+            frame = int32_t(symbols_.size());
             symbols_.push_back(std::move(sym));
             SymbolRecord r;
             r.parent = open_.empty() ? kNoSpan : open_.back();
@@ -527,14 +700,36 @@ private:
             r.nodeType = ts_node_symbol(n);
             r.namespaces = namespaceKey_;
             records_.push_back(r);
-            open_.push_back(size_t(L.frame));
+            open_.push_back(size_t(frame));
             openNames_.push_back(identityNames(symbols_.back()));
             if (!ts_node_is_null(d.nameNode))
-                pendingNames_.push_back({d.nameNode.id, size_t(L.frame)});
+                pending_.push_back({d.nameNode.id, size_t(frame), false});
+            if (!ts_node_is_null(d.body)) pending_.push_back({d.body.id, size_t(frame), true});
+        }
+        if (!d.scopeName.empty()) {
+            qualified = scope && !spec_.flat ? scope->qualified : std::string();
+            if (!qualified.empty()) qualified += spec_.sep;
+            qualified += d.scopeName;
         }
         scopes_.push_back(Scope{std::move(qualified), d.name, d.kind});
-        L.scopePushed = true;
-        return false;
+        return frame;
+    }
+
+    // At a prelude (a Rust attribute, a decorator of a class member): when
+    // the definition it introduces follows, that definition opens here, so
+    // its range, and its digests, take in what introduces it. The symbol
+    // is then walked, never taken over from an earlier extraction.
+    void preopen(TSNode n, const Level* parent) {
+        if (preopened_.node) return; // a second attribute of the same definition
+        TSNode d = ts_node_next_named_sibling(n);
+        while (!ts_node_is_null(d) && (spec_.flagsOf(d) & (kPrelude | kComment)))
+            d = ts_node_next_named_sibling(d);
+        if (ts_node_is_null(d) || !(spec_.flagsOf(d) & kDefinition)) return;
+        Def def;
+        if (!classifyAt(d, parent ? parent->node : TSNode{}, def) || def.scopeOnly) return;
+        std::string qualified = qualify(def);
+        int32_t frame = open(d, n, def, std::move(qualified));
+        preopened_ = {d.id, frame};
     }
 
     // The names a symbol's shape masks (Occurrence): its own, then those of
@@ -598,6 +793,7 @@ private:
             Symbol s = reuse_->symbols[j];
             s.startByte = s.startByte - old.startByte + start;
             s.endByte = s.endByte - old.startByte + start;
+            s.nameLine = s.nameLine - oldLine + at.row;
             move(s.startLine, s.startColumn);
             move(s.endLine, s.endColumn);
             SymbolRecord r = reuse_->records[j];
@@ -607,6 +803,8 @@ private:
             streamMove(r.streamEnd);
             streamMove(r.nameBegin);
             streamMove(r.nameEnd);
+            streamMove(r.bodyBegin);
+            streamMove(r.bodyEnd);
             r.known = true;
             r.clean = true;
             if (s.kind == "namespace") pushNamespace(s.name);

@@ -80,7 +80,9 @@ pid_t spawn(std::vector<std::string> argv, std::vector<std::string> env, const s
     if (pid == 0) {
         if (::dup2(in, 0) < 0 || ::dup2(out, 1) < 0 || ::dup2(err, 2) < 0) ::_exit(126);
         if (!cwd.empty() && ::chdir(cwd.c_str()) != 0) ::_exit(126);
-        ::execve(av[0], av.data(), ev.data());
+        // A bare program name is looked up on PATH (the tools the corpus
+        // tests run); engram itself is always given by its path.
+        ::execvpe(av[0], av.data(), ev.data());
         ::_exit(127);
     }
     return pid;
@@ -470,9 +472,14 @@ json CliResult::parsed() const {
 
 CliResult runCli(const std::vector<std::string>& args, const std::vector<std::string>& env,
                  const std::string& stdinData, std::chrono::milliseconds timeout) {
-    (void)kSigpipeIgnored;
     std::vector<std::string> argv = {ENGRAM_BINARY};
     argv.insert(argv.end(), args.begin(), args.end());
+    return runProgram(std::move(argv), env, stdinData, timeout);
+}
+
+CliResult runProgram(std::vector<std::string> argv, const std::vector<std::string>& env,
+                     const std::string& stdinData, std::chrono::milliseconds timeout) {
+    (void)kSigpipeIgnored;
     int inPipe[2], outPipe[2], errPipe[2];
     makePipe(inPipe);
     makePipe(outPipe);

@@ -139,6 +139,12 @@ CliResult runCli(const std::vector<std::string>& args, const std::vector<std::st
                  const std::string& stdinData = "",
                  std::chrono::milliseconds timeout = std::chrono::milliseconds(30000));
 
+// Runs any program the same way (argv[0] is looked up on PATH when it holds
+// no '/'), with the inherited environment minus ENGRAM_* variables.
+CliResult runProgram(std::vector<std::string> argv, const std::vector<std::string>& env = {},
+                     const std::string& stdinData = "",
+                     std::chrono::milliseconds timeout = std::chrono::milliseconds(30000));
+
 // `file://` URI of an absolute path.
 std::string fileUri(const std::string& path);
 // Lower-case hex SHA-256 (libsodium, independent of engram's own wrapper).

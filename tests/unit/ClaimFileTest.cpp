@@ -21,9 +21,10 @@ Claim sample() {
     c.origin = "project:demo";
     c.supersedes = "c-abc123@1";
     c.tags = {"auth", "tokens"};
-    c.anchors.push_back({"src/a b.py", "", "", "range", 3, 9, "deadbeef", ""});
     c.anchors.push_back(
-        {"src/v.py", "TokenValidator.validate", "python", "method", 0, 0, "h1", "s1"});
+        {"src/a b.py", "", "", "range", 3, 9, "deadbeef", "", "", 0, 0, 0, "", false});
+    c.anchors.push_back({"src/v.py", "TokenValidator.validate", "python", "method", 0, 0, "h1",
+                         "s1", "d1", 2, 3, 2, "t1", true});
     c.evidence.push_back({"command", "pytest -k 'token\\n expiry'"});
     c.feedback = {2, 1, 0};
     c.extra = {{"future_field", "kept"}};
@@ -51,6 +52,12 @@ TEST_CASE("a claim survives a write and read unchanged") {
     CHECK(back.anchors[1].symbol == "TokenValidator.validate");
     CHECK(back.anchors[1].language == "python");
     CHECK(back.anchors[1].shape == "s1");
+    CHECK(back.anchors[1].head == "d1");
+    CHECK(back.anchors[1].ordinal == 2);
+    CHECK(back.anchors[1].twins == 3);
+    CHECK(back.anchors[1].copies == 2);
+    CHECK(back.anchors[1].tokens == "t1");
+    CHECK(back.anchors[1].errors);
     CHECK(back.anchors[0].path == "src/a b.py");
     CHECK(back.anchors[0].startLine == 3);
     CHECK(back.anchors[0].endLine == 9);

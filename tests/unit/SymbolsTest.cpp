@@ -296,8 +296,12 @@ TEST_CASE("resolveSymbol: exact, suffix, separators, ambiguity", "[symbols]") {
           V{"engram::config::Parser", "engram::config::Parser::Parser"});
 
     auto rs = load("rust", "lru.rs");
-    CHECK(names(rs, resolveSymbol(rs, "evict")) == V{"Evict::evict", "LruCache::evict"});
-    CHECK(names(rs, resolveSymbol(rs, "LruCache.evict")) == V{"LruCache::evict"});
+    CHECK(names(rs, resolveSymbol(rs, "evict")) == V{"Evict::evict", "<LruCache as Evict>::evict"});
+    // A trait impl's method answers to its type and to its trait.
+    CHECK(names(rs, resolveSymbol(rs, "LruCache.evict")) == V{"<LruCache as Evict>::evict"});
+    CHECK(names(rs, resolveSymbol(rs, "Display::fmt")) == V{"<LruCache as fmt::Display>::fmt"});
+    CHECK(names(rs, resolveSymbol(rs, "LruCache::fmt")) == V{"<LruCache as fmt::Display>::fmt"});
+    CHECK(names(rs, resolveSymbol(rs, "impl Evict for LruCache")) == V{"impl Evict for LruCache"});
     CHECK(names(rs, resolveSymbol(rs, "stats::hit_rate")) == V{"stats::hit_rate"});
 
     // An exact or full match wins over longer names ending the same way.

@@ -17,11 +17,25 @@ bool isNameType(std::string_view t) {
            t == "primitive_type";
 }
 
+// A macro before a function's name (`void ZLIB_INTERNAL z_error(...)`)
+// leaves the parser guessing: depending on the layout it takes the macro
+// for the name and puts the real name in an ERROR before the parameters,
+// or puts the macro in an ERROR before the declarator. The name is the
+// last word before the parameter list either way.
+TSNode realName(const LangSpec& S, TSNode name) {
+    TSNode after = ts_node_next_sibling(name);
+    if (ts_node_is_null(after) || S.type(after) != "ERROR") return name;
+    uint32_t count = ts_node_named_child_count(after);
+    if (count == 0) return name;
+    TSNode last = ts_node_named_child(after, count - 1);
+    return S.type(last) == "identifier" ? last : name;
+}
+
 // Down the declarator chain (pointer, reference, function, parenthesized,
 // array declarators) to the declared name.
 TSNode declaredName(const LangSpec& S, TSNode d) {
     for (int guard = 0; guard < 64 && !ts_node_is_null(d); ++guard) {
-        if (isNameType(S.type(d))) return d;
+        if (isNameType(S.type(d))) return realName(S, d);
         TSNode next = field(S, d, S.f.declarator);
         if (ts_node_is_null(next)) {
             TSNode first{};
@@ -58,7 +72,15 @@ std::string splitQualified(const DefContext& c, TSNode n, TSNode& nameNode,
     const LangSpec& S = c.spec;
     for (int guard = 0; guard < 64 && S.type(n) == "qualified_identifier"; ++guard) {
         TSNode scope = field(S, n, S.f.scope);
-        if (!ts_node_is_null(scope)) {
+        // `FMT_FUNC std::string vformat(...)`: the parser may invent the
+        // "::" it needs to join a type to the name. What it invented is no
+        // qualifier: the type before it is a return type.
+        bool invented = false;
+        for (uint32_t i = 0; i < ts_node_child_count(n); ++i)
+            invented = invented || ts_node_is_missing(ts_node_child(n, i));
+        if (invented) {
+            scopes.clear();
+        } else if (!ts_node_is_null(scope)) {
             TSNode ignored;
             scopes.push_back(simpleName(c, scope, ignored));
         }
@@ -88,8 +110,38 @@ bool classify(const DefContext& c, TSNode n, Def& d);
 
 bool function(const DefContext& c, TSNode n, Def& d) {
     const LangSpec& S = c.spec;
-    TSNode name = declaredName(S, field(S, n, S.f.declarator));
+    TSNode decl = field(S, n, S.f.declarator);
+    if (S.lang == Lang::Cpp && !ts_node_is_null(decl) && S.type(decl) == "identifier" &&
+        nodeText(c.src, decl) == "namespace") {
+        // `FMT_BEGIN_NAMESPACE namespace detail {`: a macro without its
+        // semicolon makes the parser read a function named `namespace`; it
+        // is the namespace, named by the word the parser set aside.
+        TSNode after = ts_node_next_sibling(decl);
+        TSNode word{};
+        if (!ts_node_is_null(after) && S.type(after) == "ERROR" &&
+            namedChildCount(S, after, &word) == 1 && S.type(word) == "identifier") {
+            d.nameNode = word;
+            d.name = std::string(nodeText(c.src, word));
+            d.kind = "namespace";
+            return true;
+        }
+        return false;
+    }
+    TSNode name = declaredName(S, decl);
     if (ts_node_is_null(name)) return false;
+    // The word the parser set aside just before the parameter list is the
+    // name, whatever it took for the declarator (realName).
+    for (TSNode f = decl; !ts_node_is_null(f); f = field(S, f, S.f.declarator)) {
+        if (S.type(f) != "function_declarator") continue;
+        TSNode params = field(S, f, S.f.parameters);
+        TSNode before = ts_node_is_null(params) ? TSNode{} : ts_node_prev_sibling(params);
+        if (!ts_node_is_null(before) && S.type(before) == "ERROR") {
+            uint32_t count = ts_node_named_child_count(before);
+            TSNode last = count ? ts_node_named_child(before, count - 1) : TSNode{};
+            if (!ts_node_is_null(last) && S.type(last) == "identifier") name = last;
+        }
+        break;
+    }
     std::vector<std::string> quals;
     d.name = splitQualified(c, name, d.nameNode, quals);
     if (d.name.empty()) return false;
@@ -162,6 +214,29 @@ bool typedefinition(const DefContext& c, TSNode n, Def& d) {
 bool classify(const DefContext& c, TSNode n, Def& d) {
     const LangSpec& S = c.spec;
     std::string_view t = S.type(n);
+    if (t == "preproc_def" || t == "preproc_function_def") {
+        // Macros have one namespace, whatever encloses their #define. The
+        // name is the first word after #define: a comment in the body can
+        // make the parser take a later word for it and the real one for an
+        // ERROR.
+        TSNode name{};
+        uint32_t count = ts_node_named_child_count(n);
+        for (uint32_t i = 0; i < count && ts_node_is_null(name); ++i) {
+            TSNode ch = ts_node_named_child(n, i);
+            if (S.flagsOf(ch) & kComment) continue;
+            if (S.type(ch) == "ERROR" && ts_node_named_child_count(ch) > 0)
+                ch = ts_node_named_child(ch, 0);
+            if (S.type(ch) != "identifier") break;
+            name = ch;
+        }
+        if (ts_node_is_null(name)) return false;
+        d.nameNode = name;
+        d.name = std::string(nodeText(c.src, name));
+        d.kind = "macro";
+        d.global = true;
+        d.body = field(S, n, S.f.value);
+        return true;
+    }
     // Inside a template the template_declaration is the definition node.
     if (!ts_node_is_null(c.parent) && S.type(c.parent) == "template_declaration") return false;
     if (t == "function_definition") return function(c, n, d);
@@ -208,10 +283,13 @@ bool classify(const DefContext& c, TSNode n, Def& d) {
 
 LangRules cRules(Lang lang) {
     LangRules r{{"function_definition", "struct_specifier", "union_specifier", "enum_specifier",
-                 "type_definition"},
+                 "type_definition", "preproc_def", "preproc_function_def"},
                 {},
                 classify,
-                nullptr};
+                nullptr,
+                {},
+                {},
+                {"preproc_arg"}};
     if (lang == Lang::Cpp)
         for (auto t : {"class_specifier", "namespace_definition", "template_declaration",
                        "alias_declaration"})

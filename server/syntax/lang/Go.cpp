@@ -68,7 +68,10 @@ LangRules goRules() {
              "type_alias", "method_elem", "method_spec"},
             {},
             classify,
-            nullptr};
+            nullptr,
+            {},
+            {},
+            {}};
 }
 
 } // namespace engram::syntax::detail

@@ -34,7 +34,10 @@ LangRules javaRules() {
              "constructor_declaration", "compact_constructor_declaration"},
             {},
             classify,
-            nullptr};
+            nullptr,
+            {},
+            {},
+            {}};
 }
 
 } // namespace engram::syntax::detail

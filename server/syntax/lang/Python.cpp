@@ -29,6 +29,15 @@ bool classify(const DefContext& c, TSNode n, Def& d) {
     return d.kind != nullptr;
 }
 
+bool hasComma(TSNode n) {
+    uint32_t count = ts_node_child_count(n);
+    for (uint32_t i = 0; i < count; ++i) {
+        TSNode c = ts_node_child(n, i);
+        if (!ts_node_is_named(c) && std::string_view(ts_node_type(c)) == ",") return true;
+    }
+    return false;
+}
+
 // black's rewrites that change the tree but not the meaning.
 HookResult hook(const HookContext& h, TSNode n) {
     const LangSpec& S = h.spec;
@@ -44,6 +53,18 @@ HookResult hook(const HookContext& h, TSNode n) {
     } else if (t == "subscript") {
         // a[1,] indexes with a tuple: that trailing comma is meaning, not style.
         if (namedChildCount(S, n) == 2) return {HookResult::KeepCommas};
+    } else if (t == "import_from_statement" || t == "with_clause") {
+        // `from a import (b)`, `with (open(a) as f):`: optional parentheses.
+        return {HookResult::Group};
+    } else if (t == "tuple_pattern" && namedChildCount(S, n) == 1 && !hasComma(n)) {
+        // `for (x) in xs` (black's split of a long target) is `for x in xs`.
+        return {HookResult::Unwrap};
+    } else if (t == "tuple" || t == "expression_list" || t == "tuple_pattern" ||
+               t == "pattern_list") {
+        // `for k, v in xs` == `for (k, v) in xs`, `a, b = xs` == `(a, b,) = xs`,
+        // `return a, b` == `return (a, b)`: a tuple is the same with or
+        // without its parentheses (black adds them when it splits a line).
+        return {HookResult::Group, "", "expression_list", ""};
     }
     return {};
 }
@@ -52,9 +73,13 @@ HookResult hook(const HookContext& h, TSNode n) {
 
 LangRules pythonRules() {
     return {{"function_definition", "class_definition", "decorated_definition"},
-            {"argument_list", "string", "subscript"},
+            {"argument_list", "string", "subscript", "tuple", "expression_list", "tuple_pattern",
+             "pattern_list", "import_from_statement", "with_clause"},
             classify,
-            hook};
+            hook,
+            {},
+            {},
+            {}};
 }
 
 } // namespace engram::syntax::detail

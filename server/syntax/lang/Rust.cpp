@@ -1,7 +1,12 @@
-// Rust: functions, structs, unions, enums, traits, type aliases and modules
-// with bodies. An impl block is a scope, not a symbol: `fn parse` inside
-// `impl Parser` or `impl Display for Parser` is "Parser::parse"; inside a
-// trait, "Trait::method" (declared or with a default body).
+// Rust: functions, structs, unions, enums, traits, type aliases, modules
+// (`mod m { ... }`, and `mod m;` whose body is another file), `macro_rules!`
+// macros, closures bound by `let`, and impl
+// blocks. An impl block is a symbol named as rustdoc heads it ("impl
+// Parser", "impl fmt::Display for Parser"); the methods of an inherent impl
+// are "Parser::parse", those of a trait impl "<Parser as fmt::Display>::fmt"
+// (Rust's own path to them), so the `fmt` of Display and the `fmt` of Debug
+// are two names. A trait's methods are "Trait::method". Outer attributes
+// (`#[derive]`, `#[cfg(test)]`) belong to the item they precede.
 #include "syntax/SyntaxInternal.h"
 
 namespace engram::syntax::detail {
@@ -27,12 +32,32 @@ bool classify(const DefContext& c, TSNode n, Def& d) {
     const LangSpec& S = c.spec;
     std::string_view t = S.type(n);
     if (t == "impl_item") {
-        d.name = baseType(S, c.src, field(S, n, S.f.type));
+        std::string type = baseType(S, c.src, field(S, n, S.f.type));
+        if (type.empty()) return false;
+        TSNode trait = field(S, n, S.f.trait);
+        if (ts_node_is_null(trait)) {
+            d.name = "impl " + type;
+            d.scopeName = type;
+        } else {
+            std::string tr = compactText(c.src, trait);
+            d.name = "impl " + tr + " for " + type;
+            d.scopeName = "<" + type + " as " + tr + ">";
+        }
         d.kind = "impl";
-        d.scopeOnly = true;
-        return !d.name.empty();
+        return true;
     }
-    if (t == "mod_item" && ts_node_is_null(field(S, n, S.f.body))) return false; // mod m;
+    if (t == "let_declaration") {
+        // let parse = |s| ...;
+        TSNode pattern = field(S, n, S.f.pattern), value = field(S, n, S.f.value);
+        if (ts_node_is_null(pattern) || ts_node_is_null(value) || S.type(pattern) != "identifier" ||
+            S.type(value) != "closure_expression")
+            return false;
+        d.nameNode = pattern;
+        d.name = std::string(nodeText(c.src, pattern));
+        d.body = field(S, value, S.f.body);
+        d.kind = "function";
+        return true;
+    }
     TSNode name = field(S, n, S.f.name);
     if (ts_node_is_null(name)) return false;
     d.nameNode = name;
@@ -50,6 +75,8 @@ bool classify(const DefContext& c, TSNode n, Def& d) {
         d.kind = "type";
     } else if (t == "mod_item") {
         d.kind = "module";
+    } else if (t == "macro_definition") {
+        d.kind = "macro";
     }
     return d.kind != nullptr;
 }
@@ -63,6 +90,7 @@ bool isStatement(std::string_view t) {
 HookResult hook(const HookContext& h, TSNode n) {
     const LangSpec& S = h.spec;
     std::string_view t = S.type(n);
+    std::string_view parent = ts_node_is_null(h.parent) ? "" : S.type(h.parent);
     TSNode only{};
     if (t == "expression_statement") {
         // `return x;` == `return x` (trailing_semicolon adds the ";").
@@ -71,12 +99,27 @@ HookResult hook(const HookContext& h, TSNode n) {
         if (k == "return_expression" || k == "break_expression" || k == "continue_expression")
             return {HookResult::Unwrap};
     } else if (t == "block") {
-        // `A => x,` == `A => { x }` (match_arm_blocks wraps long arms).
-        if (ts_node_is_null(h.parent) || S.type(h.parent) != "match_arm" || h.field != S.f.value)
-            return {};
+        // `A => x,` == `A => { x }` (match_arm_blocks wraps long arms), and
+        // `|a| f(a)` == `|a| { f(a) }`: a block holding one expression.
+        bool arm = parent == "match_arm" && h.field == S.f.value;
+        bool closure = parent == "closure_expression" && h.field == S.f.body;
+        if (!arm && !closure) return {};
         if (ts_node_child_count(n) > 0 && !ts_node_is_named(ts_node_child(n, 0)) &&
             namedChildCount(S, n, &only) == 1 && !isStatement(S.type(only)))
             return {HookResult::Unwrap};
+    } else if (t == "token_tree") {
+        // A macro rule's expansion `=> ( ... )` == `=> { ... }`: the outer
+        // delimiters of a transcriber are not part of it.
+        if (parent == "macro_rule" && h.field == S.f.right) return {HookResult::Group};
+        // Inside a macro's tokens, `=> x` == `=> { x }`: rustfmt formats a
+        // macro body as code and wraps long match arms in a block.
+        if (parent == "token_tree") {
+            TSNode before = ts_node_prev_sibling(n);
+            TSNode open = ts_node_child(n, 0);
+            if (!ts_node_is_null(before) && nodeText(h.src, before) == "=>" &&
+                !ts_node_is_null(open) && nodeText(h.src, open) == "{")
+                return {HookResult::Transparent};
+        }
     }
     return {};
 }
@@ -84,11 +127,18 @@ HookResult hook(const HookContext& h, TSNode n) {
 } // namespace
 
 LangRules rustRules() {
-    return {{"function_item", "function_signature_item", "struct_item", "union_item", "enum_item",
-             "trait_item", "type_item", "mod_item", "impl_item"},
-            {"expression_statement", "block"},
-            classify,
-            hook};
+    LangRules r{{"function_item", "function_signature_item", "struct_item", "union_item",
+                 "enum_item", "trait_item", "type_item", "mod_item", "impl_item",
+                 "macro_definition", "let_declaration"},
+                {"expression_statement", "block", "token_tree"},
+                classify,
+                hook,
+                {},
+                {},
+                {}};
+    r.preludes = {"attribute_item"};
+    r.tokenRuns = {"token_tree", "token_tree_pattern"};
+    return r;
 }
 
 } // namespace engram::syntax::detail
