@@ -7,7 +7,11 @@ set -euo pipefail
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 
 debs=(build-essential cmake pkg-config git nodejs npm
-      nlohmann-json3-dev libuv1-dev libsqlite3-dev catch2 libsodium-dev clang-format neovim)
+      nlohmann-json3-dev libuv1-dev libsqlite3-dev catch2 libsodium-dev clang-format neovim
+      # The anchor tests on real code (tests/corpus): the formatters run over
+      # it, an inventory tool, and the packages whose sources are part of it.
+      black rustfmt golang-go universal-ctags python3
+      python3-requests librust-log-dev librust-either-dev libfmt-dev)
 
 missing=()
 for p in "${debs[@]}"; do
@@ -33,8 +37,8 @@ fi
 
 # Every directory holding a package-lock.json gets `npm ci`, each only when
 # its lock file changed since its last install: the grammars at the top, the
-# MCP client tests and the VS Code extension below.
-npm_dirs=(. tests/mcp editors/vscode)
+# MCP client tests, the VS Code extension and the real-code corpus below.
+npm_dirs=(. tests/mcp editors/vscode tests/corpus)
 for d in "${npm_dirs[@]}"; do
     [ -f "$here/$d/package-lock.json" ] || continue
     cd "$here/$d"

@@ -111,6 +111,23 @@ void compactCode(std::string_view text, std::string& out) {
     bool pending = false;
     for (size_t i = 0; i < text.size(); ++i) {
         char c = text[i];
+        // Comments are not code (the parser may leave one inside a macro
+        // body); literals are kept as written.
+        if (c == '/' && i + 1 < text.size() && (text[i + 1] == '*' || text[i + 1] == '/')) {
+            size_t e = text[i + 1] == '*' ? text.find("*/", i + 2) : text.find('\n', i);
+            i = e == std::string_view::npos ? text.size() : (text[i + 1] == '*' ? e + 1 : e - 1);
+            pending = true;
+            continue;
+        }
+        if (c == '"' || c == '\'') {
+            if (pending && !out.empty() && wordByte(out.back())) out += ' ';
+            pending = false;
+            size_t s = i;
+            for (++i; i < text.size() && text[i] != c; ++i)
+                if (text[i] == '\\') ++i;
+            out.append(text.substr(s, std::min(i + 1, text.size()) - s));
+            continue;
+        }
         if (c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\f' || c == '\v') {
             pending = true;
             continue;

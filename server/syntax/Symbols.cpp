@@ -24,11 +24,17 @@ TSPoint pointAt(std::string_view text, uint32_t offset);
 
 using Spans = std::vector<std::pair<uint32_t, uint32_t>>;
 
-// The byte spans the parser is not shown (detail::bareMacroLines): none
-// outside C and C++.
-Spans hiddenSpans(const detail::LangSpec* spec, std::string_view src) {
+// What the parser is not shown (detail::Unparsed): nothing outside C and C++.
+detail::Unparsed unparsedOf(const detail::LangSpec* spec, std::string_view src) {
     if (!spec || (spec->lang != detail::Lang::C && spec->lang != detail::Lang::Cpp)) return {};
-    return detail::bareMacroLines(src);
+    return {detail::declarationMacros(src), detail::directiveComments(src)};
+}
+
+Spans hiddenSpans(const detail::Unparsed& u) {
+    Spans out = u.macros;
+    out.insert(out.end(), u.comments.begin(), u.comments.end());
+    std::sort(out.begin(), out.end());
+    return out;
 }
 
 // Parses `src` with everything but `hidden` as the included ranges.
@@ -48,6 +54,117 @@ TreePtr parse(TSParser* parser, const TSTree* old, std::string_view src, const S
                                        uint32_t(ranges.size())))
         ts_parser_set_included_ranges(parser, nullptr, 0);
     return TreePtr(ts_parser_parse_string(parser, old, src.data(), uint32_t(src.size())));
+}
+
+// Parses `src[begin, end)` alone, `hidden` left out.
+TreePtr parseRange(TSParser* parser, std::string_view src, uint32_t begin, uint32_t end,
+                   const Spans& hidden) {
+    std::vector<TSRange> ranges;
+    uint32_t from = begin;
+    for (auto [b, e] : hidden) {
+        if (e <= begin || b >= end) continue;
+        if (b > from) ranges.push_back({pointAt(src, from), pointAt(src, b), from, b});
+        from = std::max(from, e);
+    }
+    if (end > from) ranges.push_back({pointAt(src, from), pointAt(src, end), from, end});
+    if (ranges.empty()) return nullptr;
+    ts_parser_set_included_ranges(parser, ranges.data(), uint32_t(ranges.size()));
+    return TreePtr(ts_parser_parse_string(parser, nullptr, src.data(), uint32_t(src.size())));
+}
+
+bool cFamily(const detail::LangSpec* spec) {
+    return spec && (spec->lang == detail::Lang::C || spec->lang == detail::Lang::Cpp);
+}
+
+bool brokenTopLevel(const TSTree* tree) {
+    TSNode root = ts_tree_root_node(tree);
+    if (!ts_node_has_error(root)) return false;
+    for (uint32_t i = 0, n = ts_node_child_count(root); i < n; ++i)
+        if (ts_node_is_error(ts_node_child(root, i))) return true;
+    return false;
+}
+
+// Moves symbols extracted from canonical text to the original's positions.
+void remap(std::vector<Symbol>& symbols, const std::vector<detail::SymbolRecord>& records,
+           const std::vector<uint32_t>& origin, std::string_view src) {
+    std::vector<uint32_t> lineStarts{0};
+    for (size_t i = 0; i < src.size(); ++i)
+        if (src[i] == '\n') lineStarts.push_back(uint32_t(i + 1));
+    auto point = [&](uint32_t byte, uint32_t& line, uint32_t& column) {
+        auto it = std::upper_bound(lineStarts.begin(), lineStarts.end(), byte);
+        line = uint32_t(it - lineStarts.begin() - 1);
+        column = byte - lineStarts[line];
+    };
+    auto at = [&](uint32_t b) { return origin[std::min<size_t>(b, origin.size() - 1)]; };
+    for (size_t i = 0; i < symbols.size(); ++i) {
+        Symbol& s = symbols[i];
+        uint32_t begin = at(s.startByte);
+        uint32_t end = s.endByte > s.startByte ? at(s.endByte - 1) + 1 : begin;
+        uint32_t name = at(records[i].nameByte);
+        s.startByte = begin;
+        s.endByte = end;
+        point(begin, s.startLine, s.startColumn);
+        point(end, s.endLine, s.endColumn);
+        uint32_t column;
+        point(name, s.nameLine, column);
+    }
+}
+
+// C and C++ whose parse has errors. Where the parser's recovery falls
+// depends on the layout (it counts the lines and bytes it skips), so the
+// text is parsed again without its layout (detail::canonicalC). An error
+// that still breaks the top level can swallow every definition after it:
+// the top-level pieces (detail::topLevelPieces) are then parsed one by one,
+// each without its layout, or as written where that parse is broken too.
+// Symbols come back at the original's positions; nullopt when the parse as
+// written has no error.
+std::optional<detail::Extraction> recovered(const detail::LangSpec* spec, TSParser* parser,
+                                            const TSTree* tree, std::string_view src) {
+    if (!cFamily(spec) || !tree || !ts_node_has_error(ts_tree_root_node(tree))) return std::nullopt;
+    detail::Canonical canon = detail::canonicalC(src);
+    detail::Unparsed unparsed = unparsedOf(spec, canon.text);
+    Spans hidden = hiddenSpans(unparsed);
+    std::vector<Symbol> symbols;
+    auto take = [&](detail::Extraction x, bool canonical) {
+        if (canonical) remap(x.symbols, x.records, canon.origin, src);
+        for (auto& sym : x.symbols)
+            symbols.push_back(std::move(sym));
+    };
+    TreePtr whole = parse(parser, nullptr, canon.text, hidden);
+    auto pieces =
+        whole && brokenTopLevel(whole.get()) ? detail::topLevelPieces(canon.text) : Spans{};
+    if (pieces.size() < 2) {
+        if (whole)
+            take(detail::extractFromTree(*spec, whole.get(), canon.text, nullptr, nullptr,
+                                         &unparsed),
+                 true);
+    } else {
+        detail::Unparsed asWritten = unparsedOf(spec, src);
+        Spans asWrittenHidden = hiddenSpans(asWritten);
+        for (auto [b, e] : pieces) {
+            TreePtr t = parseRange(parser, canon.text, b, e, hidden);
+            if (t && !brokenTopLevel(t.get())) {
+                take(detail::extractFromTree(*spec, t.get(), canon.text, nullptr, nullptr,
+                                             &unparsed),
+                     true);
+                continue;
+            }
+            uint32_t ob = canon.origin[b],
+                     oe = canon.origin[std::min<size_t>(e, canon.text.size())];
+            TreePtr o = parseRange(parser, src, ob, oe, asWrittenHidden);
+            if (o)
+                take(detail::extractFromTree(*spec, o.get(), src, nullptr, nullptr, &asWritten),
+                     false);
+        }
+    }
+    ts_parser_set_included_ranges(parser, nullptr, 0);
+    detail::numberTwins(symbols);
+    detail::Extraction x;
+    x.records.resize(symbols.size());
+    for (auto& r : x.records)
+        r.clean = false; // not from the tree an edit updates: never taken over
+    x.symbols = std::move(symbols);
+    return x;
 }
 
 TSPoint pointAt(std::string_view text, uint32_t offset) {
@@ -202,8 +319,10 @@ std::vector<Symbol> extractSymbols(std::string_view language, std::string_view s
     if (!spec || source.size() > UINT32_MAX) return {};
     thread_local ParserPtr parser(ts_parser_new());
     if (!ts_parser_set_language(parser.get(), spec->ts)) return {};
-    TreePtr tree = parse(parser.get(), nullptr, source, hiddenSpans(spec, source));
-    return detail::extractFromTree(*spec, tree.get(), source).symbols;
+    detail::Unparsed unparsed = unparsedOf(spec, source);
+    TreePtr tree = parse(parser.get(), nullptr, source, hiddenSpans(unparsed));
+    if (auto x = recovered(spec, parser.get(), tree.get(), source)) return x->symbols;
+    return detail::extractFromTree(*spec, tree.get(), source, nullptr, nullptr, &unparsed).symbols;
 }
 
 std::string writtenName(const Symbol& s) {
@@ -340,15 +459,15 @@ struct Document::Impl {
     // the next extraction walks only what changed (see extractFromTree).
     detail::Extraction last;
     bool stale = true;
-    Spans hidden; // what the parser was not shown
+    detail::Unparsed unparsed; // what the parser was not shown
 
     void fullParse() {
         tree.reset();
         stale = true;
         last = {};
         if (!parser) return;
-        hidden = hiddenSpans(spec, text);
-        tree = parse(parser.get(), nullptr, text, hidden);
+        unparsed = unparsedOf(spec, text);
+        tree = parse(parser.get(), nullptr, text, hiddenSpans(unparsed));
     }
 
     // An edit of [start, oldEnd) into [start, newEnd): symbols wholly before
@@ -423,24 +542,25 @@ void Document::edit(uint32_t startByte, uint32_t oldEndByte, std::string_view ne
         d.fullParse();
         return;
     }
-    // An edit that makes a line a bare macro, or stops it being one, hides
-    // or shows text the old tree was parsed without: parse afresh.
-    Spans hidden = hiddenSpans(d.spec, d.text);
-    Spans moved = d.hidden;
-    for (auto& [b, en] : moved) {
+    // An edit that hides or shows text (a macro that now opens a declaration
+    // or no longer does) changes what the old tree was parsed from: parse
+    // afresh.
+    detail::Unparsed unparsed = unparsedOf(d.spec, d.text);
+    Spans before = hiddenSpans(d.unparsed), after = hiddenSpans(unparsed);
+    for (auto& [b, en] : before) {
         if (b >= e.old_end_byte) {
             b = b - e.old_end_byte + e.new_end_byte;
             en = en - e.old_end_byte + e.new_end_byte;
         }
     }
-    if (hidden != moved) {
+    if (before != after) {
         d.fullParse();
         return;
     }
-    d.hidden = std::move(hidden);
+    d.unparsed = std::move(unparsed);
     d.shift(e.start_byte, e.old_end_byte, e.new_end_byte);
     ts_tree_edit(d.tree.get(), &e);
-    TreePtr next = parse(d.parser.get(), d.tree.get(), d.text, d.hidden);
+    TreePtr next = parse(d.parser.get(), d.tree.get(), d.text, hiddenSpans(d.unparsed));
     if (!next) {
         d.fullParse();
         return;
@@ -471,16 +591,24 @@ size_t Document::reusedSymbols() const {
 std::vector<Symbol> Document::walkAfresh() const {
     const Impl& d = *impl_;
     if (!d.spec || !d.tree) return {};
-    return detail::extractFromTree(*d.spec, d.tree.get(), d.text).symbols;
+    if (auto x = recovered(d.spec, d.parser.get(), d.tree.get(), d.text)) return x->symbols;
+    return detail::extractFromTree(*d.spec, d.tree.get(), d.text, nullptr, nullptr, &d.unparsed)
+        .symbols;
 }
 
 const std::vector<Symbol>& Document::symbols() {
     Impl& d = *impl_;
     if (d.stale) {
-        if (d.spec && d.tree)
-            d.last = detail::extractFromTree(*d.spec, d.tree.get(), d.text, &d.last);
-        else
+        if (d.spec && d.tree) {
+            if (auto x = recovered(d.spec, d.parser.get(), d.tree.get(), d.text)) {
+                d.last = std::move(*x); // not from this tree: never taken over (remap)
+            } else {
+                d.last = detail::extractFromTree(*d.spec, d.tree.get(), d.text, &d.last, nullptr,
+                                                 &d.unparsed);
+            }
+        } else {
             d.last = {};
+        }
         d.stale = false;
     }
     return d.last.symbols;

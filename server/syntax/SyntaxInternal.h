@@ -163,6 +163,7 @@ struct SymbolRecord {
     size_t streamBegin = 0, streamEnd = 0;
     size_t nameBegin = kNoSpan, nameEnd = kNoSpan; // its defining name's items
     size_t bodyBegin = kNoSpan, bodyEnd = kNoSpan; // its body's items
+    uint32_t nameByte = 0;                         // where its name starts in the text
     TSSymbol nodeType = 0;
     // The C++ namespaces known when the walk met it (they decide whether an
     // out-of-line `a::f` is a function or a method): an order-sensitive hash.
@@ -205,8 +206,36 @@ struct Extraction {
 // rather than walked. `stream`, when given, receives the normalised item
 // stream the hashes are taken over (for debugging; reused definitions write
 // nothing to it).
+// What the parser was not shown (C and C++): the macros opening
+// declarations, which belong to the definition they precede (its range and
+// its digests take them in), and the comments inside directives.
+struct Unparsed {
+    std::vector<std::pair<uint32_t, uint32_t>> macros;   // declarationMacros
+    std::vector<std::pair<uint32_t, uint32_t>> comments; // directiveComments
+};
+
 Extraction extractFromTree(const LangSpec& spec, const TSTree* tree, std::string_view src,
-                           const Extraction* reuse = nullptr, std::string* stream = nullptr);
+                           const Extraction* reuse = nullptr, std::string* stream = nullptr,
+                           const Unparsed* unparsed = nullptr);
+
+// C and C++ text laid out one way for every layout (Canonical.cpp): comments
+// dropped, blanks only where two tokens would merge, each directive on a
+// line of its own. origin[i] is the byte of the original text that byte i
+// came from (an inserted blank: the next token's); origin has one entry
+// more than text, the original's size.
+struct Canonical {
+    std::string text;
+    std::vector<uint32_t> origin;
+};
+Canonical canonicalC(std::string_view src);
+
+// C and C++ code the parser failed on at the top level (an ERROR among the
+// root's children, which can swallow every definition after it): the byte
+// ranges of its top-level pieces, each ending after a `}` or `;` that closes
+// a top-level declaration, found lexically (comments, literals and
+// preprocessor lines skipped). Parsed one by one, each piece is parsed as
+// it would be in a file that held it alone (Macros.cpp).
+std::vector<std::pair<uint32_t, uint32_t>> topLevelPieces(std::string_view text);
 
 // Hashes the symbols whose records are not `known` (Digest.cpp): fills their
 // records' digests and Symbol::hash / shapeHash / headHash.
@@ -233,10 +262,14 @@ void compactCode(std::string_view text, std::string& out);
 // Python string prefixes compare as black writes them: lower case, no "u".
 void pythonPrefix(std::string_view prefix, std::string& out);
 
-// C and C++: the byte spans of the lines holding only a macro invocation
-// without its semicolon (`FMT_BEGIN_NAMESPACE`), which the parser is not
-// shown (Macros.cpp). Sorted; each ends before its line break.
-std::vector<std::pair<uint32_t, uint32_t>> bareMacroLines(std::string_view text);
+// C and C++: the byte spans of macros that open a declaration as an
+// attribute would (`FMT_BEGIN_NAMESPACE namespace detail {`, `FMT_FUNC void
+// f()`), which the parser is not shown (Macros.cpp). Decided on tokens, so
+// alike for every layout. Sorted.
+std::vector<std::pair<uint32_t, uint32_t>> declarationMacros(std::string_view text);
+// C and C++: the block comments inside preprocessor directives (a comment
+// in a continued #define ends the grammar's macro body), also not shown.
+std::vector<std::pair<uint32_t, uint32_t>> directiveComments(std::string_view text);
 
 // Small helpers shared by the language rules (LangSpec.cpp).
 std::string_view nodeText(std::string_view src, TSNode n);

@@ -145,10 +145,12 @@ uint64_t foldNamespace(uint64_t h, std::string_view name) {
 
 class Walker {
 public:
-    Walker(const LangSpec& spec, std::string_view src, const Extraction* reuse)
+    Walker(const LangSpec& spec, std::string_view src, const Extraction* reuse,
+           const Unparsed* unparsed)
         : spec_(spec)
         , src_(src)
-        , reuse_(reuse) {
+        , reuse_(reuse)
+        , unparsed_(unparsed) {
         out_.reserve(src.size() * 2);
         levels_.reserve(128);
         if (reuse_) {
@@ -164,7 +166,7 @@ public:
         }
     }
 
-    Extraction run(TSNode root, std::string* stream) {
+    void walk(TSNode root) {
         TSTreeCursor cur = ts_tree_cursor_new(root);
         cursor_ = &cur;
         bool descend = enter(root);
@@ -189,6 +191,14 @@ public:
         }
         ts_tree_cursor_delete(&cur);
         cursor_ = nullptr;
+    }
+
+    Extraction finish(std::string* stream) {
+        if (unparsed_ && !unparsed_->comments.empty()) {
+            comments_.insert(comments_.end(), unparsed_->comments.begin(),
+                             unparsed_->comments.end());
+            std::sort(comments_.begin(), comments_.end());
+        }
         Extraction x{std::move(symbols_), std::move(records_), std::move(out_),
                      std::move(occurrences_), std::move(comments_)};
         digestSymbols(x, src_);
@@ -242,6 +252,27 @@ private:
     std::vector<Pending> pending_;
     const Extraction* reuse_;
     std::unordered_map<uint64_t, size_t> reuseAt_; // clean extent -> reuse_ index
+    const Unparsed* unparsed_;                     // C and C++: what the parser was not shown
+    // The hidden macros before the definition being entered: [begin, end).
+    std::pair<uint32_t, uint32_t> prelude_{0, 0};
+
+    // Where the chain of hidden macros right before byte `at` begins (only
+    // blanks and comments between), or `at`.
+    uint32_t macroPrelude(uint32_t at) const {
+        const auto& m = unparsed_->macros;
+        auto it = std::lower_bound(m.begin(), m.end(), std::pair<uint32_t, uint32_t>{at, 0});
+        uint32_t begin = at;
+        std::string scratch;
+        while (it != m.begin()) {
+            auto prev = std::prev(it);
+            scratch.clear();
+            compactCode(text(prev->second, begin), scratch);
+            if (!scratch.empty()) break;
+            begin = prev->first;
+            it = prev;
+        }
+        return begin;
+    }
 
     static uint64_t extentKey(uint32_t start, uint32_t end) { return uint64_t(start) << 32 | end; }
 
@@ -370,6 +401,13 @@ private:
             return;
         }
         if (blank(g)) return;
+        if (spec_.lang == Lang::C || spec_.lang == Lang::Cpp) {
+            // A comment the parser was not shown (in a #define) is no code.
+            scratch_.clear();
+            compactCode(g, scratch_);
+            if (!scratch_.empty()) item(kGap, scratch_);
+            return;
+        }
         item(kGap, collapse(g));
     }
 
@@ -384,7 +422,19 @@ private:
     bool enter(TSNode n) {
         Level* parent = levels_.empty() ? nullptr : &levels_.back();
         uint32_t s = ts_node_start_byte(n), e = ts_node_end_byte(n);
-        if (parent) gap(*parent, s);
+        uint32_t from = s;
+        if (unparsed_ && !unparsed_->macros.empty() && parent && (spec_.flagsOf(n) & kDefinition)) {
+            // Hidden macros opening this definition are part of it.
+            if (uint32_t p = macroPrelude(s); p < s) {
+                Def probe;
+                if (classifyAt(n, parent->node, probe) && !probe.scopeOnly) from = p;
+            }
+        }
+        if (parent) gap(*parent, from);
+        if (from < s) {
+            parent->lastEnd = s;
+            prelude_ = {from, s};
+        }
         levels_.emplace_back();
         parent = levels_.size() > 1 ? &levels_[levels_.size() - 2] : nullptr;
         Level& L = levels_.back();
@@ -686,6 +736,17 @@ private:
             sym.startByte = ts_node_start_byte(start);
             sym.endByte = ts_node_end_byte(n);
             TSPoint a = ts_node_start_point(start), b = ts_node_end_point(n);
+            std::string_view prelude;
+            if (prelude_.second == sym.startByte && prelude_.first < prelude_.second) {
+                prelude = text(prelude_.first, prelude_.second);
+                for (char c : prelude)
+                    a.row -= c == '\n';
+                size_t nl = prelude_.first == 0 ? std::string_view::npos
+                                                : src_.rfind('\n', prelude_.first - 1);
+                a.column = prelude_.first - uint32_t(nl == std::string_view::npos ? 0 : nl + 1);
+                sym.startByte = prelude_.first;
+            }
+            prelude_ = {0, 0};
             sym.startLine = a.row;
             sym.startColumn = a.column;
             sym.endLine = b.row;
@@ -697,6 +758,8 @@ private:
             SymbolRecord r;
             r.parent = open_.empty() ? kNoSpan : open_.back();
             r.streamBegin = r.streamEnd = out_.size();
+            r.nameByte = ts_node_is_null(d.nameNode) ? symbols_.back().startByte
+                                                     : ts_node_start_byte(d.nameNode);
             r.nodeType = ts_node_symbol(n);
             r.namespaces = namespaceKey_;
             records_.push_back(r);
@@ -705,6 +768,11 @@ private:
             if (!ts_node_is_null(d.nameNode))
                 pending_.push_back({d.nameNode.id, size_t(frame), false});
             if (!ts_node_is_null(d.body)) pending_.push_back({d.body.id, size_t(frame), true});
+            if (!prelude.empty()) {
+                std::string code;
+                compactCode(prelude, code);
+                item(kGap, code);
+            }
         }
         if (!d.scopeName.empty()) {
             qualified = scope && !spec_.flat ? scope->qualified : std::string();
@@ -797,6 +865,7 @@ private:
             move(s.startLine, s.startColumn);
             move(s.endLine, s.endColumn);
             SymbolRecord r = reuse_->records[j];
+            r.nameByte = r.nameByte - old.startByte + start;
             r.parent = j == i ? (open_.empty() ? kNoSpan : open_.back()) : r.parent - i + base;
             r.subtreeEnd = r.subtreeEnd - i + base;
             streamMove(r.streamBegin);
@@ -834,10 +903,11 @@ private:
 } // namespace
 
 Extraction extractFromTree(const LangSpec& spec, const TSTree* tree, std::string_view src,
-                           const Extraction* reuse, std::string* stream) {
+                           const Extraction* reuse, std::string* stream, const Unparsed* unparsed) {
     if (!tree) return {};
-    Walker w(spec, src, reuse);
-    return w.run(ts_tree_root_node(tree), stream);
+    Walker w(spec, src, reuse, unparsed);
+    w.walk(ts_tree_root_node(tree));
+    return w.finish(stream);
 }
 
 } // namespace engram::syntax::detail

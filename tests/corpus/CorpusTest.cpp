@@ -344,8 +344,15 @@ void runCorpus(const std::string& lang) {
                 continue;
             }
             ++tried;
+            // The new word keeps the old one's case: an upper-case macro
+            // stays one (what hides it from the parser, Macros.cpp, is part
+            // of its kind, not of its spelling).
+            std::string word = f.pristine.substr(tok.begin, tok.end - tok.begin);
+            bool upper = std::none_of(word.begin(), word.end(), [](char ch) {
+                return std::islower(static_cast<unsigned char>(ch));
+            });
             std::string mutated = f.pristine;
-            mutated.insert(tok.end, "Zq");
+            mutated.insert(tok.end, upper ? "ZQ" : "Zq");
             writeAll(root + "/" + f.rel, mutated);
             bool ok = true;
             std::string detail;
