@@ -7,11 +7,17 @@ set -euo pipefail
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 
 debs=(build-essential cmake pkg-config git nodejs npm
-      nlohmann-json3-dev libuv1-dev libsqlite3-dev catch2 libsodium-dev clang-format neovim
-      # The anchor tests on real code (tests/corpus): the formatters run over
-      # it, an inventory tool, and the packages whose sources are part of it.
-      black rustfmt golang-go universal-ctags python3
-      python3-requests librust-log-dev librust-either-dev libfmt-dev)
+      nlohmann-json3-dev libuv1-dev libsqlite3-dev catch2 libsodium-dev clang-format neovim)
+npm_dirs=(. tests/mcp editors/vscode)
+
+# With --tests (scripts/test.sh): what only the anchor tests on real code
+# need (tests/corpus): the formatters they run, an inventory tool, and the
+# packages whose sources are the corpus. The demo does without them.
+if [ "${1:-}" = "--tests" ]; then
+    debs+=(black rustfmt golang-go universal-ctags python3
+           python3-requests librust-log-dev librust-either-dev libfmt-dev)
+    npm_dirs+=(tests/corpus)
+fi
 
 missing=()
 for p in "${debs[@]}"; do
@@ -37,8 +43,8 @@ fi
 
 # Every directory holding a package-lock.json gets `npm ci`, each only when
 # its lock file changed since its last install: the grammars at the top, the
-# MCP client tests, the VS Code extension and the real-code corpus below.
-npm_dirs=(. tests/mcp editors/vscode tests/corpus)
+# MCP client tests and the VS Code extension below (and, with --tests, the
+# real-code corpus).
 for d in "${npm_dirs[@]}"; do
     [ -f "$here/$d/package-lock.json" ] || continue
     cd "$here/$d"

@@ -108,6 +108,7 @@ std::unique_ptr<LangSpec> build(Lang lang, const char* name) {
     }
     spec->classify = rules.classify;
     spec->hook = rules.hook;
+    spec->sign = rules.sign;
 
     uint32_t n = ts_language_symbol_count(ts);
     spec->flags.assign(n, 0);
@@ -173,6 +174,7 @@ std::unique_ptr<LangSpec> build(Lang lang, const char* name) {
     F.right = id("right");
     F.object = id("object");
     F.function = id("function");
+    F.fieldId = id("field");
     return spec;
 }
 
@@ -224,7 +226,7 @@ static bool wordChar(char c) {
            (unsigned char)c >= 0x80;
 }
 
-std::string compactText(std::string_view src, TSNode n) {
+std::string compactText(std::string_view src, TSNode n, const std::vector<TSNode>* skip) {
     // The node's tokens, comments left out (a comment inside a template
     // argument list is no part of a name), joined without their layout.
     std::string out;
@@ -250,6 +252,9 @@ std::string compactText(std::string_view src, TSNode n) {
     for (;;) {
         TSNode at = ts_tree_cursor_current_node(&cur);
         bool comment = std::string_view(ts_node_type(at)).find("comment") != std::string_view::npos;
+        if (skip)
+            for (const TSNode& k : *skip)
+                comment = comment || ts_node_eq(k, at);
         if (descend && !comment && ts_tree_cursor_goto_first_child(&cur)) continue;
         if (!comment && ts_node_child_count(at) == 0) add(at);
         if (comment) lastEnd = ts_node_end_byte(at);

@@ -5,7 +5,6 @@
 #include <algorithm>
 #include <cstdlib>
 #include <cstring>
-#include <unordered_map>
 
 namespace engram::syntax {
 
@@ -70,6 +69,33 @@ TreePtr parseRange(TSParser* parser, std::string_view src, uint32_t begin, uint3
     if (ranges.empty()) return nullptr;
     ts_parser_set_included_ranges(parser, ranges.data(), uint32_t(ranges.size()));
     return TreePtr(ts_parser_parse_string(parser, nullptr, src.data(), uint32_t(src.size())));
+}
+
+// Whether an edit may change what the parser is not shown (C and C++):
+// unless it only types or deletes lower-case letters, digits, `_` and blanks
+// within a word that holds no capital (the only words that can be macros
+// hidden from the parser), the spans are found again.
+bool mayChangeUnparsed(std::string_view removed, std::string_view inserted, std::string_view text,
+                       uint32_t start, uint32_t end) {
+    auto plain = [](char c) {
+        return (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '_' || c == ' ' ||
+               c == '\t';
+    };
+    for (std::string_view part : {removed, inserted})
+        for (char c : part)
+            if (!plain(c)) return true;
+    auto word = [](char c) {
+        return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
+               c == '_';
+    };
+    size_t b = start, en = end;
+    while (b > 0 && word(text[b - 1]))
+        --b;
+    while (en < text.size() && word(text[en]))
+        ++en;
+    for (size_t i = b; i < en; ++i)
+        if (text[i] >= 'A' && text[i] <= 'Z') return true;
+    return false;
 }
 
 bool cFamily(const detail::LangSpec* spec) {
@@ -294,22 +320,37 @@ std::vector<std::string_view> components(std::string_view q) {
 }
 
 void numberTwins(std::vector<Symbol>& symbols) {
-    std::unordered_map<std::string, std::vector<size_t>> byName;
-    for (size_t i = 0; i < symbols.size(); ++i) {
-        std::string key = symbols[i].qualified;
-        key += '\0';
-        key += symbols[i].kind;
-        byName[key].push_back(i);
-    }
-    for (auto& [key, which] : byName)
-        for (size_t k = 0; k < which.size(); ++k) {
-            Symbol& s = symbols[which[k]];
-            s.ordinal = uint32_t(k + 1);
-            s.twins = uint32_t(which.size());
-            s.copies = 0;
-            for (size_t o : which)
-                s.copies += symbols[o].hash == s.hash;
+    // Sorted by (qualified name, kind, position): each run is one name's
+    // definitions in document order. Indices, not copies: this runs after
+    // every extraction of an open document.
+    std::vector<uint32_t> order(symbols.size());
+    for (uint32_t i = 0; i < order.size(); ++i)
+        order[i] = i;
+    std::sort(order.begin(), order.end(), [&](uint32_t a, uint32_t b) {
+        const Symbol &x = symbols[a], &y = symbols[b];
+        if (int c = x.qualified.compare(y.qualified)) return c < 0;
+        if (int c = x.kind.compare(y.kind)) return c < 0;
+        return a < b;
+    });
+    for (size_t run = 0; run < order.size();) {
+        size_t end = run + 1;
+        while (end < order.size() &&
+               symbols[order[end]].qualified == symbols[order[run]].qualified &&
+               symbols[order[end]].kind == symbols[order[run]].kind)
+            ++end;
+        for (size_t k = run; k < end; ++k) {
+            Symbol& s = symbols[order[k]];
+            s.ordinal = uint32_t(k - run + 1);
+            s.twins = uint32_t(end - run);
+            s.copies = 1;
+            if (s.twins > 1) {
+                s.copies = 0;
+                for (size_t o = run; o < end; ++o)
+                    s.copies += symbols[order[o]].hash == s.hash;
+            }
         }
+        run = end;
+    }
 }
 
 } // namespace detail
@@ -338,21 +379,21 @@ std::string withoutSpace(std::string_view s) {
     return out;
 }
 
-// A query's trailing parameter list ("toJson(Object, Class<?>)" ->
-// "(Object,Class<?>)"), split off the query. A callback's name
-// ('it("parses")') is not a parameter list: it holds a string.
+// A query's trailing parameter list and qualifiers ("toJson(Object,
+// Class<?>)" -> "(Object,Class<?>)", "at(size_t) const"), split off the
+// query. A callback's name ('it("parses")') is not a parameter list: it
+// holds a string.
 std::string splitSignature(std::string_view& query) {
-    if (query.empty() || query.back() != ')') return {};
     auto parts = detail::components(query);
     if (parts.empty()) return {};
     std::string_view last = parts.back();
-    size_t open = last.find('(');
-    if (open == std::string_view::npos || open == 0) return {};
     if (last.find('"') != std::string_view::npos) return {};
-    // A C++ "operator()" is a name, not a parameter list.
-    if (last.substr(0, open).ends_with("operator") && last.substr(open) == "()") return {};
+    // "operator()" is a name; its parameter list comes after it.
+    size_t from = last.starts_with("operator()") ? 10 : 0;
+    size_t open = last.find('(', from);
+    if (open == std::string_view::npos || open == 0) return {};
     size_t at = size_t(last.data() - query.data()) + open;
-    std::string sig = withoutSpace(query.substr(at));
+    std::string sig = withoutSpace(query.substr(at)); // "(std::size_t) const" too
     query = query.substr(0, at);
     return sig;
 }
@@ -535,6 +576,7 @@ void Document::edit(uint32_t startByte, uint32_t oldEndByte, std::string_view ne
     e.start_point = pointAt(d.text, startByte);
     e.old_end_point = pointAt(d.text, oldEndByte);
     e.new_end_point = advance(e.start_point, newText);
+    std::string removed = d.text.substr(startByte, oldEndByte - startByte);
     d.text.replace(startByte, oldEndByte - startByte, newText);
     d.stale = true;
     if (!d.parser) return;
@@ -542,22 +584,31 @@ void Document::edit(uint32_t startByte, uint32_t oldEndByte, std::string_view ne
         d.fullParse();
         return;
     }
-    // An edit that hides or shows text (a macro that now opens a declaration
-    // or no longer does) changes what the old tree was parsed from: parse
-    // afresh.
-    detail::Unparsed unparsed = unparsedOf(d.spec, d.text);
-    Spans before = hiddenSpans(d.unparsed), after = hiddenSpans(unparsed);
-    for (auto& [b, en] : before) {
-        if (b >= e.old_end_byte) {
-            b = b - e.old_end_byte + e.new_end_byte;
-            en = en - e.old_end_byte + e.new_end_byte;
+    // What the parser is not shown moves with the edit; an edit that hides or
+    // shows text (a macro that now opens a declaration or no longer does)
+    // changes what the old tree was parsed from: parse afresh.
+    if (cFamily(d.spec)) {
+        auto move = [&](Spans& spans) {
+            for (auto& [b, en] : spans)
+                if (b >= e.old_end_byte) {
+                    b = b - e.old_end_byte + e.new_end_byte;
+                    en = en - e.old_end_byte + e.new_end_byte;
+                }
+        };
+        if (mayChangeUnparsed(removed, newText, d.text, e.start_byte, e.new_end_byte)) {
+            detail::Unparsed unparsed = unparsedOf(d.spec, d.text);
+            Spans before = hiddenSpans(d.unparsed);
+            move(before);
+            if (before != hiddenSpans(unparsed)) {
+                d.fullParse();
+                return;
+            }
+            d.unparsed = std::move(unparsed);
+        } else {
+            move(d.unparsed.macros);
+            move(d.unparsed.comments);
         }
     }
-    if (before != after) {
-        d.fullParse();
-        return;
-    }
-    d.unparsed = std::move(unparsed);
     d.shift(e.start_byte, e.old_end_byte, e.new_end_byte);
     ts_tree_edit(d.tree.get(), &e);
     TreePtr next = parse(d.parser.get(), d.tree.get(), d.text, hiddenSpans(d.unparsed));

@@ -53,7 +53,7 @@ struct Def {
     TSNode body{};              // the body (left out of headHash), if any
     std::string name;           // the display name ("~Parser", "operator==")
     std::string qualifier;      // extra leading components, already joined ("ns::Parser")
-    std::string signature;      // Symbol::signature
+    TSNode signatureOf{};       // what Symbol::signature is read from (LangRules::sign)
     // What the symbol's children are qualified by, when not its own
     // qualified name (a Rust `impl Display for P` block: "<P as Display>").
     std::string scopeName;
@@ -103,17 +103,21 @@ struct HookContext {
     const LangSpec& spec;
     std::string_view src;
     TSNode parent;
-    TSFieldId field; // the node's field in its parent, 0 if none
+    TSFieldId field;         // the node's field in its parent, 0 if none
+    std::string_view before; // the type of the sibling before it ("=>"), empty if none
 };
 
 using Classifier = bool (*)(const DefContext&, TSNode node, Def& out);
+// Symbol::signature from Def::signatureOf; asked only of the symbols a walk
+// opens (not of those taken over from an earlier extraction).
+using Signer = std::string (*)(const DefContext&, TSNode);
 using Hook = HookResult (*)(const HookContext&, TSNode node);
 
 struct Fields {
     TSFieldId name = 0, body = 0, declarator = 0, type = 0, value = 0, key = 0, parameters = 0,
               parameter = 0, receiver = 0, definition = 0, superclasses = 0, arguments = 0,
               trait = 0, scope = 0, pattern = 0, property = 0, declaration = 0, left = 0, right = 0,
-              object = 0, function = 0;
+              object = 0, function = 0, fieldId = 0;
 };
 
 struct LangSpec {
@@ -134,6 +138,7 @@ struct LangSpec {
     Fields f;
     Classifier classify = nullptr;
     Hook hook = nullptr;
+    Signer sign = nullptr;
 
     // The table index of a node: its symbol id; ERROR nodes (whose ids lie
     // outside the grammar's range) share the last entry.
@@ -273,9 +278,10 @@ std::vector<std::pair<uint32_t, uint32_t>> directiveComments(std::string_view te
 
 // Small helpers shared by the language rules (LangSpec.cpp).
 std::string_view nodeText(std::string_view src, TSNode n);
-// The node's text with white space dropped, except one blank between two
-// word characters ("operator new", "Foo<int>").
-std::string compactText(std::string_view src, TSNode n);
+// The node's tokens without comments (and without the subtrees in `skip`),
+// joined with one blank between two words only ("operator new",
+// "Foo<int>").
+std::string compactText(std::string_view src, TSNode n, const std::vector<TSNode>* skip = nullptr);
 TSNode field(const LangSpec& spec, TSNode n, TSFieldId id);
 // The named, non-comment children count and the first such child.
 uint32_t namedChildCount(const LangSpec& spec, TSNode n, TSNode* first = nullptr);
@@ -291,6 +297,7 @@ struct LangRules {
     std::vector<std::string_view> preludes;  // kPrelude
     std::vector<std::string_view> tokenRuns; // kTokens
     std::vector<std::string_view> rawCode;   // kRawCode
+    Signer sign = nullptr;
 };
 LangRules pythonRules();
 LangRules jsRules(Lang lang); // JavaScript, TypeScript, TSX

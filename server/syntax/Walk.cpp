@@ -235,13 +235,25 @@ private:
         const void* node = nullptr;
         int32_t frame = -1;
     } preopened_;
-    // Nodes a wrapper definition stands for (not yet entered).
-    std::vector<const void*> wrapped_;
-    bool wrapped(TSNode n) {
-        auto it = std::find(wrapped_.begin(), wrapped_.end(), n.id);
-        if (it == wrapped_.end()) return false;
-        wrapped_.erase(it);
-        return true;
+    // What a wrapper definition stands for: its wrapped definition, and
+    // every node between (an exported `const f = () => {}`: the declaration
+    // and the declarator). Those are the nodes inside the wrapper whose text
+    // holds the wrapped one's; none is classified again.
+    struct Wrap {
+        const void* inner;
+        uint32_t start, end; // the wrapped definition's bytes
+        const void* outer;   // the wrapper; the entry goes when it is left
+    };
+    std::vector<Wrap> wraps_;
+    bool wrapped(TSNode n, uint32_t s, uint32_t e) {
+        for (auto it = wraps_.begin(); it != wraps_.end(); ++it) {
+            if (it->inner == n.id) {
+                wraps_.erase(it);
+                return true;
+            }
+            if (s <= it->start && e >= it->end) return true;
+        }
+        return false;
     }
     // Nodes not yet entered that are a symbol's name or body.
     struct Pending {
@@ -528,7 +540,10 @@ private:
         TSFieldId fid = emitting() || (fl & kHook) ? ts_tree_cursor_current_field_id(cursor_) : 0;
         HookResult hr;
         if ((fl & kHook) && spec_.hook)
-            hr = spec_.hook(HookContext{spec_, src_, parent ? parent->node : TSNode{}, fid}, n);
+            hr = spec_.hook(HookContext{spec_, src_, parent ? parent->node : TSNode{}, fid,
+                                        parent && parent->hasPrev ? spec_.typeName[parent->prevSym]
+                                                                  : std::string_view()},
+                            n);
         switch (hr.action) {
         case HookResult::Skip:
             return false;
@@ -563,7 +578,7 @@ private:
             break;
         }
 
-        const bool isWrapped = !wrapped_.empty() && wrapped(n);
+        const bool isWrapped = !wraps_.empty() && wrapped(n, s, e);
         if ((fl & kDefinition) && !isWrapped) {
             emitField(fid);
             fid = 0;
@@ -657,6 +672,8 @@ private:
             openNames_.pop_back();
         }
         if (L.scopePushed) scopes_.pop_back();
+        if (!wraps_.empty())
+            std::erase_if(wraps_, [&](const Wrap& w) { return w.outer == L.node.id; });
         uint32_t end = L.end;
         TSSymbol sym = L.sym;
         bool extra = L.extra;
@@ -717,20 +734,18 @@ private:
     // definition node `n`, its text starting at `start`: its frame, or -1.
     int32_t open(TSNode n, TSNode start, Def& d, std::string qualified) {
         const Scope* scope = scopes_.empty() ? nullptr : &scopes_.back();
-        if (!ts_node_is_null(d.inner)) {
-            // The wrapped definition, and any wrapper between (an exported
-            // `const f = () => {}`), are this symbol: not classified again.
-            for (TSNode w = d.inner; !ts_node_is_null(w) && !ts_node_eq(w, n);
-                 w = ts_node_parent(w))
-                wrapped_.push_back(w.id);
-        }
+        if (!ts_node_is_null(d.inner))
+            wraps_.push_back(
+                {d.inner.id, ts_node_start_byte(d.inner), ts_node_end_byte(d.inner), n.id});
         if (std::string_view(d.kind) == "namespace") pushNamespace(d.name);
         int32_t frame = -1;
         if (!d.scopeOnly) {
             Symbol sym;
             sym.name = d.name;
             sym.qualified = qualified;
-            sym.signature = std::move(d.signature);
+            if (!ts_node_is_null(d.signatureOf) && spec_.sign)
+                sym.signature = spec_.sign(DefContext{spec_, src_, scope, TSNode{}, namespaces_},
+                                           d.signatureOf);
             sym.kind = d.kind;
             sym.hasError = ts_node_has_error(n);
             sym.startByte = ts_node_start_byte(start);
@@ -789,9 +804,17 @@ private:
     // is then walked, never taken over from an earlier extraction.
     void preopen(TSNode n, const Level* parent) {
         if (preopened_.node) return; // a second attribute of the same definition
-        TSNode d = ts_node_next_named_sibling(n);
-        while (!ts_node_is_null(d) && (spec_.flagsOf(d) & (kPrelude | kComment)))
-            d = ts_node_next_named_sibling(d);
+        // The next named sibling, past more preludes and comments (from a
+        // copy of the cursor: asking the node would walk down from the root).
+        TSTreeCursor c = ts_tree_cursor_copy(cursor_);
+        TSNode d{};
+        while (ts_tree_cursor_goto_next_sibling(&c)) {
+            TSNode s = ts_tree_cursor_current_node(&c);
+            if (!ts_node_is_named(s) || (spec_.flagsOf(s) & (kPrelude | kComment))) continue;
+            d = s;
+            break;
+        }
+        ts_tree_cursor_delete(&c);
         if (ts_node_is_null(d) || !(spec_.flagsOf(d) & kDefinition)) return;
         Def def;
         if (!classifyAt(d, parent ? parent->node : TSNode{}, def) || def.scopeOnly) return;

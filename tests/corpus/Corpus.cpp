@@ -63,7 +63,7 @@ std::vector<std::string> sources(const std::string& lang) {
         if (!(words >> l >> path) || l != lang) continue;
         std::string pattern = path.front() == '/' ? path : repoRoot() + "/" + path;
         auto hits = globbed(pattern);
-        INFO("corpus.conf: " << path << " matches no file; run scripts/setup.sh");
+        INFO("corpus.conf: " << path << " matches no file; run scripts/setup.sh --tests");
         REQUIRE(!hits.empty());
         out.push_back(hits.back()); // the newest version when several match
     }

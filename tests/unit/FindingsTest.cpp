@@ -205,6 +205,36 @@ TEST_CASE("findings: an orphaned anchor is a warning on the claim file", "[findi
     CHECK(fs[0].path < fs[1].path);
 }
 
+TEST_CASE("findings: a claim whose definition can no longer be told from its twins is drifted "
+          "on the claim file, naming them",
+          "[findings]") {
+    Workspace w;
+    const std::string twins = "if FAST:\n    def pick(xs):\n        return xs[0]\nelse:\n"
+                              "    def pick(xs):\n        return xs[-1]\n";
+    w.root.write("src/pick.py", twins);
+    auto id = w.remember("the slow pick takes the last item", "slow-pick",
+                         {.path = "src/pick.py", .line = 5});
+    // A third pick arrives, and the claimed one changes: which one was it?
+    std::string edited = "def pick(xs):\n    return None\n\n\n" + twins;
+    edited.replace(edited.find("xs[-1]"), 6, "xs[-2]");
+    w.root.write("src/pick.py", edited);
+    auto fs = w.findings();
+    REQUIRE(fs.size() == 1);
+    CHECK(fs[0].code == "engram.drifted");
+    CHECK(fs[0].path == w.claimRel(id)); // not on a guess in the source file
+    CHECK(contains(fs[0].message, "can no longer be told apart from 2 other definition(s)"));
+    CHECK(contains(fs[0].message, "pick (function, line 1), pick (function, line 6), "
+                                  "pick (function, line 9)"));
+    // Re-verifying cannot pick one either: it is refused, naming them.
+    try {
+        w.engine.reverify(id, "test:agent", "");
+        FAIL("an ambiguous anchor was re-stamped");
+    } catch (const EngramError& e) {
+        CHECK(e.kind == ErrorKind::AnchorNotFound);
+        CHECK(contains(e.what(), "can no longer be told apart"));
+    }
+}
+
 TEST_CASE("findings: a claim older than stale_days is a hint on its claim file", "[findings]") {
     Workspace w;
     w.root.write("src/svc.py", kSource);

@@ -507,6 +507,34 @@ TEST_CASE("batches of arbitrary edits keep an open document's symbols equal to a
     }
 }
 
+TEST_CASE("an open C++ document follows a macro that starts or stops opening a declaration",
+          "[symbols]") {
+    // `FMT_FUNC void f()`: the macro is hidden from the parser and belongs to
+    // f. Typing that turns it into a lower-case word, or back, changes what
+    // the parser is shown: the document must still equal a fresh parse.
+    std::string text = "#define FMT_FUNC inline\nnamespace fmt {\nFMT_FUNC void report(int n) {\n"
+                       "  (void)n;\n}\nint keep(int a) { return a; }\n}\n";
+    Document doc("cpp", text);
+    auto fresh = [&] { return extractSymbols("cpp", doc.text()); };
+    REQUIRE(sameSymbols(doc.symbols(), fresh()));
+    const Symbol* report = find(doc.symbols(), "fmt::report");
+    REQUIRE(report);
+    CHECK(doc.text().substr(report->startByte).starts_with("FMT_FUNC void report"));
+    std::string before = report->hash;
+    size_t at = doc.text().find("FMT_FUNC void");
+    doc.edit(uint32_t(at + 4), uint32_t(at + 5), "f"); // FMT_fUNC: no longer a macro's name
+    CHECK(doc.text().find("FMT_fUNC void") != std::string::npos);
+    CHECK(sameSymbols(doc.symbols(), fresh()));
+    doc.edit(uint32_t(at + 4), uint32_t(at + 5), "F"); // and back
+    CHECK(sameSymbols(doc.symbols(), fresh()));
+    CHECK(find(doc.symbols(), "fmt::report")->hash == before);
+    // Typing lower case inside a body changes nothing hidden: still equal.
+    at = doc.text().find("return a;");
+    doc.edit(uint32_t(at + 7), uint32_t(at + 8), "b");
+    CHECK(sameSymbols(doc.symbols(), fresh()));
+    CHECK(find(doc.symbols(), "fmt::report")->hash == before);
+}
+
 TEST_CASE("an edit inside one body takes every other definition over unchanged", "[symbols]") {
     for (auto& c : cases()) {
         INFO(c.lang);

@@ -17,25 +17,11 @@ bool isNameType(std::string_view t) {
            t == "primitive_type";
 }
 
-// A macro before a function's name (`void ZLIB_INTERNAL z_error(...)`)
-// leaves the parser guessing: depending on the layout it takes the macro
-// for the name and puts the real name in an ERROR before the parameters,
-// or puts the macro in an ERROR before the declarator. The name is the
-// last word before the parameter list either way.
-TSNode realName(const LangSpec& S, TSNode name) {
-    TSNode after = ts_node_next_sibling(name);
-    if (ts_node_is_null(after) || S.type(after) != "ERROR") return name;
-    uint32_t count = ts_node_named_child_count(after);
-    if (count == 0) return name;
-    TSNode last = ts_node_named_child(after, count - 1);
-    return S.type(last) == "identifier" ? last : name;
-}
-
 // Down the declarator chain (pointer, reference, function, parenthesized,
 // array declarators) to the declared name.
 TSNode declaredName(const LangSpec& S, TSNode d) {
     for (int guard = 0; guard < 64 && !ts_node_is_null(d); ++guard) {
-        if (isNameType(S.type(d))) return realName(S, d);
+        if (isNameType(S.type(d))) return d;
         TSNode next = field(S, d, S.f.declarator);
         if (ts_node_is_null(next)) {
             TSNode first{};
@@ -108,6 +94,53 @@ bool isClassKind(const Scope* s) {
 
 bool classify(const DefContext& c, TSNode n, Def& d);
 
+// C++ overloads differ by their parameter types and qualifiers:
+// "(int,const std::string&) const". Names and default values left out.
+std::string parameterTypes(const DefContext& c, TSNode declarator) {
+    const LangSpec& S = c.spec;
+    TSNode f = declarator;
+    for (int guard = 0; guard < 64 && !ts_node_is_null(f) && S.type(f) != "function_declarator";
+         ++guard) {
+        TSNode next = field(S, f, S.f.declarator);
+        if (ts_node_is_null(next)) namedChildCount(S, f, &next); // & and * declarators
+        f = next;
+    }
+    TSNode params = field(S, f, S.f.parameters);
+    if (ts_node_is_null(params)) return {};
+    std::string out = "(";
+    bool first = true;
+    uint32_t count = ts_node_child_count(params);
+    for (uint32_t i = 0; i < count; ++i) {
+        TSNode p = ts_node_child(params, i);
+        std::string_view pt = S.type(p);
+        bool variadic = !ts_node_is_named(p) && nodeText(c.src, p) == "...";
+        if (!variadic && pt != "parameter_declaration" && pt != "optional_parameter_declaration" &&
+            pt != "variadic_parameter_declaration")
+            continue;
+        if (!first) out += ',';
+        first = false;
+        if (variadic) {
+            out += "...";
+            continue;
+        }
+        std::vector<TSNode> skip;
+        TSNode name = declaredName(S, field(S, p, S.f.declarator));
+        if (!ts_node_is_null(name)) skip.push_back(name);
+        TSNode def = ts_node_child_by_field_name(p, "default_value", 13);
+        if (!ts_node_is_null(def)) skip.push_back(def);
+        std::string t = compactText(c.src, p, &skip);
+        if (!ts_node_is_null(def) && t.ends_with("=")) t.pop_back();
+        out += t;
+    }
+    out += ")";
+    for (uint32_t i = 0; i < ts_node_child_count(f); ++i) {
+        TSNode q = ts_node_child(f, i);
+        std::string_view qt = S.type(q);
+        if (qt == "type_qualifier" || qt == "ref_qualifier") out += " " + compactText(c.src, q);
+    }
+    return out;
+}
+
 bool function(const DefContext& c, TSNode n, Def& d) {
     const LangSpec& S = c.spec;
     TSNode decl = field(S, n, S.f.declarator);
@@ -116,7 +149,9 @@ bool function(const DefContext& c, TSNode n, Def& d) {
         // `FMT_BEGIN_NAMESPACE namespace detail {`: a macro without its
         // semicolon makes the parser read a function named `namespace`; it
         // is the namespace, named by the word the parser set aside.
-        TSNode after = ts_node_next_sibling(decl);
+        TSNode after{}; // the node after the declarator
+        for (uint32_t i = 0, count = ts_node_child_count(n); i + 1 < count; ++i)
+            if (ts_node_eq(ts_node_child(n, i), decl)) after = ts_node_child(n, i + 1);
         TSNode word{};
         if (!ts_node_is_null(after) && S.type(after) == "ERROR" &&
             namedChildCount(S, after, &word) == 1 && S.type(word) == "identifier") {
@@ -129,12 +164,19 @@ bool function(const DefContext& c, TSNode n, Def& d) {
     }
     TSNode name = declaredName(S, decl);
     if (ts_node_is_null(name)) return false;
-    // The word the parser set aside just before the parameter list is the
-    // name, whatever it took for the declarator (realName).
+    if (S.lang == Lang::Cpp) d.signatureOf = decl;
+    // A macro before a function's name (`void ZLIB_INTERNAL z_error(...)`)
+    // leaves the parser guessing: depending on the layout it takes the
+    // macro for the name and sets the real one aside in an ERROR just
+    // before the parameter list. That word is the name.
     for (TSNode f = decl; !ts_node_is_null(f); f = field(S, f, S.f.declarator)) {
         if (S.type(f) != "function_declarator") continue;
-        TSNode params = field(S, f, S.f.parameters);
-        TSNode before = ts_node_is_null(params) ? TSNode{} : ts_node_prev_sibling(params);
+        TSNode params = field(S, f, S.f.parameters), before{};
+        for (uint32_t i = 0, n = ts_node_child_count(f); i < n; ++i) {
+            TSNode ch = ts_node_child(f, i);
+            if (ts_node_eq(ch, params)) break;
+            before = ch;
+        }
         if (!ts_node_is_null(before) && S.type(before) == "ERROR") {
             uint32_t count = ts_node_named_child_count(before);
             TSNode last = count ? ts_node_named_child(before, count - 1) : TSNode{};
@@ -194,6 +236,15 @@ bool typedefinition(const DefContext& c, TSNode n, Def& d) {
     const LangSpec& S = c.spec;
     TSNode name = declaredName(S, field(S, n, S.f.declarator));
     if (ts_node_is_null(name)) return false;
+    // `typedef uch FAR uchf;`: the macro makes the parser guess which word is
+    // the name, and its guess follows the layout. The name is the last word.
+    for (uint32_t i = 0, count = ts_node_child_count(n); i < count; ++i) {
+        TSNode ch = ts_node_child(n, i);
+        if (S.type(ch) != "ERROR" || ts_node_start_byte(ch) < ts_node_end_byte(name)) continue;
+        uint32_t k = ts_node_named_child_count(ch);
+        TSNode last = k ? ts_node_named_child(ch, k - 1) : TSNode{};
+        if (!ts_node_is_null(last) && isNameType(S.type(last))) name = last;
+    }
     d.nameNode = name;
     d.name = std::string(nodeText(c.src, name));
     d.kind = "type";
@@ -235,6 +286,34 @@ bool classify(const DefContext& c, TSNode n, Def& d) {
         d.kind = "macro";
         d.global = true;
         d.body = field(S, n, S.f.value);
+        return true;
+    }
+    if (t == "declaration") {
+        // `auto parse = [&](std::string_view s) { ... };`: a lambda bound to a name.
+        if (S.lang != Lang::Cpp) return false;
+        // Most declarations are variables: look no further than the first.
+        TSNode first = field(S, n, S.f.declarator);
+        if (ts_node_is_null(first) || S.type(first) != "init_declarator") return false;
+        TSNode firstValue = field(S, first, S.f.value);
+        if (ts_node_is_null(firstValue) || S.type(firstValue) != "lambda_expression") return false;
+        TSNode only{};
+        uint32_t inits = 0;
+        for (uint32_t i = 0; i < ts_node_named_child_count(n); ++i) {
+            TSNode ch = ts_node_named_child(n, i);
+            if (S.type(ch) == "init_declarator") {
+                ++inits;
+                only = ch;
+            }
+        }
+        if (inits != 1) return false;
+        TSNode name = field(S, only, S.f.declarator), value = field(S, only, S.f.value);
+        if (ts_node_is_null(name) || ts_node_is_null(value) || S.type(name) != "identifier" ||
+            S.type(value) != "lambda_expression")
+            return false;
+        d.nameNode = name;
+        d.name = std::string(nodeText(c.src, name));
+        d.body = field(S, value, S.f.body);
+        d.kind = "function";
         return true;
     }
     // Inside a template the template_declaration is the definition node.
@@ -292,8 +371,9 @@ LangRules cRules(Lang lang) {
                 {"preproc_arg"}};
     if (lang == Lang::Cpp)
         for (auto t : {"class_specifier", "namespace_definition", "template_declaration",
-                       "alias_declaration"})
+                       "alias_declaration", "declaration"})
             r.definitions.push_back(t);
+    if (lang == Lang::Cpp) r.sign = parameterTypes;
     return r;
 }
 

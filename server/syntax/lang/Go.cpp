@@ -1,6 +1,8 @@
 // Go: functions, methods (qualified by their receiver's type: `func (s
 // *Server) Handle` is "Server.Handle"), named types (struct, interface or
-// other) and interface methods ("Handler.ServeHTTP").
+// other), interface methods ("Handler.ServeHTTP"), function literals bound
+// to a name (`check := func...`) and passed to a call with a string first
+// (`t.Run("parses", func...)` is `Run("parses")`, as in JavaScript).
 #include "syntax/SyntaxInternal.h"
 
 namespace engram::syntax::detail {
@@ -26,9 +28,80 @@ std::string baseType(const LangSpec& S, std::string_view src, TSNode t) {
     return {};
 }
 
+// The only expression of an expression_list, or null.
+TSNode single(const LangSpec& S, TSNode list) {
+    if (ts_node_is_null(list)) return TSNode{};
+    if (S.type(list) != "expression_list") return list;
+    TSNode only{};
+    return namedChildCount(S, list, &only) == 1 ? only : TSNode{};
+}
+
+// `check := func(...) {...}` and `var check = func(...) {...}`.
+bool funcVariable(const DefContext& c, TSNode name, TSNode value, Def& d) {
+    const LangSpec& S = c.spec;
+    if (ts_node_is_null(name) || ts_node_is_null(value) || S.type(name) != "identifier" ||
+        S.type(value) != "func_literal")
+        return false;
+    d.nameNode = name;
+    d.name = std::string(nodeText(c.src, name));
+    d.body = field(S, value, S.f.body);
+    d.kind = "function";
+    return true;
+}
+
+// A function literal passed to a call whose first argument is a string:
+// `t.Run("parses", func(t *testing.T) {...})` is `Run("parses")`.
+bool callback(const DefContext& c, TSNode n, Def& d) {
+    const LangSpec& S = c.spec;
+    TSNode callee = field(S, n, S.f.function), args = field(S, n, S.f.arguments);
+    if (ts_node_is_null(callee) || ts_node_is_null(args)) return false;
+    std::string_view ct = S.type(callee);
+    TSNode nameOf = ct == "selector_expression" ? field(S, callee, S.f.fieldId)
+                    : ct == "identifier"        ? callee
+                                                : TSNode{};
+    if (ts_node_is_null(nameOf)) return false;
+    TSNode first{}, fn{};
+    uint32_t count = ts_node_named_child_count(args);
+    for (uint32_t i = 0; i < count; ++i) {
+        TSNode a = ts_node_named_child(args, i);
+        if (S.flagsOf(a) & kComment) continue;
+        if (ts_node_is_null(first)) first = a;
+        if (S.type(a) == "func_literal") fn = a;
+    }
+    if (ts_node_is_null(first) || ts_node_is_null(fn)) return false;
+    std::string_view ft = S.type(first);
+    if (ft != "interpreted_string_literal" && ft != "raw_string_literal") return false;
+    for (uint32_t i = 0; i < ts_node_named_child_count(first);
+         ++i) // no escapes: its text is its value
+        if (S.type(ts_node_named_child(first, i)) == "escape_sequence") return false;
+    std::string value = stringContent(c.src, first);
+    d.name = std::string(nodeText(c.src, nameOf)) + "(\"";
+    for (char ch : value) {
+        if (ch == '"' || ch == '\\') d.name += '\\';
+        d.name += ch;
+    }
+    d.name += "\")";
+    d.nameNode = first;
+    d.body = fn;
+    d.kind = "function";
+    return true;
+}
+
 bool classify(const DefContext& c, TSNode n, Def& d) {
     const LangSpec& S = c.spec;
     std::string_view t = S.type(n);
+    if (t == "short_var_declaration")
+        return funcVariable(c, single(S, field(S, n, S.f.left)), single(S, field(S, n, S.f.right)),
+                            d);
+    if (t == "var_spec") {
+        TSNode name = field(S, n, S.f.name);
+        uint32_t names = 0;
+        for (uint32_t i = 0, count = ts_node_named_child_count(n); i < count; ++i)
+            names += S.type(ts_node_named_child(n, i)) == "identifier";
+        if (names != 1) return false; // var a, b = ...
+        return funcVariable(c, name, single(S, field(S, n, S.f.value)), d);
+    }
+    if (t == "call_expression") return callback(c, n, d);
     if (t == "type_declaration") {
         // `type X struct{...}` spans the keyword; a group `type ( ... )` does not.
         TSNode spec{};
@@ -65,7 +138,8 @@ bool classify(const DefContext& c, TSNode n, Def& d) {
 
 LangRules goRules() {
     return {{"function_declaration", "method_declaration", "type_declaration", "type_spec",
-             "type_alias", "method_elem", "method_spec"},
+             "type_alias", "method_elem", "method_spec", "short_var_declaration", "var_spec",
+             "call_expression"},
             {},
             classify,
             nullptr,

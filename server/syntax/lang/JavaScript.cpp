@@ -175,7 +175,7 @@ bool exported(const DefContext& c, TSNode n, Def& d) {
         d.nameNode = name;
         d.kind = isClassValue(vt) ? "class" : "function";
         d.body = field(S, value, S.f.body);
-        d.signature = parameterTypes(c, field(S, value, S.f.parameters));
+        d.signatureOf = field(S, value, S.f.parameters);
         d.inner = value;
         return true;
     }
@@ -196,7 +196,7 @@ bool boundValue(const DefContext& c, TSNode value, Def& d) {
     if (isFunctionValue(vt)) {
         d.kind = "function";
         d.body = field(c.spec, value, c.spec.f.body);
-        d.signature = parameterTypes(c, field(c.spec, value, c.spec.f.parameters));
+        d.signatureOf = field(c.spec, value, c.spec.f.parameters);
         return true;
     }
     if (isClassValue(vt)) {
@@ -296,7 +296,7 @@ bool classify(const DefContext& c, TSNode n, Def& d) {
         d.nameNode = name;
         d.name = keyName(c, name);
         d.kind = kind;
-        if (d.signature.empty()) d.signature = parameterTypes(c, field(S, n, S.f.parameters));
+        if (ts_node_is_null(d.signatureOf)) d.signatureOf = field(S, n, S.f.parameters);
         return true;
     };
     if (t == "export_statement") return exported(c, n, d);
@@ -347,9 +347,9 @@ bool classify(const DefContext& c, TSNode n, Def& d) {
         if (t == "field_definition") name = field(S, n, S.f.property);
         if (ts_node_is_null(value) || !isFunctionValue(S.type(value))) return false;
         if (!boundValue(c, value, d)) return false;
-        std::string sig = d.signature;
+        TSNode sig = d.signatureOf;
         if (!named("method")) return false;
-        d.signature = sig;
+        d.signatureOf = sig;
         return true;
     }
     if (t == "pair") {
@@ -449,6 +449,7 @@ LangRules jsRules(Lang lang) {
     }
     // A class member's decorators precede it as siblings.
     r.preludes = {"decorator"};
+    r.sign = parameterTypes;
     return r;
 }
 

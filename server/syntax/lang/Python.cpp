@@ -1,5 +1,6 @@
-// Python: classes, functions, methods; decorated definitions span their
-// decorators. Qualified names join enclosing classes and functions with ".".
+// Python: classes, functions, methods and lambdas bound to a name; decorated
+// definitions span their decorators. Qualified names join enclosing classes
+// and functions with ".".
 #include "syntax/SyntaxInternal.h"
 
 namespace engram::syntax::detail {
@@ -10,6 +11,24 @@ bool classify(const DefContext& c, TSNode n, Def& d) {
     const LangSpec& S = c.spec;
     TSNode def = n;
     std::string_view t = S.type(n);
+    if (t == "expression_statement") {
+        // `normalise = lambda s: s.strip()`: a lambda bound to a name.
+        TSNode only{};
+        if (namedChildCount(S, n, &only) != 1 || S.type(only) != "assignment") return false;
+        TSNode left = field(S, only, S.f.left), right = field(S, only, S.f.right);
+        // black wraps a long one in parentheses.
+        while (!ts_node_is_null(right) && S.type(right) == "parenthesized_expression" &&
+               namedChildCount(S, right, &right) == 1) {
+        }
+        if (ts_node_is_null(left) || ts_node_is_null(right) || S.type(left) != "identifier" ||
+            S.type(right) != "lambda")
+            return false;
+        d.nameNode = left;
+        d.name = std::string(nodeText(c.src, left));
+        d.body = field(S, right, S.f.body);
+        d.kind = "function";
+        return true;
+    }
     if (t == "decorated_definition") {
         def = field(S, n, S.f.definition);
         if (ts_node_is_null(def)) return false;
@@ -72,14 +91,15 @@ HookResult hook(const HookContext& h, TSNode n) {
 } // namespace
 
 LangRules pythonRules() {
-    return {{"function_definition", "class_definition", "decorated_definition"},
-            {"argument_list", "string", "subscript", "tuple", "expression_list", "tuple_pattern",
-             "pattern_list", "import_from_statement", "with_clause"},
-            classify,
-            hook,
-            {},
-            {},
-            {}};
+    return {
+        {"function_definition", "class_definition", "decorated_definition", "expression_statement"},
+        {"argument_list", "string", "subscript", "tuple", "expression_list", "tuple_pattern",
+         "pattern_list", "import_from_statement", "with_clause"},
+        classify,
+        hook,
+        {},
+        {},
+        {}};
 }
 
 } // namespace engram::syntax::detail

@@ -113,11 +113,9 @@ HookResult hook(const HookContext& h, TSNode n) {
         if (parent == "macro_rule" && h.field == S.f.right) return {HookResult::Group};
         // Inside a macro's tokens, `=> x` == `=> { x }`: rustfmt formats a
         // macro body as code and wraps long match arms in a block.
-        if (parent == "token_tree") {
-            TSNode before = ts_node_prev_sibling(n);
+        if (parent == "token_tree" && h.before == "=>") {
             TSNode open = ts_node_child(n, 0);
-            if (!ts_node_is_null(before) && nodeText(h.src, before) == "=>" &&
-                !ts_node_is_null(open) && nodeText(h.src, open) == "{")
+            if (!ts_node_is_null(open) && nodeText(h.src, open) == "{")
                 return {HookResult::Transparent};
         }
     }
