@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <array>
+#include <cstdio>
 #include <memory>
 #include <mutex>
 
@@ -296,6 +297,57 @@ std::string stringContent(std::string_view src, TSNode n) {
         t.back() == t.front())
         t = t.substr(1, t.size() - 2);
     return std::string(t);
+}
+
+bool boundFunction(const DefContext& c, TSNode name, TSNode value, std::string_view literal,
+                   Def& d) {
+    const LangSpec& S = c.spec;
+    if (ts_node_is_null(name) || ts_node_is_null(value) || S.type(name) != "identifier" ||
+        S.type(value) != literal)
+        return false;
+    d.nameNode = name;
+    d.name = std::string(nodeText(c.src, name));
+    d.body = field(S, value, S.f.body);
+    d.kind = "function";
+    return true;
+}
+
+std::string quotedName(std::string_view v) {
+    std::string out = "\"";
+    for (unsigned char ch : v) {
+        switch (ch) {
+        case '"':
+            out += "\\\"";
+            break;
+        case '\\':
+            out += "\\\\";
+            break;
+        case '\n':
+            out += "\\n";
+            break;
+        case '\t':
+            out += "\\t";
+            break;
+        case '\r':
+            out += "\\r";
+            break;
+        case '\b':
+            out += "\\b";
+            break;
+        case '\f':
+            out += "\\f";
+            break;
+        default:
+            if (ch < 0x20) {
+                char buf[8];
+                std::snprintf(buf, sizeof buf, "\\u%04x", ch);
+                out += buf;
+            } else {
+                out += char(ch);
+            }
+        }
+    }
+    return out + "\"";
 }
 
 } // namespace engram::syntax::detail

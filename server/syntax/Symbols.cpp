@@ -26,7 +26,8 @@ using Spans = std::vector<std::pair<uint32_t, uint32_t>>;
 // What the parser is not shown (detail::Unparsed): nothing outside C and C++.
 detail::Unparsed unparsedOf(const detail::LangSpec* spec, std::string_view src) {
     if (!spec || (spec->lang != detail::Lang::C && spec->lang != detail::Lang::Cpp)) return {};
-    return {detail::declarationMacros(src), detail::directiveComments(src)};
+    auto tokens = detail::lexC(src);
+    return {detail::declarationMacros(src, tokens), detail::directiveComments(src, tokens)};
 }
 
 Spans hiddenSpans(const detail::Unparsed& u) {
@@ -147,7 +148,7 @@ void remap(std::vector<Symbol>& symbols, const std::vector<detail::SymbolRecord>
 std::optional<detail::Extraction> recovered(const detail::LangSpec* spec, TSParser* parser,
                                             const TSTree* tree, std::string_view src) {
     if (!cFamily(spec) || !tree || !ts_node_has_error(ts_tree_root_node(tree))) return std::nullopt;
-    detail::Canonical canon = detail::canonicalC(src);
+    detail::Canonical canon = detail::canonicalC(src, detail::lexC(src));
     detail::Unparsed unparsed = unparsedOf(spec, canon.text);
     Spans hidden = hiddenSpans(unparsed);
     std::vector<Symbol> symbols;
@@ -157,8 +158,9 @@ std::optional<detail::Extraction> recovered(const detail::LangSpec* spec, TSPars
             symbols.push_back(std::move(sym));
     };
     TreePtr whole = parse(parser, nullptr, canon.text, hidden);
-    auto pieces =
-        whole && brokenTopLevel(whole.get()) ? detail::topLevelPieces(canon.text) : Spans{};
+    auto pieces = whole && brokenTopLevel(whole.get())
+                      ? detail::topLevelPieces(canon.text, detail::lexC(canon.text))
+                      : Spans{};
     if (pieces.size() < 2) {
         if (whole)
             take(detail::extractFromTree(*spec, whole.get(), canon.text, nullptr, nullptr,

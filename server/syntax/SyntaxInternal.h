@@ -223,6 +223,17 @@ Extraction extractFromTree(const LangSpec& spec, const TSTree* tree, std::string
                            const Extraction* reuse = nullptr, std::string* stream = nullptr,
                            const Unparsed* unparsed = nullptr);
 
+// A token of C or C++ text (CLexer.cpp). kind: 'w' a word or a number, 'l'
+// a string or character literal, 'c' a comment, 'q' "::", else the
+// punctuation character itself.
+struct CToken {
+    uint32_t begin, end;
+    char kind;
+    bool directive; // on a preprocessor directive's line(s)
+    bool opens;     // the `#` that opens a directive
+};
+std::vector<CToken> lexC(std::string_view text);
+
 // C and C++ text laid out one way for every layout (Canonical.cpp): comments
 // dropped, blanks only where two tokens would merge, each directive on a
 // line of its own. origin[i] is the byte of the original text that byte i
@@ -232,15 +243,15 @@ struct Canonical {
     std::string text;
     std::vector<uint32_t> origin;
 };
-Canonical canonicalC(std::string_view src);
+Canonical canonicalC(std::string_view src, const std::vector<CToken>& tokens);
 
 // C and C++ code the parser failed on at the top level (an ERROR among the
 // root's children, which can swallow every definition after it): the byte
 // ranges of its top-level pieces, each ending after a `}` or `;` that closes
-// a top-level declaration, found lexically (comments, literals and
-// preprocessor lines skipped). Parsed one by one, each piece is parsed as
-// it would be in a file that held it alone (Macros.cpp).
-std::vector<std::pair<uint32_t, uint32_t>> topLevelPieces(std::string_view text);
+// a top-level declaration (Macros.cpp). Parsed one by one, each piece is
+// parsed as it would be in a file that held it alone.
+std::vector<std::pair<uint32_t, uint32_t>> topLevelPieces(std::string_view text,
+                                                          const std::vector<CToken>& tokens);
 
 // Hashes the symbols whose records are not `known` (Digest.cpp): fills their
 // records' digests and Symbol::hash / shapeHash / headHash.
@@ -271,10 +282,12 @@ void pythonPrefix(std::string_view prefix, std::string& out);
 // attribute would (`FMT_BEGIN_NAMESPACE namespace detail {`, `FMT_FUNC void
 // f()`), which the parser is not shown (Macros.cpp). Decided on tokens, so
 // alike for every layout. Sorted.
-std::vector<std::pair<uint32_t, uint32_t>> declarationMacros(std::string_view text);
+std::vector<std::pair<uint32_t, uint32_t>> declarationMacros(std::string_view text,
+                                                             const std::vector<CToken>& tokens);
 // C and C++: the block comments inside preprocessor directives (a comment
 // in a continued #define ends the grammar's macro body), also not shown.
-std::vector<std::pair<uint32_t, uint32_t>> directiveComments(std::string_view text);
+std::vector<std::pair<uint32_t, uint32_t>> directiveComments(std::string_view text,
+                                                             const std::vector<CToken>& tokens);
 
 // Small helpers shared by the language rules (LangSpec.cpp).
 std::string_view nodeText(std::string_view src, TSNode n);
@@ -287,6 +300,15 @@ TSNode field(const LangSpec& spec, TSNode n, TSFieldId id);
 uint32_t namedChildCount(const LangSpec& spec, TSNode n, TSNode* first = nullptr);
 // The content of a string literal node without quotes (JS property names).
 std::string stringContent(std::string_view src, TSNode n);
+// A function value bound to a name (`f = lambda ...`, `check := func ...`,
+// `auto f = [](...) {...}`, `let f = |x| ...`): fills `d` as a "function"
+// named by `name`, its body the value's. False unless `name` is an
+// identifier and `value` a `literal` node.
+bool boundFunction(const DefContext& c, TSNode name, TSNode value, std::string_view literal,
+                   Def& d);
+// A string as a name component: double-quoted with JSON's escapes
+// (`it("parses \"x\"")`), so any quote style gives one name.
+std::string quotedName(std::string_view value);
 
 // Per language: the node types consulted and the functions consulting them.
 struct LangRules {

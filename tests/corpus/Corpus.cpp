@@ -20,8 +20,6 @@ std::string repoRoot() {
     return ENGRAM_SOURCE_DIR;
 }
 
-namespace {
-
 std::string readAll(const std::string& path) {
     std::ifstream in(path, std::ios::binary);
     std::stringstream ss;
@@ -33,6 +31,8 @@ void writeAll(const std::string& path, const std::string& text) {
     std::ofstream out(path, std::ios::binary | std::ios::trunc);
     out << text;
 }
+
+namespace {
 
 std::vector<std::string> globbed(const std::string& pattern) {
     glob_t g{};

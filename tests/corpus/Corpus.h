@@ -14,6 +14,10 @@ namespace engram::corpus {
 // The repository root (tests/corpus/corpus.conf is read relative to it).
 std::string repoRoot();
 
+// A whole file, read or (over)written as bytes.
+std::string readAll(const std::string& path);
+void writeAll(const std::string& path, const std::string& text);
+
 // The corpus files of a language, absolute, in manifest order. Fails the
 // test when a line matches nothing (set-up not run, or a package changed).
 std::vector<std::string> sources(const std::string& lang);

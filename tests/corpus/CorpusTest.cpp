@@ -39,18 +39,6 @@ namespace fs = std::filesystem;
 
 namespace {
 
-std::string readAll(const std::string& path) {
-    std::ifstream in(path, std::ios::binary);
-    std::stringstream ss;
-    ss << in.rdbuf();
-    return ss.str();
-}
-
-void writeAll(const std::string& path, const std::string& text) {
-    std::ofstream out(path, std::ios::binary | std::ios::trunc);
-    out << text;
-}
-
 // The identifier words of a name: what a token change must not touch, or it
 // would rename a definition rather than change it.
 void wordsOf(std::string_view s, std::set<std::string>& out) {

@@ -306,15 +306,8 @@ bool classify(const DefContext& c, TSNode n, Def& d) {
             }
         }
         if (inits != 1) return false;
-        TSNode name = field(S, only, S.f.declarator), value = field(S, only, S.f.value);
-        if (ts_node_is_null(name) || ts_node_is_null(value) || S.type(name) != "identifier" ||
-            S.type(value) != "lambda_expression")
-            return false;
-        d.nameNode = name;
-        d.name = std::string(nodeText(c.src, name));
-        d.body = field(S, value, S.f.body);
-        d.kind = "function";
-        return true;
+        return boundFunction(c, field(S, only, S.f.declarator), field(S, only, S.f.value),
+                             "lambda_expression", d);
     }
     // Inside a template the template_declaration is the definition node.
     if (!ts_node_is_null(c.parent) && S.type(c.parent) == "template_declaration") return false;

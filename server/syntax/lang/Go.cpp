@@ -36,19 +36,6 @@ TSNode single(const LangSpec& S, TSNode list) {
     return namedChildCount(S, list, &only) == 1 ? only : TSNode{};
 }
 
-// `check := func(...) {...}` and `var check = func(...) {...}`.
-bool funcVariable(const DefContext& c, TSNode name, TSNode value, Def& d) {
-    const LangSpec& S = c.spec;
-    if (ts_node_is_null(name) || ts_node_is_null(value) || S.type(name) != "identifier" ||
-        S.type(value) != "func_literal")
-        return false;
-    d.nameNode = name;
-    d.name = std::string(nodeText(c.src, name));
-    d.body = field(S, value, S.f.body);
-    d.kind = "function";
-    return true;
-}
-
 // A function literal passed to a call whose first argument is a string:
 // `t.Run("parses", func(t *testing.T) {...})` is `Run("parses")`.
 bool callback(const DefContext& c, TSNode n, Def& d) {
@@ -74,13 +61,8 @@ bool callback(const DefContext& c, TSNode n, Def& d) {
     for (uint32_t i = 0; i < ts_node_named_child_count(first);
          ++i) // no escapes: its text is its value
         if (S.type(ts_node_named_child(first, i)) == "escape_sequence") return false;
-    std::string value = stringContent(c.src, first);
-    d.name = std::string(nodeText(c.src, nameOf)) + "(\"";
-    for (char ch : value) {
-        if (ch == '"' || ch == '\\') d.name += '\\';
-        d.name += ch;
-    }
-    d.name += "\")";
+    d.name =
+        std::string(nodeText(c.src, nameOf)) + "(" + quotedName(stringContent(c.src, first)) + ")";
     d.nameNode = first;
     d.body = fn;
     d.kind = "function";
@@ -90,16 +72,16 @@ bool callback(const DefContext& c, TSNode n, Def& d) {
 bool classify(const DefContext& c, TSNode n, Def& d) {
     const LangSpec& S = c.spec;
     std::string_view t = S.type(n);
-    if (t == "short_var_declaration")
-        return funcVariable(c, single(S, field(S, n, S.f.left)), single(S, field(S, n, S.f.right)),
-                            d);
+    if (t == "short_var_declaration") // check := func(...) {...}
+        return boundFunction(c, single(S, field(S, n, S.f.left)), single(S, field(S, n, S.f.right)),
+                             "func_literal", d);
     if (t == "var_spec") {
         TSNode name = field(S, n, S.f.name);
         uint32_t names = 0;
         for (uint32_t i = 0, count = ts_node_named_child_count(n); i < count; ++i)
             names += S.type(ts_node_named_child(n, i)) == "identifier";
         if (names != 1) return false; // var a, b = ...
-        return funcVariable(c, name, single(S, field(S, n, S.f.value)), d);
+        return boundFunction(c, name, single(S, field(S, n, S.f.value)), "func_literal", d);
     }
     if (t == "call_expression") return callback(c, n, d);
     if (t == "type_declaration") {

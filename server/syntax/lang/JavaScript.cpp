@@ -17,8 +17,6 @@
 // `setup` functions in two suites are told apart.
 #include "syntax/SyntaxInternal.h"
 
-#include <cstdio>
-
 namespace engram::syntax::detail {
 
 namespace {
@@ -67,46 +65,6 @@ std::string stringValue(const DefContext& c, TSNode n) {
         }
     }
     return out;
-}
-
-// A string as a name component: double-quoted with JSON's escapes, so any
-// quote style gives one name and the name reads as it is written in tests.
-std::string quoted(std::string_view v) {
-    std::string out = "\"";
-    for (unsigned char ch : v) {
-        switch (ch) {
-        case '"':
-            out += "\\\"";
-            break;
-        case '\\':
-            out += "\\\\";
-            break;
-        case '\n':
-            out += "\\n";
-            break;
-        case '\t':
-            out += "\\t";
-            break;
-        case '\r':
-            out += "\\r";
-            break;
-        case '\b':
-            out += "\\b";
-            break;
-        case '\f':
-            out += "\\f";
-            break;
-        default:
-            if (ch < 0x20) {
-                char buf[8];
-                std::snprintf(buf, sizeof buf, "\\u%04x", ch);
-                out += buf;
-            } else {
-                out += char(ch);
-            }
-        }
-    }
-    return out + "\"";
 }
 
 // The name a property key gives: 'a' and "a" and a are one name.
@@ -279,7 +237,7 @@ bool callback(const DefContext& c, TSNode n, Def& d) {
         if (isFunctionValue(S.type(a))) fn = a;
     }
     if (ts_node_is_null(first) || ts_node_is_null(fn) || !plainString(S, first)) return false;
-    d.name = name + "(" + quoted(stringValue(c, first)) + ")";
+    d.name = name + "(" + quotedName(stringValue(c, first)) + ")";
     d.nameNode = first;
     d.body = fn;
     d.kind = "function";

@@ -20,14 +20,7 @@ bool classify(const DefContext& c, TSNode n, Def& d) {
         while (!ts_node_is_null(right) && S.type(right) == "parenthesized_expression" &&
                namedChildCount(S, right, &right) == 1) {
         }
-        if (ts_node_is_null(left) || ts_node_is_null(right) || S.type(left) != "identifier" ||
-            S.type(right) != "lambda")
-            return false;
-        d.nameNode = left;
-        d.name = std::string(nodeText(c.src, left));
-        d.body = field(S, right, S.f.body);
-        d.kind = "function";
-        return true;
+        return boundFunction(c, left, right, "lambda", d);
     }
     if (t == "decorated_definition") {
         def = field(S, n, S.f.definition);

@@ -48,15 +48,8 @@ bool classify(const DefContext& c, TSNode n, Def& d) {
     }
     if (t == "let_declaration") {
         // let parse = |s| ...;
-        TSNode pattern = field(S, n, S.f.pattern), value = field(S, n, S.f.value);
-        if (ts_node_is_null(pattern) || ts_node_is_null(value) || S.type(pattern) != "identifier" ||
-            S.type(value) != "closure_expression")
-            return false;
-        d.nameNode = pattern;
-        d.name = std::string(nodeText(c.src, pattern));
-        d.body = field(S, value, S.f.body);
-        d.kind = "function";
-        return true;
+        return boundFunction(c, field(S, n, S.f.pattern), field(S, n, S.f.value),
+                             "closure_expression", d);
     }
     TSNode name = field(S, n, S.f.name);
     if (ts_node_is_null(name)) return false;
