@@ -312,6 +312,21 @@ bool boundFunction(const DefContext& c, TSNode name, TSNode value, std::string_v
     return true;
 }
 
+std::pair<TSNode, TSNode> callbackArguments(const LangSpec& spec, TSNode args,
+                                            bool (*isFunction)(std::string_view type)) {
+    TSNode first{}, fn{};
+    TSTreeCursor cur = ts_tree_cursor_new(args); // children in one pass, not one by index
+    for (bool more = ts_tree_cursor_goto_first_child(&cur); more;
+         more = ts_tree_cursor_goto_next_sibling(&cur)) {
+        TSNode a = ts_tree_cursor_current_node(&cur);
+        if (!ts_node_is_named(a) || (spec.flagsOf(a) & kComment)) continue;
+        if (ts_node_is_null(first)) first = a;
+        if (isFunction(spec.type(a))) fn = a;
+    }
+    ts_tree_cursor_delete(&cur);
+    return {first, fn};
+}
+
 std::string quotedName(std::string_view v) {
     std::string out = "\"";
     for (unsigned char ch : v) {

@@ -306,6 +306,11 @@ std::string stringContent(std::string_view src, TSNode n);
 // identifier and `value` a `literal` node.
 bool boundFunction(const DefContext& c, TSNode name, TSNode value, std::string_view literal,
                    Def& d);
+// A call's first argument, and its last argument that `isFunction` calls a
+// function (the callback of `it("x", () => ...)`, `t.Run("x", func...)`);
+// nulls where there is none. Comments are no arguments.
+std::pair<TSNode, TSNode> callbackArguments(const LangSpec& spec, TSNode args,
+                                            bool (*isFunction)(std::string_view type));
 // A string as a name component: double-quoted with JSON's escapes
 // (`it("parses \"x\"")`), so any quote style gives one name.
 std::string quotedName(std::string_view value);

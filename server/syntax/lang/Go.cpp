@@ -47,14 +47,8 @@ bool callback(const DefContext& c, TSNode n, Def& d) {
                     : ct == "identifier"        ? callee
                                                 : TSNode{};
     if (ts_node_is_null(nameOf)) return false;
-    TSNode first{}, fn{};
-    uint32_t count = ts_node_named_child_count(args);
-    for (uint32_t i = 0; i < count; ++i) {
-        TSNode a = ts_node_named_child(args, i);
-        if (S.flagsOf(a) & kComment) continue;
-        if (ts_node_is_null(first)) first = a;
-        if (S.type(a) == "func_literal") fn = a;
-    }
+    auto [first, fn] =
+        callbackArguments(S, args, [](std::string_view t) { return t == "func_literal"; });
     if (ts_node_is_null(first) || ts_node_is_null(fn)) return false;
     std::string_view ft = S.type(first);
     if (ft != "interpreted_string_literal" && ft != "raw_string_literal") return false;

@@ -228,14 +228,7 @@ bool callback(const DefContext& c, TSNode n, Def& d) {
     } else {
         return false;
     }
-    TSNode first{}, fn{};
-    uint32_t count = ts_node_named_child_count(args);
-    for (uint32_t i = 0; i < count; ++i) {
-        TSNode a = ts_node_named_child(args, i);
-        if (S.flagsOf(a) & kComment) continue;
-        if (ts_node_is_null(first)) first = a;
-        if (isFunctionValue(S.type(a))) fn = a;
-    }
+    auto [first, fn] = callbackArguments(S, args, isFunctionValue);
     if (ts_node_is_null(first) || ts_node_is_null(fn) || !plainString(S, first)) return false;
     d.name = name + "(" + quotedName(stringValue(c, first)) + ")";
     d.nameNode = first;
