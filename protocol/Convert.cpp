@@ -1,6 +1,7 @@
 // JSON conversions for engram's requests and results.
 #include "protocol/Convert.h"
 
+#include "store/Merge.h"
 #include "util/Paths.h"
 #include "util/Position.h"
 #include "util/Time.h"
@@ -284,6 +285,19 @@ json toJson(const Claim& c) {
     if (!c.acceptedBy.empty()) j["accepted_by"] = c.acceptedBy;
     if (!c.packetId.empty()) j["packet_id"] = c.packetId;
     if (!c.contentHash.empty()) j["content_hash"] = c.contentHash;
+    // Team memory (BRIEF 12): the versions a merge kept beside this one,
+    // and whether the file still holds git's conflict markers.
+    if (!c.diverged.empty()) {
+        json d = json::array();
+        for (auto& v : c.diverged) {
+            json one = toJson(v);
+            one["key"] = versionKey(v);
+            d.push_back(std::move(one));
+        }
+        j["diverged"] = std::move(d);
+        j["key"] = versionKey(c);
+    }
+    if (c.unmerged) j["unmerged"] = true;
     return j;
 }
 

@@ -25,6 +25,8 @@ int codeFor(ErrorKind k) {
         return code::AmbiguousRoot;
     case ErrorKind::IndexUnavailable:
         return code::IndexUnavailable;
+    case ErrorKind::LabelCollision:
+        return code::LabelCollision;
     case ErrorKind::Internal:
         return code::InternalError;
     }

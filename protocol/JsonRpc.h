@@ -30,6 +30,7 @@ inline constexpr int UnknownClaim = -32015;
 inline constexpr int InvalidClaimFile = -32016;
 inline constexpr int AmbiguousRoot = -32017;
 inline constexpr int IndexUnavailable = -32018;
+inline constexpr int LabelCollision = -32019;
 } // namespace code
 
 int codeFor(ErrorKind k);

@@ -251,7 +251,9 @@ int runCheck(Engine& engine, const CheckOptions& opts) {
     Outcome o;
     o.failOn = parseFailOn(opts.failOn);
     o.failOnSpec = opts.failOn;
-    o.findings = engine.findings();
+    FindingsOptions fo;
+    if (!opts.changedSince.empty()) fo.changed = engine.changedSince(opts.changedSince);
+    o.findings = engine.findings(fo);
     Utf16Columns columns(engine.root());
     for (auto& f : o.findings)
         columns.convert(f);

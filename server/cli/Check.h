@@ -18,7 +18,10 @@ struct CheckOptions {
     std::string format = "text"; // text | json | sarif
     // Comma-separated codes (engram.drifted...) and severities (error,
     // warning, information, hint: that severity and above), or "none".
-    std::string failOn = "engram.drifted,engram.orphaned,engram.secret,engram.invalid";
+    std::string failOn =
+        "engram.drifted,engram.orphaned,engram.secret,engram.invalid,engram.unmerged";
+    // A git ref: only findings about what changed since it (BRIEF 12).
+    std::string changedSince;
 };
 
 // The codes --fail-on selects. Throws UsageError naming an unknown entry.

@@ -12,8 +12,13 @@
 #include "protocol/Convert.h"
 #include "protocol/Packet.h"
 #include "store/AuditLog.h"
+#include "store/ClaimFile.h"
+#include "store/Merge.h"
+#include "store/Store.h"
 #include "syntax/Languages.h"
+#include "util/Fs.h"
 #include "util/Paths.h"
+#include "util/Process.h"
 
 #include <charconv>
 #include <cstdlib>
@@ -60,7 +65,7 @@ commands:
   verify-packet FILE|-           check a packet's hash, signature, binding and age
       [--lifetime SECONDS]       (default 86400); exit 0 valid, 1 invalid
   status                         the bound root, stores, counts and anchor health
-  check [--format text|json|sarif] [--fail-on CODES]
+  check [--format text|json|sarif] [--fail-on CODES] [--changed-since REF]
                                  memory diagnostics for CI: drifted, orphaned and moved
                                  anchors, stale claims, secrets in claim files, claim files
                                  that do not parse (project tier). Exit 0 when no finding
@@ -68,11 +73,24 @@ commands:
                                  configuration error. CODES: comma-separated codes
                                  (engram.drifted, engram.orphaned, engram.moved,
                                  engram.conflict, engram.stale, engram.secret,
-                                 engram.invalid) and/or
+                                 engram.invalid, engram.unmerged) and/or
                                  severities (error, warning, information, hint: that
                                  severity and above), or 'none'. Default:
-                                 engram.drifted,engram.orphaned,engram.secret,engram.invalid.
+                                 engram.drifted,engram.orphaned,engram.secret,engram.invalid,
+                                 engram.unmerged. --changed-since REF: only claims changed
+                                 since the merge base of REF and HEAD, and claims anchored to
+                                 files changed since then (a pull request).
                                  --json means --format json
+  init                           prepare the workspace for a team: .engram/ with a
+                                 .gitattributes naming engram's merge driver, and the driver
+                                 registered in this clone's git config (once per clone)
+  resolve ID [--take T]          settle a claim a merge left diverged or unmerged (git
+                                 conflict markers): keep the merge rule's live version, or
+                                 T = ours | theirs | VERSION; every other version goes to
+                                 history [--agent NAME]
+  merge-driver BASE OURS THEIRS [PATH]
+                                 git's merge driver for claim files (registered by init;
+                                 git runs it, people need not)
   reindex                        rebuild the indexes from the claim files
   doctor                         check grammars, stores, indexes and audit logs
 
@@ -357,6 +375,11 @@ int cmdCheck(const Context& ctx) {
     else if (ctx.json)
         opts.format = "json";
     if (auto f = ctx.args.get("--fail-on")) opts.failOn = *f;
+    if (auto r = ctx.args.get("--changed-since")) {
+        if (r->empty() || (*r)[0] == '-')
+            throw UsageError("--changed-since: '" + *r + "' is not a git ref");
+        opts.changedSince = *r;
+    }
     parseFailOn(opts.failOn); // usage errors before any work
     Engine engine = makeEngine(ctx);
     try {
@@ -367,6 +390,81 @@ int cmdCheck(const Context& ctx) {
         // Exit 1 means findings; a check that could not run is exit 2.
         std::cerr << "engram check: could not complete: " << e.what() << "\n";
         return 2;
+    }
+}
+
+int cmdInit(const Context& ctx) {
+    if (!ctx.args.positionals.empty())
+        throw UsageError("init: unexpected argument '" + ctx.args.positionals[0] + "'");
+    Engine engine = makeEngine(ctx);
+    Store(engine.projectDir(), "project", "").ensureLayout();
+    auto s = engine.teamSetup(true);
+    std::string human = "engram store: " + engine.projectDir() + "\n";
+    if (!s.git)
+        human += "not a git repository: memory works; run engram init again once the "
+                 "workspace is in git to set up the merge driver\n";
+    else if (s.problem.empty())
+        human += (s.wrote.empty() ? std::string("already set up: ")
+                                  : "wrote " + joined(s.wrote) + "; ") +
+                 "claim files merge with " + s.driverCommand +
+                 "\ncommit .engram/ (with its .gitattributes); each teammate runs engram init "
+                 "once in their clone\n";
+    else
+        human += s.problem + "\n";
+    json wrote = json::array();
+    for (auto& w : s.wrote)
+        wrote.push_back(w);
+    print(ctx,
+          {{"store", engine.projectDir()},
+           {"git", s.git},
+           {"attributes", s.attributes},
+           {"driver", s.driver},
+           {"driver_command", s.driverCommand},
+           {"wrote", wrote},
+           {"problem", s.problem}},
+          human);
+    return !s.git || s.problem.empty() ? 0 : 1;
+}
+
+int cmdResolve(const Context& ctx) {
+    Engine engine = makeEngine(ctx);
+    auto r = engine.resolve(oneId(ctx, "resolve"), ctx.args.get("--take").value_or(""),
+                            ctx.args.get("--agent").value_or(defaultAgent()));
+    return print(ctx, protocol::toJson(r), "Resolved: " + renderGet(r));
+}
+
+// git runs this with the ancestor's, ours and theirs' temporary files and
+// the path; the merged claim goes into OURS. Exit 0: merged; anything else
+// tells git the file is conflicted.
+int cmdMergeDriver(const Context& ctx) {
+    auto& p = ctx.args.positionals;
+    if (p.size() < 3 || p.size() > 4)
+        throw UsageError("merge-driver: give BASE OURS THEIRS [PATH] (git passes %O %A %B %P)");
+    std::string path = p.size() == 4 ? p[3] : p[1];
+    std::string name = path.substr(path.find_last_of('/') + 1);
+    // claims/<id>.md, or history/<id>.v<N>[.<digest>].md
+    size_t cut = name.ends_with(".md") ? name.size() - 3 : name.size();
+    if (path.find("history/") != std::string::npos && name.find(".v") != std::string::npos)
+        cut = name.find(".v");
+    std::string id = name.substr(0, cut);
+    if (!Store::validId(id)) id.clear();
+    auto base = readFile(p[0]), ours = readFile(p[1]), theirs = readFile(p[2]);
+    if (!ours || !theirs) {
+        std::cerr << "engram merge-driver: cannot read " << (!ours ? p[1] : p[2]) << "\n";
+        return 2;
+    }
+    try {
+        std::string merged = mergeClaimFiles(base.value_or(""), *ours, *theirs, id);
+        atomicWrite(p[1], merged);
+        return 0;
+    } catch (const ClaimFileError& e) {
+        // A side engram cannot read (a hand edit gone wrong): git's own line
+        // merge, so a person sees the conflict; engram reads the markers.
+        std::cerr << "engram merge-driver: " << path << ": " << e.what()
+                  << "; falling back to git's line merge\n";
+        auto r = runProcess(
+            {"git", "merge-file", "-L", "ours", "-L", "base", "-L", "theirs", p[1], p[0], p[2]});
+        return r && r->exitCode == 0 ? 0 : 1;
     }
 }
 
@@ -429,6 +527,10 @@ int cmdDoctor(const Context& ctx) {
           engine.configErrors().empty() ? "no problems" : engine.configErrors().front());
     check("claim files", st.brokenFiles.empty(),
           st.brokenFiles.empty() ? "all parse" : std::to_string(st.brokenFiles.size()) + " broken");
+    // A clone that never ran `engram init` merges claim files line by line.
+    if (auto team = engine.teamSetup(false); team.git)
+        check("git merge driver", team.problem.empty(),
+              team.problem.empty() ? "claim files merge with " + team.driverCommand : team.problem);
     print(ctx, {{"ok", ok}, {"checks", checks}}, human);
     return ok ? 0 : 1;
 }
@@ -460,7 +562,10 @@ int run(int argc, char** argv) {
         {"review", {{"--reason", "--agent"}, {}, {}}},
         {"verify-packet", {{"--lifetime"}, {}, {}}},
         {"status", {}},
-        {"check", {{"--format", "--fail-on"}, {}, {}}},
+        {"check", {{"--format", "--fail-on", "--changed-since"}, {}, {}}},
+        {"init", {}},
+        {"resolve", {{"--take", "--agent"}, {}, {}}},
+        {"merge-driver", {}},
         {"reindex", {}},
         {"doctor", {}},
         {"help", {}},
@@ -530,6 +635,9 @@ int run(int argc, char** argv) {
         if (c == "status") return cmdStatus(ctx);
         if (c == "check") return cmdCheck(ctx);
         if (c == "reindex") return cmdReindex(ctx);
+        if (c == "init") return cmdInit(ctx);
+        if (c == "resolve") return cmdResolve(ctx);
+        if (c == "merge-driver") return cmdMergeDriver(ctx);
         if (c == "doctor") return cmdDoctor(ctx);
     } catch (const UsageError& e) {
         std::cerr << "engram: " << e.what() << "\n";

@@ -2,6 +2,7 @@
 #include "cli/Render.h"
 
 #include "store/ClaimFile.h"
+#include "store/Merge.h"
 #include "util/Time.h"
 
 namespace engram::cli {
@@ -25,7 +26,26 @@ std::string renderClaimLine(const Claim& c) {
     s += "(" + c.id + " v" + std::to_string(c.version) + ", " + std::string(toString(c.status));
     if (c.confidence) s += ", confidence " + formatConfidence(*c.confidence);
     s += ", by " + orUnknown(c.sourceAgent) + ", from " + orUnknown(c.origin) + ")";
+    if (c.unmerged) s += " UNMERGED";
+    if (!c.diverged.empty()) s += " DIVERGED";
     return s;
+}
+
+// The versions a merge kept beside the live one: shown wherever the claim
+// is, so neither branch's memory is hidden.
+static std::string renderDiverged(const Claim& c, const std::string& pad) {
+    std::string out;
+    if (c.unmerged)
+        out += pad + "git conflict markers in its file: both sides are served; engram resolve " +
+               c.id + "\n";
+    for (auto& d : c.diverged)
+        out += pad + "also kept by the merge, v" + std::to_string(d.version) + " (" +
+               std::string(toString(d.status)) + ", by " + orUnknown(d.sourceAgent) +
+               (d.confidence ? ", confidence " + formatConfidence(*d.confidence) : "") + ", key " +
+               versionKey(d).substr(0, 10) + "): " + d.text + "\n";
+    if (!c.diverged.empty() && !c.unmerged)
+        out += pad + "diverged on two branches: engram resolve " + c.id + " [--take VERSION]\n";
+    return out;
 }
 
 std::string renderRecall(const RecallResult& r) {
@@ -38,6 +58,7 @@ std::string renderRecall(const RecallResult& r) {
                (row.ageSeconds ? humanAge(*row.ageSeconds) : std::string("unknown")) +
                (row.stale && *row.stale ? " · STALE" : "") + "\n";
         out += indent(row.claim.text, "   ") + "\n";
+        out += renderDiverged(row.claim, "   ");
         out += "   " + row.provenance + "\n";
         if (!row.why.empty()) {
             out += "   why:";
@@ -89,6 +110,7 @@ std::string renderGet(const GetResult& r) {
         out +=
             "retracted by " + orUnknown(r.claim.retractedBy) + ": " + r.claim.retractReason + "\n";
     out += "\n" + indent(r.claim.text, "  ") + "\n";
+    out += renderDiverged(r.claim, "  ");
     if (!r.history.empty()) {
         out += "\nhistory:\n";
         for (auto& h : r.history)

@@ -20,6 +20,7 @@
 #include "util/Fs.h"
 #include "util/Hash.h"
 #include "util/Paths.h"
+#include "util/Process.h"
 #include "util/Time.h"
 #include "util/Utf8.h"
 
@@ -121,54 +122,16 @@ std::string resolveRef(const GitDirs& g, const std::string& ref) {
     return "";
 }
 
-// posix_spawn's file actions, destroyed on every path out.
-struct SpawnActions {
-    posix_spawn_file_actions_t fa;
-    SpawnActions() { posix_spawn_file_actions_init(&fa); }
-    ~SpawnActions() { posix_spawn_file_actions_destroy(&fa); }
-    SpawnActions(const SpawnActions&) = delete;
-    SpawnActions& operator=(const SpawnActions&) = delete;
-};
-
 // `git status` over the tracked files outside .engram/ (memory is what the
 // packet carries; the binding is about the code): true when something is
 // modified, nullopt when git is missing or fails.
 std::optional<bool> gitDirty(const std::string& root) {
-    int fds[2];
-    if (::pipe2(fds, O_CLOEXEC) != 0) return std::nullopt;
-    UniqueFd readEnd(fds[0]), writeEnd(fds[1]);
-    SpawnActions actions;
-    posix_spawn_file_actions_adddup2(&actions.fa, writeEnd.get(), 1);
-    posix_spawn_file_actions_addopen(&actions.fa, 2, "/dev/null", O_WRONLY, 0);
-    posix_spawn_file_actions_addopen(&actions.fa, 0, "/dev/null", O_RDONLY, 0);
     // --no-optional-locks: a status must not rewrite the repository's index.
-    std::vector<std::string> args = {
-        "git",         "--no-optional-locks",  "-C", root, "status",
-        "--porcelain", "--untracked-files=no", "--", ".",  ":(exclude).engram"};
-    std::vector<char*> argv;
-    for (auto& a : args)
-        argv.push_back(a.data());
-    argv.push_back(nullptr);
-    pid_t pid = 0;
-    if (posix_spawnp(&pid, "git", &actions.fa, nullptr, argv.data(), environ) != 0)
-        return std::nullopt;
-    writeEnd = UniqueFd();
-    std::string out;
-    char buf[4096];
-    while (true) {
-        ssize_t n = ::read(readEnd.get(), buf, sizeof buf);
-        if (n > 0) {
-            if (out.size() < 4096) out.append(buf, size_t(n));
-            continue;
-        }
-        if (n < 0 && errno == EINTR) continue;
-        break;
-    }
-    int status = 0;
-    while (::waitpid(pid, &status, 0) < 0 && errno == EINTR) {
-    }
-    if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) return std::nullopt;
-    return !out.empty();
+    auto r = runProcess({"git", "--no-optional-locks", "-C", root, "status", "--porcelain",
+                         "--untracked-files=no", "--", ".", ":(exclude).engram"},
+                        4096);
+    if (!r || r->exitCode != 0) return std::nullopt;
+    return !r->out.empty();
 }
 
 // ---- the packet key ----

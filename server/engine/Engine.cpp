@@ -71,7 +71,7 @@ bool Engine::ready(Tier& t) {
     auto lock = t.store->lock();
     t.index = std::make_unique<Index>(*t.store);
     ++t.opens;
-    t.index->sync();
+    recordArrivals(t, t.index->sync());
     return true;
 }
 
@@ -82,8 +82,33 @@ Engine::Tier& Engine::writableTier(const std::string& name) {
                                                      : "must be 'project' or 'medulla'");
     t->store->ensureLayout();
     ready(*t);
-    if (t->name == "project") registerProject();
+    if (t->name == "project") {
+        registerProject();
+        ensureTeamSetup();
+    }
     return *t;
+}
+
+void Engine::ensureTeamSetup() {
+    // Once per engine, and only where git is: the first write in a
+    // repository registers the merge driver, so a team's first parallel
+    // branches already merge claim files field by field (BRIEF 12).
+    if (teamChecked_) return;
+    teamChecked_ = true;
+    if (statFile(tiers_[0]->store->dir() + "/.gitattributes")) return;
+    bool git = false;
+    for (std::string dir = opts_.root; !git;) {
+        git = statFile(dir + "/.git").has_value();
+        auto slash = dir.find_last_of('/');
+        if (slash == std::string::npos || dir.size() <= 1) break;
+        dir = slash == 0 ? "/" : dir.substr(0, slash);
+    }
+    if (!git) return;
+    try {
+        teamSetup(true);
+    } catch (const std::exception&) {
+        // Memory works without the driver; doctor reports what is missing.
+    }
 }
 
 void Engine::registerProject() {
@@ -158,9 +183,23 @@ std::vector<SyncReport> Engine::refresh(const std::vector<std::string>* projectI
         if (!ready(*t)) continue;
         // ready() has just synced a freshly opened index.
         if (t->opens != opensBefore) continue;
+        auto lock = t->store->lock();
         out.push_back(t->index->sync(t->name == "project" ? projectIds : nullptr));
+        recordArrivals(*t, out.back());
     }
     return out;
+}
+
+void Engine::recordArrivals(Tier& t, const SyncReport& r) {
+    // Who made the change is not known (git does not say who pulled); what
+    // changed is. The chain then still holds every change the store saw.
+    for (auto& a : r.arrivals) {
+        try {
+            t.store->audit().append(a.act, a.claim, "unknown", a.detail);
+        } catch (const std::exception&) {
+            // A read-only store cannot keep a log; serving it matters more.
+        }
+    }
 }
 
 std::vector<SyncReport> Engine::reindex() {

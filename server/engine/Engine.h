@@ -18,6 +18,7 @@
 #include <chrono>
 #include <functional>
 #include <memory>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -94,6 +95,20 @@ public:
     // The text engram sees for `path`: the open document, else the file.
     std::optional<std::string> documentText(const std::string& path);
 
+    // Team memory through git (Team.cpp, BRIEF 12). The repository's state
+    // for engram's merge driver; with `write`, `.engram/.gitattributes` and
+    // the local git config entries are written where missing (idempotent).
+    TeamSetup teamSetup(bool write);
+    // Resolves a claim a merge left diverged or unmerged: `take` is empty
+    // (the merge rule's live version), "ours" / "theirs" (a side of the
+    // conflict markers), or a version ("3", "v3", or "3-<key prefix>").
+    // Every other version goes to history; a recorded act.
+    GetResult resolve(const std::string& id, const std::string& take, const std::string& agent);
+    // Workspace-relative files git says changed since `ref` (from the merge
+    // base of ref and HEAD to the working tree). Throws InvalidParams when
+    // the root is not in a repository or the ref is unknown.
+    std::set<std::string> changedSince(const std::string& ref);
+
     StatusResult status(const std::optional<std::string>& requestedRoot = std::nullopt);
     // Memory diagnostics (engram check, the editor's Problems panel): every
     // live claim's anchors checked against the code, staleness, secrets in
@@ -132,6 +147,17 @@ private:
     TierState tierState(Tier& t);
     // Adds the project store to the registry once it exists.
     void registerProject();
+
+public:
+    // teamSetup(true) the first time it matters: a store in a git repository
+    // whose .gitattributes engram has not written yet. Quiet on failure.
+    void ensureTeamSetup();
+
+private:
+    // Audit entries for claim files a sync found added, changed or removed
+    // by something other than engram (a pull, a checkout, a hand edit).
+    // The caller holds the store's lock.
+    void recordArrivals(Tier& t, const SyncReport& r);
     // The tiers a recall reads: project and/or medulla, and with tier all
     // every other registered project (those gone from disk in `unreachable`).
     std::vector<Tier*> recallTiers(const std::optional<std::string>& tier,
@@ -144,6 +170,7 @@ private:
     std::vector<std::unique_ptr<Tier>> tiers_;
     std::vector<std::unique_ptr<Tier>> others_; // other registered projects, opened on demand
     bool registered_ = false;
+    bool teamChecked_ = false;
     Anchorer anchorer_;
     std::vector<std::string> configErrors_;
     bool codeIndexed_ = false;

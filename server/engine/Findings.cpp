@@ -9,6 +9,7 @@
 #include "model/Error.h"
 #include "secrets/SecretScan.h"
 #include "store/ClaimFile.h"
+#include "store/Merge.h"
 #include "util/Fs.h"
 #include "util/Paths.h"
 #include "util/Time.h"
@@ -38,10 +39,14 @@ const std::vector<FindingRule> kRules = {
      "The anchored code was found under another name. The move is not applied until someone "
      "checks the claim and re-verifies it (engram reverify ID).",
      true},
-    {"engram.conflict", "warning", "ConflictingClaims", "Two live claims contradict",
-     "Two live claims on the same anchor or label contradict each other by modality (must / "
-     "must not, always / never, is / is not...). At most one of them can hold: check both "
-     "against the code, then retract the wrong one or supersede it.",
+    {"engram.conflict", "warning", "ConflictingClaims",
+     "Two live claims contradict, share a label, or a claim diverged in a merge",
+     "Two live claims on the same anchor or label contradict each other (must / must not, "
+     "always / never, is / is not, or different numbers for one thing); or two live claims share "
+     "a label (each written on its own branch); or two branches changed one claim in ways that "
+     "cannot both be live (two supersessions, a supersession against a retraction) and the "
+     "merge kept every version. Check them against the code, then retract or supersede the "
+     "wrong one, or resolve the claim (engram resolve ID).",
      true},
     {"engram.stale", "hint", "StaleClaim", "Claim not re-verified within stale_days",
      "The claim is older than stale_days (default 30) since it was written or last "
@@ -51,6 +56,12 @@ const std::vector<FindingRule> kRules = {
      "A claim file (usually edited by hand) contains what looks like a credential or a "
      "merge-conflict marker. Claim files are committed to git: remove the secret from the file "
      "and from the history, and rotate the credential.",
+     true},
+    {"engram.unmerged", "error", "UnmergedClaimFile", "A claim file holds git conflict markers",
+     "A merge done without engram's merge driver left git's conflict markers in a claim file. "
+     "engram reads both sides (both are served and counted) until the file is resolved: run "
+     "engram resolve ID (the merge driver's rule, or --take ours|theirs), and run engram init "
+     "once in the clone so that later merges use the driver.",
      true},
     {"engram.invalid", "error", "InvalidClaimFile", "A claim file cannot be parsed",
      "A claim file cannot be parsed; engram ignores it until it is fixed. The message names the "
@@ -199,6 +210,7 @@ std::vector<Finding> Engine::findings(const FindingsOptions& opts) {
     const int64_t now = nowUnix();
     const int64_t staleAfter = int64_t(opts_.staleDays) * 86400;
     std::vector<Finding> out;
+    std::map<std::string, std::vector<std::string>> anchorPaths; // for opts.changed
 
     for (auto& tp : tiers_) {
         Tier& t = *tp;
@@ -276,6 +288,9 @@ std::vector<Finding> Engine::findings(const FindingsOptions& opts) {
         }
 
         for (auto& c : claims) {
+            if (opts.changed && checkAnchors)
+                for (auto& a : c.anchors)
+                    anchorPaths[c.id].push_back(a.path);
             std::string claimFile = t.store->claimPath(c.id);
             std::string claimPath = display(claimFile);
             // Every message quotes the claim, so scan what it quotes first:
@@ -410,6 +425,45 @@ std::vector<Finding> Engine::findings(const FindingsOptions& opts) {
                 }
             }
 
+            if (c.unmerged) {
+                Finding f = base("engram.unmerged");
+                f.subject = "unmerged";
+                if (auto text = readFile(claimFile)) {
+                    try {
+                        if (auto sides = splitConflict(*text)) {
+                            uint32_t l = uint32_t(sides->firstLine - 1);
+                            f.range = {l, 0, l, 7};
+                        }
+                    } catch (const ClaimFileError&) {
+                    }
+                }
+                f.message = "unmerged: " + claimPath +
+                            " holds git conflict markers (merged without engram's driver); both "
+                            "sides are served until it is resolved: engram resolve " +
+                            c.id +
+                            " (or --take ours|theirs), and engram init to register the "
+                            "driver; " +
+                            quoted;
+                out.push_back(std::move(f));
+            }
+            if (!c.diverged.empty()) {
+                Finding f = base("engram.conflict");
+                f.subject = "diverged";
+                std::string others;
+                for (auto& d : c.diverged) {
+                    auto dt = scanField("text", d.text);
+                    others += (others.empty() ? "" : "; ") + std::string("v") +
+                              std::to_string(d.version) + " (" + std::string(toString(d.status)) +
+                              ", by " + (d.sourceAgent.empty() ? "unknown" : d.sourceAgent) +
+                              "): " + oneLine(safe(dt));
+                }
+                f.message = "conflict: two branches changed this claim; the merge kept v" +
+                            std::to_string(c.version) + " live and also kept " + others +
+                            "; check them, then resolve (engram resolve " + c.id +
+                            ", or --take VERSION) or supersede it; " + quoted;
+                out.push_back(std::move(f));
+            }
+
             // Stale: judged from the last re-verification, else the claim's
             // birth; a claim of unknown age is not called stale.
             if (auto since = c.verified ? c.verified : c.created;
@@ -425,8 +479,10 @@ std::vector<Finding> Engine::findings(const FindingsOptions& opts) {
             }
         }
 
-        // Conflicts: live claims sharing an anchor or a label whose texts
-        // contradict by modality; each side gets a finding naming the other.
+        // Conflicts: live claims sharing a label (only two branches each
+        // writing it make that), and live claims sharing an anchor whose
+        // texts contradict by modality or by a number; each side gets a
+        // finding naming the other.
         std::map<std::string, std::vector<size_t>> groups;
         for (size_t i = 0; i < claims.size(); ++i) {
             std::set<std::string> keys;
@@ -447,9 +503,11 @@ std::vector<Finding> Engine::findings(const FindingsOptions& opts) {
                     const Claim& a = claims[members[x]];
                     const Claim& b = claims[members[y]];
                     // Compared redacted: the phrases quoted must not carry a secret.
-                    auto m = contradiction(safe(scanField("text", a.text)),
-                                           safe(scanField("text", b.text)));
-                    if (!m) continue;
+                    std::string ta = safe(scanField("text", a.text)),
+                                tb = safe(scanField("text", b.text));
+                    auto m = contradiction(ta, tb);
+                    if (!m) m = numberClash(ta, tb);
+                    if (!m && byAnchor) continue;
                     for (auto [self, other] : {std::pair{&a, &b}, std::pair{&b, &a}}) {
                         if (!reported.insert({self->id, other->id}).second) continue;
                         auto label = scanField("label", self->label);
@@ -479,13 +537,16 @@ std::vector<Finding> Engine::findings(const FindingsOptions& opts) {
                         }
                         std::string ol = oneLine(safe(otherLabel));
                         std::string sl = oneLine(safe(label));
-                        f.message = "conflict: contradicts claim " +
-                                    (ol.empty() ? "" : "\"" + ol + "\" ") + "(" + other->id +
-                                    ") on " + (byAnchor ? "anchor " : "label ") + what + " (\"" +
-                                    m->positive + "\" against \"" + m->negative +
-                                    "\"): " + oneLine(safe(otherText)) +
+                        std::string how =
+                            m ? "contradicts claim " + (ol.empty() ? "" : "\"" + ol + "\" ") + "(" +
+                                    other->id + ") on " + (byAnchor ? "anchor " : "label ") + what +
+                                    " (\"" + m->positive + "\" against \"" + m->negative + "\")"
+                              : "shares the label " + what + " with live claim (" + other->id +
+                                    "), each written on its own branch";
+                        f.message = "conflict: " + how + ": " + oneLine(safe(otherText)) +
                                     "; check both against the code, then retract or supersede "
-                                    "the wrong one; claim " +
+                                    "the wrong one (writes to the label are refused meanwhile); "
+                                    "claim " +
                                     (sl.empty() ? "" : "\"" + sl + "\" ") + "(" + self->id +
                                     "): " + oneLine(safe(text));
                         if (only && f.path != *only && !byAnchor) continue;
@@ -493,6 +554,21 @@ std::vector<Finding> Engine::findings(const FindingsOptions& opts) {
                     }
                 }
         }
+    }
+    if (opts.changed) {
+        // A claim is touched when its file or a file it is anchored to is.
+        std::erase_if(out, [&](const Finding& f) {
+            if (opts.changed->count(f.path)) return false;
+            if (!f.claimFile.empty())
+                if (auto rel = relativeToRoot(opts_.root, f.claimFile);
+                    rel && opts.changed->count(*rel))
+                    return false;
+            auto it = anchorPaths.find(f.claimId);
+            if (it != anchorPaths.end())
+                for (auto& p : it->second)
+                    if (opts.changed->count(p)) return false;
+            return true;
+        });
     }
     std::sort(out.begin(), out.end(), findingLess);
     return out;

@@ -12,6 +12,7 @@
 #include <cstdint>
 #include <map>
 #include <optional>
+#include <set>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -20,7 +21,7 @@ namespace engram {
 
 struct Finding {
     // engram.drifted | engram.orphaned | engram.moved | engram.stale |
-    // engram.secret | engram.invalid | engram.conflict
+    // engram.secret | engram.invalid | engram.conflict | engram.unmerged
     std::string code;
     std::string severity; // error | warning | information | hint
     std::string claimId;  // empty for a broken file whose name is not a claim id
@@ -57,6 +58,11 @@ struct FindingsOptions {
     // their findings), or, when it names a claim file
     // (".engram/claims/<id>.md"), that claim and that file.
     std::optional<std::string> path = {};
+    // Pull requests (BRIEF 12): only findings about claims whose file is in
+    // this set or that are anchored to a file in it (workspace-relative
+    // paths, as Engine::changedSince gives them), and broken or unmerged
+    // claim files in it.
+    std::optional<std::set<std::string>> changed = {};
 };
 
 struct FindingsSummary {

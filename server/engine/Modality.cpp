@@ -137,4 +137,43 @@ std::optional<ModalityConflict> contradiction(std::string_view a, std::string_vi
     return std::nullopt;
 }
 
+std::optional<ModalityConflict> numberClash(std::string_view a, std::string_view b) {
+    // The word before each number, and the numbers said after it: "retries
+    // are 3" and "retries are 5" both say what "are" is, differently.
+    auto numbered = [](std::string_view text) {
+        std::vector<std::pair<std::string, std::string>> out; // (word before, number)
+        auto w = words(text);
+        for (size_t i = 1; i < w.size(); ++i) {
+            const std::string& n = w[i];
+            if (n.empty() ||
+                !std::all_of(n.begin(), n.end(), [](char c) { return c >= '0' && c <= '9'; }))
+                continue;
+            if (w[i - 1] == ".") continue;
+            out.emplace_back(w[i - 1], n);
+        }
+        return out;
+    };
+    auto na = numbered(a), nb = numbered(b);
+    for (auto& [word, num] : na) {
+        bool sameNumber = false;
+        std::string other;
+        for (auto& [w2, n2] : nb)
+            if (w2 == word) {
+                if (n2 == num)
+                    sameNumber = true;
+                else if (other.empty())
+                    other = n2;
+            }
+        if (sameNumber || other.empty()) continue;
+        // The number the other text gives must not also follow the word here
+        // ("between 3 and 5" against "is 5").
+        bool both = false;
+        for (auto& [w1, n1] : na)
+            if (w1 == word && n1 == other) both = true;
+        if (both) continue;
+        return ModalityConflict{"number", word + " " + num, word + " " + other};
+    }
+    return std::nullopt;
+}
+
 } // namespace engram

@@ -24,4 +24,9 @@ struct ModalityConflict {
 // The first contradiction between a and b, or nullopt.
 std::optional<ModalityConflict> contradiction(std::string_view a, std::string_view b);
 
+// Two statements that give one thing different numbers ("retries are 3"
+// against "retries are 5"): the same word followed by a number in each, and
+// the numbers differ. `modal` is "number"; the phrases are "are 3", "are 5".
+std::optional<ModalityConflict> numberClash(std::string_view a, std::string_view b);
+
 } // namespace engram

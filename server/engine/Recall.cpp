@@ -200,7 +200,12 @@ RecallResult Engine::recall(const RecallRequest& req) {
                 for (auto& tg : c.tags)
                     tags += tg + " ";
                 auto tfLabel = termCounts(c.label, wanted);
-                auto tfText = termCounts(c.text, wanted);
+                // A claim a merge left diverged is found by any version's
+                // words (the index searches them all).
+                std::string text = c.text;
+                for (auto& d : c.diverged)
+                    text += "\n" + d.text;
+                auto tfText = termCounts(text, wanted);
                 auto tfTags = termCounts(tags, wanted);
                 auto tfCode = termCounts(ic->code, wanted);
                 relevance = 0;
@@ -208,7 +213,7 @@ RecallResult Engine::recall(const RecallRequest& req) {
                 for (auto& q : qterms) {
                     double w =
                         kWeightLabel * tfLabel[q.term] / lengthNorm(c.label.size(), st.avgLabel) +
-                        kWeightText * tfText[q.term] / lengthNorm(c.text.size(), st.avgText) +
+                        kWeightText * tfText[q.term] / lengthNorm(text.size(), st.avgText) +
                         kWeightTags * tfTags[q.term] / lengthNorm(tags.size(), st.avgTags) +
                         kWeightCode * tfCode[q.term] / lengthNorm(ic->code.size(), st.avgCode);
                     if (w <= 0) continue;

@@ -5,6 +5,7 @@
 #include "engine/Tier.h"
 #include "model/Error.h"
 #include "store/ClaimFile.h"
+#include "store/Merge.h"
 #include "util/Fs.h"
 #include "util/Time.h"
 
@@ -94,8 +95,25 @@ RememberResult Engine::remember(const RememberRequest& in) {
 
     RememberResult result;
     result.tier = t.name;
+    std::string resolves; // the other heads' versions, when this write resolves a merge
     std::optional<IndexedClaim> prior;
-    if (!c.label.empty()) prior = t.index->liveByLabel(c.label);
+    if (!c.label.empty()) {
+        auto holders = t.index->liveWithLabel(c.label);
+        if (holders.size() > 1) {
+            // Two branches each remembered this label. Which claim a write
+            // would supersede is for a person or agent to decide.
+            std::string ids;
+            for (auto& h : holders)
+                ids += (ids.empty() ? "" : ", ") + h.claim.id;
+            throw EngramError(ErrorKind::LabelCollision,
+                              "label '" + c.label + "' is held by " +
+                                  std::to_string(holders.size()) + " live claims (" + ids +
+                                  "), written on different branches; supersede or retract all "
+                                  "but one (engram retract ID) before writing it again",
+                              {{"label", c.label}, {"ids", ids}});
+        }
+        if (!holders.empty()) prior = std::move(holders.front());
+    }
     if (prior) {
         // Supersession: same label, a new version of the same claim.
         Claim old = loadForUpdate(t, prior->claim.id);
@@ -111,7 +129,14 @@ RememberResult Engine::remember(const RememberRequest& in) {
                                {"existing_confidence", oldConf},
                                {"requested_confidence", *c.confidence}});
         c.id = old.id;
-        c.version = old.version + 1;
+        // A claim a merge left diverged (or unmerged) is resolved by this
+        // write: every head goes to history and the new version follows the
+        // highest of them.
+        auto heads = claimHeads(old);
+        int top = 0;
+        for (auto& h : heads)
+            top = std::max(top, h.version);
+        c.version = top + 1;
         c.created = old.created; // birth is immutable across versions
         c.origin = old.origin;
         // A new version of a promoted claim is still the medulla copy's
@@ -119,12 +144,17 @@ RememberResult Engine::remember(const RememberRequest& in) {
         c.promotedTo = old.promotedTo;
         c.supersedes = old.id + "@" + std::to_string(old.version);
         // Feedback was about the old wording; it does not carry over.
-        Claim history = old;
-        history.status = ClaimStatus::Superseded;
         // History first: a crash between the two writes leaves the old version
         // both in history and current, which readers resolve (Store::versions).
-        t.store->writeHistory(history);
-        result.superseded = history;
+        for (size_t i = 1; i < heads.size(); ++i)
+            resolves += (resolves.empty() ? "" : ", ") + heads[i].id + "@" +
+                        std::to_string(heads[i].version);
+        for (size_t i = 0; i < heads.size(); ++i) {
+            Claim history = heads[i];
+            if (history.status == ClaimStatus::Committed) history.status = ClaimStatus::Superseded;
+            t.store->writeHistory(history);
+            if (i == 0) result.superseded = history;
+        }
     } else {
         do {
             c.id = Store::newId();
@@ -134,6 +164,7 @@ RememberResult Engine::remember(const RememberRequest& in) {
     }
     commitWrite(t, c, prior ? "supersede" : "remember", req.agent,
                 prior ? "replaces " + c.supersedes +
+                            (resolves.empty() ? "" : "; resolves the divergence of " + resolves) +
                             (req.forceReason.empty() ? "" : "; forced: " + req.forceReason)
                       : "");
     result.claim = c;

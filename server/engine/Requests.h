@@ -303,4 +303,14 @@ struct VerifyPacketResult {
     std::optional<int64_t> ageSeconds;
 };
 
+// The repository's readiness for team memory (Engine::teamSetup).
+struct TeamSetup {
+    bool git = false;               // the root is inside a git work tree
+    bool attributes = false;        // .engram/.gitattributes names the driver
+    bool driver = false;            // the local git config registers it
+    std::string driverCommand;      // as registered (empty when not)
+    std::string problem;            // what is missing, and the command that fixes it
+    std::vector<std::string> wrote; // what this call wrote
+};
+
 } // namespace engram

@@ -3,6 +3,7 @@
 
 #include "model/Error.h"
 #include "store/ClaimFile.h"
+#include "store/Merge.h"
 #include "store/Store.h"
 #include "text/Content.h"
 
@@ -10,6 +11,7 @@
 #include <condition_variable>
 #include <deque>
 #include <mutex>
+#include <set>
 #include <sys/stat.h>
 #include <thread>
 #include <unordered_map>
@@ -56,6 +58,8 @@ CREATE TABLE claims(
   accepted_by TEXT,
   packet_id TEXT,
   content_hash TEXT,
+  heads TEXT,
+  unmerged INTEGER NOT NULL DEFAULT 0,
   file_mtime INTEGER NOT NULL,
   file_size INTEGER NOT NULL
 );
@@ -124,7 +128,7 @@ static const char* kColumns =
     "source_agent, origin, supersedes, tags, text, code, anchors, evidence, fb_correct, "
     "fb_wrong, fb_partial, retracted_by, retract_reason, origin_claim, promoted_by, promoted, "
     "promotion_reason, promoted_to, contribution_id, contributed_by, accepted_by, packet_id, "
-    "content_hash";
+    "content_hash, heads, unmerged";
 
 Index::Index(const Store& store)
     : store_(store)
@@ -207,9 +211,10 @@ void Index::prepare() {
         "verified, source_agent, origin, supersedes, tags, text, code, anchors, anchor_count, "
         "evidence, fb_correct, fb_wrong, fb_partial, retracted_by, retract_reason, file_mtime, "
         "file_size, origin_claim, promoted_by, promoted, promotion_reason, promoted_to, "
-        "contribution_id, contributed_by, accepted_by, packet_id, content_hash) VALUES "
-        "(?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18, ?19, "
-        "?20, ?21, ?22, ?23, ?24, ?25, ?26, ?27, ?28, ?29, ?30, ?31, ?32, ?33, ?34, ?35)");
+        "contribution_id, contributed_by, accepted_by, packet_id, content_hash, heads, unmerged) "
+        "VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18, "
+        "?19, ?20, ?21, ?22, ?23, ?24, ?25, ?26, ?27, ?28, ?29, ?30, ?31, ?32, ?33, ?34, ?35, ?36, "
+        "?37)");
     selectContentHash_ =
         db_.prepare(std::string("SELECT ") + kColumns +
                     " FROM claims WHERE content_hash = ?1 ORDER BY rowid LIMIT ?2");
@@ -223,7 +228,7 @@ void Index::prepare() {
         db_.prepare(std::string("SELECT ") + kColumns + " FROM claims WHERE rowid = ?1");
     selectLiveLabel_ = db_.prepare(std::string("SELECT ") + kColumns +
                                    " FROM claims WHERE label = ?1 AND status = 'committed' "
-                                   "ORDER BY rowid DESC LIMIT 1");
+                                   "ORDER BY rowid DESC LIMIT ?2");
     selectStats_ = db_.prepare("SELECT total, committed, frontier, retracted, superseded, anchors, "
                                "generation, sum_label, sum_text, sum_tags, sum_code FROM stats");
     selectDf_ = db_.prepare("SELECT doc FROM claims_vocab WHERE term = ?1");
@@ -286,7 +291,15 @@ void Index::insertRow(const Claim& c, const FileStat& st) {
     insert_.bind(5, toString(c.status)).bind(6, c.confidence).bind(7, c.created);
     insert_.bind(8, c.updated).bind(9, c.verified).bind(10, opt(c.sourceAgent));
     insert_.bind(11, opt(c.origin)).bind(12, opt(c.supersedes)).bind(13, opt(tags));
-    insert_.bind(14, c.text).bind(15, opt(code)).bind(16, opt(joinLines(anchorLines)));
+    // The diverged versions a merge kept are searchable with the live one
+    // (the `text` column, which the FTS index reads, holds their texts after
+    // it), so a recall finds the claim by either branch's words.
+    std::string text = c.text, heads;
+    for (auto& d : c.diverged) {
+        text += "\n" + d.text;
+        heads += (heads.empty() ? "" : "\n") + escapeValue(serializeClaim(d));
+    }
+    insert_.bind(14, text).bind(15, opt(code)).bind(16, opt(joinLines(anchorLines)));
     insert_.bind(17, int64_t(c.anchors.size())).bind(18, opt(joinLines(evidenceLines)));
     insert_.bind(19, c.feedback.correct).bind(20, c.feedback.wrong).bind(21, c.feedback.partial);
     insert_.bind(22, opt(c.retractedBy)).bind(23, opt(c.retractReason));
@@ -298,6 +311,7 @@ void Index::insertRow(const Claim& c, const FileStat& st) {
     // Every claim's normalised content is keyed (not only contributions'),
     // so a contribution repeating a hand-written claim is found as a duplicate.
     insert_.bind(35, contentHash(c.text));
+    insert_.bind(36, opt(heads)).bind(37, int64_t(c.unmerged));
     insert_.exec();
     int64_t rowid = db_.lastInsertRowid();
     for (auto& a : c.anchors) {
@@ -476,6 +490,64 @@ SyncReport Index::bulkLoad() {
     return r;
 }
 
+namespace {
+
+std::string describe(const Claim& c) {
+    std::string s = "v" + std::to_string(c.version) + ", " + std::string(toString(c.status));
+    if (!c.diverged.empty()) s += ", diverged";
+    if (c.unmerged) s += ", unmerged";
+    return s;
+}
+
+// What differs between the indexed claim and the one now in the file, as
+// the audit log says it: empty when nothing does (engram's own write, seen
+// again through a file watch).
+std::string changes(const Claim& was, const Claim& now) {
+    std::vector<std::string> what;
+    if (was.version != now.version)
+        what.push_back("version " + std::to_string(was.version) + " -> " +
+                       std::to_string(now.version));
+    else {
+        // The index does not keep force_reason; the rest of the key it does.
+        Claim a = was, b = now;
+        a.forceReason.clear();
+        b.forceReason.clear();
+        if (versionKey(a) != versionKey(b)) what.push_back("content");
+    }
+    if (was.status != now.status)
+        what.push_back("status " + std::string(toString(was.status)) + " -> " +
+                       std::string(toString(now.status)));
+    auto fb = [](const Feedback& f) {
+        return std::to_string(f.correct) + "/" + std::to_string(f.wrong) + "/" +
+               std::to_string(f.partial);
+    };
+    if (fb(was.feedback) != fb(now.feedback)) what.push_back("feedback " + fb(now.feedback));
+    std::string wa, na;
+    for (auto& a : was.anchors)
+        wa += formatAnchor(a);
+    for (auto& a : now.anchors)
+        na += formatAnchor(a);
+    if (wa != na || was.verified != now.verified) what.push_back("anchors");
+    std::set<std::string> wd, nd;
+    for (auto& d : was.diverged)
+        wd.insert(versionKey(d) + std::string(toString(d.status)));
+    for (auto& d : now.diverged)
+        nd.insert(versionKey(d) + std::string(toString(d.status)));
+    if (wd != nd)
+        what.push_back(now.diverged.empty()
+                           ? std::string("divergence resolved")
+                           : "diverged (" + std::to_string(now.diverged.size() + 1) +
+                                 " versions kept)");
+    if (was.unmerged != now.unmerged)
+        what.push_back(now.unmerged ? "git conflict markers" : "conflict markers gone");
+    std::string out;
+    for (auto& w : what)
+        out += (out.empty() ? "" : ", ") + w;
+    return out;
+}
+
+} // namespace
+
 SyncReport Index::syncImpl(const std::vector<std::string>* ids) {
     SyncReport r;
     struct Seen {
@@ -528,19 +600,34 @@ SyncReport Index::syncImpl(const std::vector<std::string>* ids) {
         if (!text) continue;
         try {
             Claim c = parseClaim(*text, id);
+            std::optional<IndexedClaim> before;
+            if (wasIndexed) before = byId(id);
             upsert(c, *st);
             ++(wasIndexed ? r.updated : r.added);
+            if (!before) {
+                r.arrivals.push_back({"arrive", c.id + "@" + std::to_string(c.version),
+                                      "claims/" + name + " appeared (" + describe(c) + ")"});
+            } else if (auto what = changes(before->claim, c); !what.empty()) {
+                r.arrivals.push_back({"change", c.id + "@" + std::to_string(c.version),
+                                      "claims/" + name + " changed: " + what});
+            }
         } catch (const ClaimFileError& e) {
             if (wasIndexed) removeId(id);
             setBroken(rel, e.line, e.what(), *st);
             ++r.broken;
+            r.arrivals.push_back(
+                {"change", id, "claims/" + name + " no longer parses: " + e.what()});
         }
     }
     // Claims whose files are gone.
     for (auto& [id, seen] : indexed) {
         if (present.count(id)) continue;
+        auto before = byId(id);
         removeId(id);
         ++r.removed;
+        if (before)
+            r.arrivals.push_back({"depart", id + "@" + std::to_string(before->claim.version),
+                                  "claims/" + id + ".md was removed"});
     }
     for (auto& [file, seen] : broken) {
         std::string id = file.substr(7, file.size() - 10);
@@ -612,6 +699,17 @@ IndexedClaim Index::rowToClaim(sql::Stmt& s) {
     c.packetId = s.text(31);
     // The column keys every claim; the claim carries it as contributions do.
     if (!c.contributionId.empty()) c.contentHash = s.text(32);
+    lines(s.view(33), [&](std::string_view l) {
+        try {
+            c.diverged.push_back(parseClaim(unescapeValue(l), c.id));
+        } catch (const ClaimFileError&) {
+        }
+    });
+    size_t extra = 0;
+    for (auto& d : c.diverged)
+        extra += d.text.size() + 1;
+    if (extra <= c.text.size()) c.text.resize(c.text.size() - extra);
+    c.unmerged = s.int64(34) != 0;
     return ic;
 }
 
@@ -649,9 +747,16 @@ std::optional<IndexedClaim> Index::byContribution(const std::string& contributio
 }
 
 std::optional<IndexedClaim> Index::liveByLabel(const std::string& label) {
-    selectLiveLabel_.bind(1, label);
-    std::optional<IndexedClaim> out;
-    if (selectLiveLabel_.step()) out = rowToClaim(selectLiveLabel_);
+    auto all = liveWithLabel(label, 1);
+    if (all.empty()) return std::nullopt;
+    return std::move(all.front());
+}
+
+std::vector<IndexedClaim> Index::liveWithLabel(const std::string& label, int limit) {
+    selectLiveLabel_.bind(1, label).bind(2, limit);
+    std::vector<IndexedClaim> out;
+    while (selectLiveLabel_.step())
+        out.push_back(rowToClaim(selectLiveLabel_));
     selectLiveLabel_.reset();
     return out;
 }

@@ -56,7 +56,16 @@ struct BrokenFile {
     std::string message;
 };
 
+// A claim file that changed under the index: not written by engram (whose
+// writes update the index as they happen), so brought by git or a person.
+struct Arrival {
+    std::string act;    // arrive | change | depart
+    std::string claim;  // "<id>@<version>" (the version before, for depart)
+    std::string detail; // what changed
+};
+
 struct SyncReport {
+    std::vector<Arrival> arrivals; // incremental syncs only (not a fresh or rebuilt index)
     int added = 0;
     int updated = 0;
     int removed = 0;
@@ -70,7 +79,9 @@ public:
     // 3: promotion columns; symbol shapes mask every spelling of the symbol's
     // name (code_symbols written by version 2 carry the older digests).
     // 4: contribution columns and every claim's normalised content hash.
-    static constexpr int kSchemaVersion = 4;
+    // 5: the heads a git merge kept beside the live version (searchable with
+    // it), and whether the file still holds conflict markers.
+    static constexpr int kSchemaVersion = 5;
 
     // Opens or creates the index beside the store's claims. A missing,
     // corrupt or older index is recreated empty (sync() then fills it).
@@ -88,6 +99,9 @@ public:
     std::optional<IndexedClaim> byId(const std::string& id);
     std::optional<IndexedClaim> byRowid(int64_t rowid);
     std::optional<IndexedClaim> liveByLabel(const std::string& label);
+    // Every live claim holding the label, newest first: more than one only
+    // when two branches each wrote it (BRIEF 12).
+    std::vector<IndexedClaim> liveWithLabel(const std::string& label, int limit = 8);
     // Claims (any status) whose normalised text hashes to `hash`, oldest first.
     std::vector<IndexedClaim> byContentHash(const std::string& hash, int limit);
     // The claim a contribution became (frontier, accepted or rejected).

@@ -77,7 +77,8 @@ void LspServer::publishDiagnostics(const std::string& path, std::optional<int64_
                 {"code", finding.code},
                 {"source", "engram"},
                 {"message", finding.message}};
-            if (!finding.claimId.empty()) d["data"] = {{"claim_id", finding.claimId}};
+            if (!finding.claimId.empty())
+                d["data"] = {{"claim_id", finding.claimId}, {"subject", finding.subject}};
             if (!finding.claimFile.empty() && finding.claimFile != path)
                 d["relatedInformation"] = json::array({{{"location",
                                                          {{"uri", pathToUri(finding.claimFile)},
@@ -279,6 +280,10 @@ json LspServer::onCodeAction(const json& params) {
         if (code == "engram.drifted" || code == "engram.moved" || code == "engram.stale")
             action("Re-verify this memory against the current code", "engram.reverify",
                    {{"id", id}, {"agent", who}, {"note", "re-verified from the editor"}}, true);
+        if (code == "engram.unmerged" ||
+            (code == "engram.conflict" && d["data"].value("subject", "") == "diverged"))
+            action("Resolve this memory with engram's merge rule", "engram.resolve",
+                   {{"id", id}, {"agent", who}}, true);
         action("Retract this memory", "engram.retract",
                {{"id", id}, {"agent", who}, {"reason", "retracted from the editor (" + code + ")"}},
                false);

@@ -331,7 +331,7 @@ json LspServer::onInitialize(const json& params) {
               {"executeCommandProvider",
                {{"commands",
                  {"engram.status", "engram.reindex", "engram.recall", "engram.reverify",
-                  "engram.retract", "engram.openClaim"}}}},
+                  "engram.retract", "engram.resolve", "engram.openClaim"}}}},
               {"workspace",
                {{"workspaceFolders", {{"supported", true}, {"changeNotifications", true}}}}},
               {"experimental",
@@ -467,6 +467,16 @@ json LspServer::onExecuteCommand(const json& params) {
         json out = onRetract(args);
         republishOpen();
         return out;
+    }
+    if (command == "engram.resolve") {
+        // A claim a git merge left diverged or unmerged (BRIEF 12).
+        protocol::Params a(args, "arguments[0]");
+        std::string id = a.reqString("id");
+        std::string take = a.optString("take").value_or("");
+        std::string agent = a.optString("agent").value_or(editorAgent_);
+        auto r = bound(hintsOf(args)).engine.resolve(id, take, agent);
+        republishOpen();
+        return protocol::toJson(r);
     }
     if (command == "engram.openClaim") {
         // Asks the client to show the claim file (LSP 3.16 window/showDocument).

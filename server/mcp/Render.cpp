@@ -192,6 +192,16 @@ std::string recall(const json& r) {
             out += "   UNVERIFIED: the anchored code changed; check before relying on it, then "
                    "reverify or retract\n";
         out += "   " + field(row, "text") + "\n";
+        // Neither branch's memory is hidden: every version a merge kept.
+        if (field(row, "unmerged") == "true")
+            out += "   UNMERGED: its file holds git conflict markers; both sides are served "
+                   "until someone runs engram resolve " +
+                   field(row, "id") + "\n";
+        if (row.contains("diverged"))
+            for (auto& d : member(row, "diverged"))
+                out += "   DIVERGED, also kept: v" + field(d, "version") + " (" +
+                       field(d, "status") + ", by " + field(d, "source_agent") +
+                       "): " + field(d, "text") + "\n";
         if (auto p = field(row, "provenance"); !p.empty()) out += "   " + p + "\n";
     }
     if (r.contains("unreachable"))

@@ -97,6 +97,16 @@ struct Claim {
     // Fields this version of engram does not know, kept in file order so a
     // rewrite by an older engram does not drop a newer one's data.
     std::vector<std::pair<std::string, std::string>> extra;
+    // Team memory (BRIEF 12). When two branches changed this claim in ways
+    // that cannot both be live (two supersessions, a supersession against a
+    // retraction), the merge keeps one version live (store/Merge.h) and the
+    // others here, in the same file, until someone resolves it: every
+    // version stays reachable. Each is written as a `diverged:` header line.
+    std::vector<Claim> diverged;
+    // Read from a file that still holds git's conflict markers (a merge done
+    // without engram's driver): both sides were read and merged in memory,
+    // and the file is reported as `engram.unmerged` until resolved.
+    bool unmerged = false;
 
     bool live() const { return status == ClaimStatus::Committed; }
 };

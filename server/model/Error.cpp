@@ -25,6 +25,8 @@ std::string_view toString(ErrorKind k) {
         return "AmbiguousRoot";
     case ErrorKind::IndexUnavailable:
         return "IndexUnavailable";
+    case ErrorKind::LabelCollision:
+        return "LabelCollision";
     case ErrorKind::Internal:
         return "InternalError";
     }

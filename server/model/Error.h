@@ -25,6 +25,7 @@ enum class ErrorKind {
     InvalidClaimFile,
     AmbiguousRoot,
     IndexUnavailable, // the index cannot be opened (e.g. a newer schema)
+    LabelCollision,   // two live claims hold the label a write names (a merge of two branches)
     Internal,
 };
 

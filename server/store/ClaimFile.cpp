@@ -1,6 +1,8 @@
 // Serialising and parsing claim files.
 #include "store/ClaimFile.h"
 
+#include "store/Merge.h"
+
 #include "util/Time.h"
 
 #include <charconv>
@@ -157,6 +159,11 @@ std::string serializeClaim(const Claim& c) {
     if (!c.contentHash.empty()) field("content_hash", c.contentHash);
     for (auto& [k, v] : c.extra)
         field(k, v);
+    // Each diverged version is a whole claim file on one escaped line: the
+    // header stays line-oriented and the nested text cannot be mistaken
+    // for this claim's.
+    for (auto& d : c.diverged)
+        field("diverged", serializeClaim(d));
     out += "---\n";
     out += c.text;
     out += '\n';
@@ -244,7 +251,38 @@ Anchor parseAnchor(std::string_view spec) {
     return parseAnchorAt(spec, 0);
 }
 
+static Claim parseOne(std::string_view contents, std::string_view expectedId);
+
 Claim parseClaim(std::string_view contents, std::string_view expectedId) {
+    // A merge without engram's driver leaves git's conflict markers: both
+    // sides are read and merged in memory by the driver's rule, so nothing
+    // is hidden, and the claim says it is unmerged (BRIEF 12).
+    if (auto sides = splitConflict(contents)) {
+        auto side = [&](const std::string& text, const char* name) {
+            try {
+                return parseOne(text, expectedId);
+            } catch (const ClaimFileError& e) {
+                throw ClaimFileError(sides->firstLine,
+                                     std::string("git conflict: ") + name + " side: " + e.what());
+            }
+        };
+        Claim ours = side(sides->ours, "our"), theirs = side(sides->theirs, "their");
+        std::optional<Claim> base;
+        if (sides->base) {
+            try {
+                base = parseOne(*sides->base, expectedId);
+            } catch (const ClaimFileError&) {
+                // An ancestor that does not parse is only less information.
+            }
+        }
+        Claim c = mergeClaims(base ? &*base : nullptr, ours, theirs);
+        c.unmerged = true;
+        return c;
+    }
+    return parseOne(contents, expectedId);
+}
+
+static Claim parseOne(std::string_view contents, std::string_view expectedId) {
     Claim c;
     c.version = 0;
     int line = 0;
@@ -279,7 +317,7 @@ Claim parseClaim(std::string_view contents, std::string_view expectedId) {
             throw ClaimFileError(line, "expected 'key: value'");
         std::string key(trim(t.substr(0, colon)));
         std::string val = unescapeValue(trim(t.substr(colon + 1)));
-        bool repeatable = key == "anchor" || key == "evidence";
+        bool repeatable = key == "anchor" || key == "evidence" || key == "diverged";
         if (!repeatable && !seen.insert(key).second)
             throw ClaimFileError(line, "duplicate field '" + key + "'");
 
@@ -385,7 +423,15 @@ Claim parseClaim(std::string_view contents, std::string_view expectedId) {
             c.retractedBy = val;
         else if (key == "retract_reason")
             c.retractReason = val;
-        else
+        else if (key == "diverged") {
+            try {
+                Claim d = parseOne(val, expectedId);
+                for (auto& h : claimHeads(d))
+                    c.diverged.push_back(std::move(h));
+            } catch (const ClaimFileError& e) {
+                throw ClaimFileError(line, std::string("diverged version: ") + e.what());
+            }
+        } else
             c.extra.emplace_back(key, val);
     }
     if (!closed) throw ClaimFileError(line + 1, "the header is not closed by a '---' line");

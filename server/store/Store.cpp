@@ -2,8 +2,11 @@
 #include "store/Store.h"
 
 #include "store/ClaimFile.h"
+#include "store/Merge.h"
+#include "util/Hash.h"
 
 #include <algorithm>
+#include <set>
 #include <sodium.h>
 
 namespace engram {
@@ -72,8 +75,13 @@ std::string Store::claimPath(const std::string& id) const {
     return claimsDir() + "/" + id + ".md";
 }
 
-std::string Store::historyPath(const std::string& id, int version) const {
-    return historyDir() + "/" + id + ".v" + std::to_string(version) + ".md";
+std::string Store::historyPath(const Claim& c) const {
+    // The content's digest is in the name: two branches that keep different
+    // versions under one number write two files, never one file twice with
+    // different bytes (a git conflict), and the same version kept on both
+    // branches is one file with identical bytes.
+    return historyDir() + "/" + c.id + ".v" + std::to_string(c.version) + "." +
+           sha256Hex(serializeClaim(c)).substr(0, 10) + ".md";
 }
 
 void Store::ensureLayout() {
@@ -100,7 +108,7 @@ void Store::write(const Claim& c) {
 }
 
 void Store::writeHistory(const Claim& c) {
-    atomicWrite(historyPath(c.id, c.version), serializeClaim(c));
+    atomicWrite(historyPath(c), serializeClaim(c));
 }
 
 std::vector<Claim> Store::versions(const std::string& id) const {
@@ -117,14 +125,36 @@ std::vector<Claim> Store::versions(const std::string& id) const {
             }
         }
     }
-    if (auto cur = load(id)) {
-        // A crash between writing history and the new current file can leave
-        // the current version also in history; keep one copy.
-        std::erase_if(out, [&](const Claim& h) { return h.version >= cur->version; });
-        out.push_back(*cur);
+    std::optional<Claim> cur;
+    try {
+        cur = load(id);
+    } catch (const ClaimFileError&) {
+        // The current file is reported by `engram check`; the history stays.
     }
-    std::sort(out.begin(), out.end(),
-              [](const Claim& a, const Claim& b) { return a.version < b.version; });
+    std::vector<Claim> current;
+    if (cur) {
+        // The diverged versions a merge kept beside the live one are
+        // versions of the claim as much as its history is.
+        current = claimHeads(*cur);
+        // A crash between writing history and the new current file can leave
+        // a current version also in history; keep one copy.
+        std::set<std::string> live;
+        for (auto& h : current)
+            live.insert(versionKey(h));
+        std::erase_if(out, [&](const Claim& h) { return live.count(versionKey(h)) > 0; });
+    }
+    // One copy of each version (a branch written by an older engram names
+    // history files without their digest), ordered by version.
+    std::set<std::string> seen;
+    std::erase_if(out, [&](const Claim& h) { return !seen.insert(serializeClaim(h)).second; });
+    std::stable_sort(out.begin(), out.end(), [](const Claim& a, const Claim& b) {
+        return a.version != b.version ? a.version < b.version : versionKey(a) < versionKey(b);
+    });
+    if (cur) {
+        for (size_t i = 1; i < current.size(); ++i)
+            out.push_back(current[i]);
+        out.push_back(current[0]);
+    }
     return out;
 }
 

@@ -3,7 +3,9 @@
 // Layout of a store directory (a project's `<root>/.engram/`, or the medulla):
 //   store.conf          the store's name (committed; stable across clones)
 //   claims/<id>.md      the current version of each claim (committed)
-//   history/<id>.v<N>.md earlier versions, never destroyed (committed)
+//   history/<id>.v<N>.<digest>.md earlier versions, never destroyed (committed;
+//                       older engrams wrote history/<id>.v<N>.md, still read)
+//   .gitattributes      names engram's merge driver for claim files
 //   .gitignore          lists everything below that is derived or local
 //   index.sqlite*       the derived SQLite index
 //   audit.log           the local hash-chained log of every state change
@@ -37,7 +39,7 @@ public:
     std::string historyDir() const { return dir_ + "/history"; }
     std::string indexPath() const { return dir_ + "/index.sqlite"; }
     std::string claimPath(const std::string& id) const;
-    std::string historyPath(const std::string& id, int version) const;
+    std::string historyPath(const Claim& c) const;
 
     // Creates the directories, store.conf and .gitignore on the first write.
     void ensureLayout();
@@ -49,7 +51,8 @@ public:
     std::optional<Claim> load(const std::string& id) const;
     void write(const Claim& c);
     void writeHistory(const Claim& c);
-    // Every stored version of the claim, oldest first (history + current).
+    // Every stored version of the claim: history oldest first, then the
+    // diverged versions a merge kept, then the current (live) one last.
     std::vector<Claim> versions(const std::string& id) const;
 
     AuditLog& audit() { return audit_; }

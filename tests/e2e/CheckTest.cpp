@@ -263,7 +263,7 @@ TEST_CASE("engram check --format sarif is well-formed SARIF 2.1.0 with one rule 
         rules.insert(rule["id"]);
     CHECK(rules == std::set<std::string>{"engram.drifted", "engram.orphaned", "engram.moved",
                                          "engram.conflict", "engram.stale", "engram.secret",
-                                         "engram.invalid"});
+                                         "engram.invalid", "engram.unmerged"});
 
     const json* d = resultFor(s, "engram.drifted");
     REQUIRE(d);
@@ -314,7 +314,7 @@ TEST_CASE("engram check --format sarif is well-formed SARIF 2.1.0 with one rule 
     json c = r.parsed();
     validateSarif(c, clean.root.path());
     CHECK(c["runs"][0]["results"].empty());
-    CHECK(c["runs"][0]["tool"]["driver"]["rules"].size() == 7);
+    CHECK(c["runs"][0]["tool"]["driver"]["rules"].size() == 8);
 }
 
 TEST_CASE("engram check --fail-on: codes match exactly, severities match themselves and above",
@@ -353,7 +353,7 @@ TEST_CASE("engram check --fail-on: codes match exactly, severities match themsel
     json j = sh.checkJson({"--fail-on", "warning"});
     CHECK(j["failing"] == 1);
     CHECK(j["fail_on"] == json::array({"engram.conflict", "engram.drifted", "engram.invalid",
-                                       "engram.orphaned", "engram.secret"}));
+                                       "engram.orphaned", "engram.secret", "engram.unmerged"}));
 }
 
 TEST_CASE("engram check --format json: one object whose summary counts equal the findings",
@@ -390,9 +390,10 @@ TEST_CASE("engram check --format json: one object whose summary counts equal the
                                                     {"engram.moved", 1},
                                                     {"engram.orphaned", 1},
                                                     {"engram.secret", 1},
-                                                    {"engram.stale", 1}});
+                                                    {"engram.stale", 1},
+                                                    {"engram.unmerged", 0}});
     // Every computed code appears in the summary, zero or not.
-    CHECK(j["summary"].size() == 7);
+    CHECK(j["summary"].size() == 8);
 
     // The drifted finding in detail: 0-based range, the claim's label.
     for (auto& f : j["findings"])

@@ -1,0 +1,527 @@
+// Team memory through real git (BRIEF 12): a bare repository and two clones,
+// each teammate with their own ENGRAM_HOME, remembering on parallel branches
+// and merging with engram's merge driver and without it.
+#include "Client.h"
+
+#include <catch2/catch.hpp>
+#include <filesystem>
+#include <set>
+
+using namespace engram::e2e;
+using engram::test::TempDir;
+namespace fs = std::filesystem;
+
+namespace {
+
+// git with a fixed author and no user or system config, so the machine's
+// git settings cannot change what a test sees.
+const std::vector<std::string> kGitEnv = {
+    "GIT_AUTHOR_NAME=tester",      "GIT_AUTHOR_EMAIL=tester@example.invalid",
+    "GIT_COMMITTER_NAME=tester",   "GIT_COMMITTER_EMAIL=tester@example.invalid",
+    "GIT_CONFIG_GLOBAL=/dev/null", "GIT_CONFIG_NOSYSTEM=1",
+    "GIT_MERGE_AUTOEDIT=no",       "GIT_EDITOR=true"};
+
+std::string describe(const CliResult& r) {
+    return "exit " + std::to_string(r.exitCode) + "\nstdout: " + r.out + "\nstderr: " + r.err;
+}
+
+bool contains(const std::string& hay, const std::string& needle) {
+    return hay.find(needle) != std::string::npos;
+}
+
+CliResult git(const std::string& dir, std::vector<std::string> args) {
+    args.insert(args.begin(), {"git", "-C", dir});
+    return runProgram(args, kGitEnv);
+}
+
+CliResult gitOk(const std::string& dir, std::vector<std::string> args) {
+    auto r = git(dir, args);
+    INFO("git " << args[0] << ": " << describe(r));
+    REQUIRE(r.exitCode == 0);
+    return r;
+}
+
+// One teammate's clone and home.
+struct Clone {
+    std::string dir;
+    TempDir home;
+    std::string agent;
+    CliResult run(std::vector<std::string> args) const {
+        std::vector<std::string> full = {"--root", dir, "--home", home.path()};
+        full.insert(full.end(), args.begin(), args.end());
+        auto env = kGitEnv;
+        env.push_back("ENGRAM_AGENT=" + agent);
+        return runCli(full, env);
+    }
+    json ok(std::vector<std::string> args) const {
+        args.insert(args.begin(), "--json");
+        auto r = run(args);
+        INFO("engram " << args[1] << ": " << describe(r));
+        REQUIRE(r.exitCode == 0);
+        return r.parsed();
+    }
+    std::string remember(const std::string& text, const std::string& label, double confidence,
+                         std::vector<std::string> extra = {}) const {
+        std::vector<std::string> args = {"remember", text,           "--label",
+                                         label,      "--confidence", std::to_string(confidence)};
+        args.insert(args.end(), extra.begin(), extra.end());
+        return ok(args)["claim"]["id"];
+    }
+    void commitAll(const std::string& message) const {
+        gitOk(dir, {"add", "-A"});
+        gitOk(dir, {"commit", "-q", "-m", message});
+    }
+    std::string claimFile(const std::string& id) const {
+        return dir + "/.engram/claims/" + id + ".md";
+    }
+    // Every file under .engram/claims and .engram/history with its bytes.
+    std::map<std::string, std::string> memoryFiles() const {
+        std::map<std::string, std::string> out;
+        for (auto sub : {"claims", "history"}) {
+            std::string d = dir + "/.engram/" + sub;
+            if (!fs::exists(d)) continue;
+            for (auto& e : fs::directory_iterator(d))
+                out[std::string(sub) + "/" + e.path().filename().string()] =
+                    *slurp(e.path().string());
+        }
+        return out;
+    }
+};
+
+// A bare origin with the sample workspace on main, and two clones of it.
+struct Team {
+    TempDir base;
+    std::string origin;
+    Clone ana, ben;
+    Team() {
+        origin = base.path() + "/origin.git";
+        std::string seed = base.path() + "/seed";
+        fs::create_directories(seed);
+        copySampleWorkspace(seed);
+        gitOk(seed, {"init", "-q", "-b", "main"});
+        gitOk(seed, {"add", "-A"});
+        gitOk(seed, {"commit", "-q", "-m", "sample"});
+        gitOk(base.path(), {"clone", "-q", "--bare", seed, origin});
+        ana.dir = base.path() + "/ana";
+        ben.dir = base.path() + "/ben";
+        ana.agent = "human:ana";
+        ben.agent = "human:ben";
+        for (auto* c : {&ana, &ben})
+            gitOk(base.path(), {"clone", "-q", origin, c->dir});
+    }
+    // Pushes the clone's HEAD to `branch` on origin.
+    void push(const Clone& c, const std::string& branch) {
+        gitOk(c.dir, {"push", "-q", "origin", "HEAD:" + branch});
+    }
+    void pull(const Clone& c) { gitOk(c.dir, {"pull", "-q", "--no-rebase", "origin", "main"}); }
+};
+
+// Both clones start from a shared claim on main, then each changes it on
+// its own branch: ana on `ana`, ben on `ben`. Returns the claim's id.
+std::string sharedClaim(Team& t, const std::string& text = "the pool holds 10 connections",
+                        const std::string& label = "pool", std::vector<std::string> extra = {}) {
+    std::string id = t.ana.remember(text, label, 0.8, extra);
+    t.ana.commitAll("pool");
+    t.push(t.ana, "main");
+    t.pull(t.ben);
+    return id;
+}
+
+// Merges ana's and ben's branches both ways: ana merges ben's branch in her
+// clone, ben merges ana's in his. Returns the merge commands' results.
+std::pair<CliResult, CliResult> mergeBothWays(Team& t) {
+    t.push(t.ana, "ana");
+    t.push(t.ben, "ben");
+    gitOk(t.ana.dir, {"fetch", "-q", "origin"});
+    gitOk(t.ben.dir, {"fetch", "-q", "origin"});
+    auto a = git(t.ana.dir, {"merge", "--no-edit", "origin/ben"});
+    auto b = git(t.ben.dir, {"merge", "--no-edit", "origin/ana"});
+    return {a, b};
+}
+
+json findingsOf(const Clone& c) {
+    auto r = c.run({"check", "--format", "json", "--fail-on", "none"});
+    INFO(describe(r));
+    REQUIRE(r.exitCode == 0);
+    return r.parsed()["findings"];
+}
+
+std::vector<json> findingsWith(const Clone& c, const std::string& code, const std::string& id) {
+    std::vector<json> out;
+    for (auto& f : findingsOf(c))
+        if (f["code"] == code && f["claim_id"] == id) out.push_back(f);
+    return out;
+}
+
+std::vector<std::string> versionTexts(const json& got) {
+    std::vector<std::string> out;
+    for (auto& h : got["history"])
+        out.push_back(h["text"].get<std::string>());
+    out.push_back(got["claim"]["text"]);
+    for (auto& d : got["claim"].value("diverged", json::array()))
+        out.push_back(d["text"].get<std::string>());
+    std::sort(out.begin(), out.end());
+    out.erase(std::unique(out.begin(), out.end()), out.end());
+    return out;
+}
+
+void dropDriver(const Clone& c) {
+    // A clone that never registered the driver (or a forge's web merge):
+    // the .gitattributes entry names a driver git does not know, and git
+    // merges the file line by line.
+    git(c.dir, {"config", "--local", "--remove-section", "merge.engram"});
+    auto r = git(c.dir, {"config", "--local", "--get", "merge.engram.driver"});
+    REQUIRE(r.exitCode != 0);
+}
+
+} // namespace
+
+TEST_CASE("team: the first write in a repository registers the merge driver, and doctor reports a "
+          "clone without it") {
+    Team t;
+    sharedClaim(t);
+    // The write registered it in ana's clone; ben's clone (which only
+    // pulled) has the .gitattributes but not the config.
+    CHECK(contains(*slurp(t.ana.dir + "/.engram/.gitattributes"), "claims/*.md merge=engram"));
+    CHECK(contains(gitOk(t.ana.dir, {"config", "--get", "merge.engram.driver"}).out,
+                   "merge-driver %O %A %B %P"));
+    CHECK(git(t.ben.dir, {"config", "--get", "merge.engram.driver"}).exitCode != 0);
+    auto doctor = t.ben.run({"doctor"});
+    CHECK(doctor.exitCode == 1);
+    CHECK(contains(doctor.out, "FAIL git merge driver"));
+    CHECK(contains(doctor.out, "run `engram init`"));
+    // init is the fix, and is idempotent.
+    json first = t.ben.ok({"init"});
+    CHECK(first["driver"] == true);
+    CHECK(first["wrote"] == json::array({"git config merge.engram.driver"}));
+    json again = t.ben.ok({"init"});
+    CHECK(again["wrote"].empty());
+    CHECK(t.ben.run({"doctor"}).exitCode == 0);
+}
+
+TEST_CASE("team: supersede against supersede merges with the driver, keeps every version, is "
+          "byte-identical both ways and flagged until resolved") {
+    Team t;
+    std::string id = sharedClaim(t);
+    t.ben.ok({"init"});
+    t.ana.remember("the pool holds 12 connections per worker", "pool", 0.8);
+    t.ana.commitAll("ana: pool");
+    t.ben.remember("the pool holds 20 connections since March", "pool", 0.9);
+    t.ben.commitAll("ben: pool");
+    auto [a, b] = mergeBothWays(t);
+    INFO(describe(a) << "\n" << describe(b));
+    REQUIRE(a.exitCode == 0);
+    REQUIRE(b.exitCode == 0);
+    // Identical memory in both clones, whichever side merged.
+    CHECK(t.ana.memoryFiles() == t.ben.memoryFiles());
+    // Every version is reachable; the higher confidence is live.
+    json got = t.ana.ok({"get", id});
+    CHECK(got["claim"]["text"] == "the pool holds 20 connections since March");
+    CHECK(versionTexts(got) ==
+          std::vector<std::string>{"the pool holds 10 connections",
+                                   "the pool holds 12 connections per worker",
+                                   "the pool holds 20 connections since March"});
+    REQUIRE(got["claim"]["diverged"].size() == 1);
+    // Recall serves it by either branch's words, flagged.
+    json rows = t.ana.ok({"recall", "twelve 12 per worker"})["rows"];
+    REQUIRE(!rows.empty());
+    CHECK(rows[0]["id"] == id);
+    CHECK(rows[0]["diverged"][0]["text"] == "the pool holds 12 connections per worker");
+    // engram check and the editor both flag it.
+    auto flagged = findingsWith(t.ana, "engram.conflict", id);
+    REQUIRE(flagged.size() == 1);
+    CHECK(contains(flagged[0]["message"], "two branches changed this claim"));
+    {
+        Server s({t.ana.home.path(), {}, {}, {}});
+        s.initialize(t.ana.dir);
+        std::string path = t.ana.claimFile(id);
+        s.notify("textDocument/didOpen", {{"textDocument",
+                                           {{"uri", fileUri(path)},
+                                            {"languageId", "markdown"},
+                                            {"version", 1},
+                                            {"text", *slurp(path)}}}});
+        json diags;
+        for (int i = 0; i < 100 && diags.is_null(); ++i) {
+            auto msg = s.readMessage();
+            REQUIRE(msg);
+            if (msg->value("method", "") == "textDocument/publishDiagnostics" &&
+                (*msg)["params"]["uri"] == fileUri(path))
+                diags = (*msg)["params"]["diagnostics"];
+        }
+        REQUIRE(diags.size() == 1);
+        CHECK(diags[0]["code"] == "engram.conflict");
+        json actions =
+            s.call("textDocument/codeAction", {{"textDocument", {{"uri", fileUri(path)}}},
+                                               {"range", diags[0]["range"]},
+                                               {"context", {{"diagnostics", diags}}}});
+        std::set<std::string> commands;
+        for (auto& act : actions)
+            commands.insert(act["command"]["command"].get<std::string>());
+        CHECK(commands.count("engram.resolve") == 1);
+    }
+    // Resolving is a recorded act that keeps every version.
+    json resolved = t.ana.ok({"resolve", id});
+    CHECK(resolved["claim"]["version"] == 3);
+    CHECK(resolved["claim"]["text"] == "the pool holds 20 connections since March");
+    CHECK_FALSE(resolved["claim"].contains("diverged"));
+    CHECK(versionTexts(t.ana.ok({"get", id})) == versionTexts(got));
+    CHECK(findingsWith(t.ana, "engram.conflict", id).empty());
+    CHECK(contains(*slurp(t.ana.dir + "/.engram/audit.log"), "\tresolve\t" + id + "@3\t"));
+}
+
+TEST_CASE("team: supersede against retract is never decided silently") {
+    Team t;
+    std::string id = sharedClaim(t);
+    t.ben.ok({"init"});
+    t.ana.remember("the pool holds 12 connections per worker", "pool", 0.9);
+    t.ana.commitAll("ana: pool");
+    t.ben.ok({"retract", id, "--reason", "there is no pool any more"});
+    t.ben.commitAll("ben: retract");
+    auto [a, b] = mergeBothWays(t);
+    REQUIRE(a.exitCode == 0);
+    REQUIRE(b.exitCode == 0);
+    CHECK(t.ana.memoryFiles() == t.ben.memoryFiles());
+    json got = t.ben.ok({"get", id});
+    // The live version is served (no false absence), the retraction kept
+    // beside it, and the claim flagged.
+    CHECK(got["claim"]["status"] == "committed");
+    CHECK(got["claim"]["text"] == "the pool holds 12 connections per worker");
+    REQUIRE(got["claim"]["diverged"].size() == 1);
+    CHECK(got["claim"]["diverged"][0]["status"] == "retracted");
+    CHECK(got["claim"]["diverged"][0]["retract_reason"] == "there is no pool any more");
+    CHECK(findingsWith(t.ben, "engram.conflict", id).size() == 1);
+    // The person who checks decides: take the retraction.
+    std::string key = got["claim"]["diverged"][0]["key"];
+    json resolved = t.ben.ok({"resolve", id, "--take", key.substr(0, 8)});
+    CHECK(resolved["claim"]["status"] == "retracted");
+    CHECK(findingsWith(t.ben, "engram.conflict", id).empty());
+}
+
+TEST_CASE("team: feedback from both branches adds up and a re-verification meets a code change") {
+    Team t;
+    std::string id = sharedClaim(t, "connect opens a pooled connection", "connect",
+                                 {"--anchor", "src/db.py#connect"});
+    t.ben.ok({"init"});
+    t.ana.ok({"learn", id, "correct"});
+    t.ana.ok({"learn", id, "correct"});
+    t.ben.ok({"learn", id, "wrong"});
+    t.ben.ok({"learn", id, "correct"});
+    // Ben re-verifies on his branch; ana changes the anchored code on hers.
+    t.ben.ok({"reverify", id});
+    std::string db = *slurp(t.ana.dir + "/src/db.py");
+    auto at = db.find("def connect");
+    REQUIRE(at != std::string::npos);
+    auto body = db.find("return", at);
+    db.insert(body, "print('connecting')\n    ");
+    spew(t.ana.dir + "/src/db.py", db);
+    t.ana.commitAll("ana: learn, change connect");
+    t.ben.commitAll("ben: learn, reverify");
+    auto [a, b] = mergeBothWays(t);
+    REQUIRE(a.exitCode == 0);
+    REQUIRE(b.exitCode == 0);
+    CHECK(t.ana.memoryFiles() == t.ben.memoryFiles());
+    json got = t.ana.ok({"get", id});
+    CHECK(got["claim"]["feedback"]["correct"] == 3);
+    CHECK(got["claim"]["feedback"]["wrong"] == 1);
+    CHECK_FALSE(got["claim"].contains("diverged"));
+    CHECK(got["claim"].contains("verified")); // ben's stamp kept
+    // The stamp was taken against the old code: the merged code drifts it.
+    CHECK(findingsWith(t.ana, "engram.drifted", id).size() == 1);
+    CHECK(findingsWith(t.ana, "engram.conflict", id).empty());
+}
+
+TEST_CASE("team: one label remembered on both branches collides: flagged on both, writes "
+          "refused until one goes") {
+    Team t;
+    sharedClaim(t); // the store and the driver on main
+    t.ben.ok({"init"});
+    std::string a = t.ana.remember("retries are 3 for idempotent calls", "retries", 0.7);
+    t.ana.commitAll("ana: retries");
+    std::string b = t.ben.remember("retries are 5 for every call", "retries", 0.7);
+    t.ben.commitAll("ben: retries");
+    auto [ma, mb] = mergeBothWays(t);
+    REQUIRE(ma.exitCode == 0);
+    REQUIRE(mb.exitCode == 0);
+    CHECK(findingsWith(t.ana, "engram.conflict", a).size() == 1);
+    CHECK(findingsWith(t.ana, "engram.conflict", b).size() == 1);
+    auto refused = t.ana.run({"remember", "retries are 4", "--label", "retries"});
+    CHECK(refused.exitCode == 1);
+    CHECK(contains(refused.err, "LabelCollision"));
+    CHECK(contains(refused.err, a));
+    CHECK(contains(refused.err, b));
+    // Both are served meanwhile.
+    json rows = t.ana.ok({"recall", "retries"})["rows"];
+    std::set<std::string> ids;
+    for (auto& r : rows)
+        ids.insert(r["id"].get<std::string>());
+    CHECK(ids == std::set<std::string>{a, b});
+    t.ana.ok({"retract", a, "--reason", "5 since the client change"});
+    CHECK(findingsWith(t.ana, "engram.conflict", b).empty());
+    CHECK(t.ana.ok({"remember", "retries are 5 for every call, 6 on timeouts", "--label",
+                    "retries"})["claim"]["id"] == b);
+}
+
+TEST_CASE("team: without the driver a conflicted claim is served, counted, reported unmerged "
+          "and resolved") {
+    Team t;
+    std::string id = sharedClaim(t);
+    dropDriver(t.ana);
+    t.ana.remember("the pool holds 12 connections per worker", "pool", 0.8);
+    t.ana.commitAll("ana: pool");
+    t.ben.remember("the pool holds 20 connections since March", "pool", 0.9);
+    t.ben.commitAll("ben: pool");
+    t.push(t.ben, "ben");
+    gitOk(t.ana.dir, {"fetch", "-q", "origin"});
+    auto merge = git(t.ana.dir, {"merge", "--no-edit", "origin/ben"});
+    CHECK(merge.exitCode != 0); // git's line merge: a conflict
+    std::string file = *slurp(t.ana.claimFile(id));
+    REQUIRE(contains(file, "<<<<<<<"));
+    // Served: both sides, by either side's words; counted; no false absence.
+    for (auto q : {"12 per worker", "20 since March"}) {
+        json r = t.ana.ok({"recall", q});
+        REQUIRE(!r["rows"].empty());
+        CHECK(r["rows"][0]["id"] == id);
+        CHECK(r["rows"][0]["unmerged"] == true);
+    }
+    json status = t.ana.ok({"status"});
+    CHECK(storeOf(status["envelope"])["claims"]["committed"] == 1);
+    auto unmerged = findingsWith(t.ana, "engram.unmerged", id);
+    REQUIRE(unmerged.size() == 1);
+    CHECK(unmerged[0]["severity"] == "error");
+    CHECK(t.ana.run({"check"}).exitCode == 1); // unmerged fails CI by default
+    // No secret finding for git's markers in a claim file read as a merge.
+    CHECK(findingsWith(t.ana, "engram.secret", id).empty());
+    // Resolve: the driver's rule over git's own three versions.
+    json resolved = t.ana.ok({"resolve", id});
+    CHECK_FALSE(contains(*slurp(t.ana.claimFile(id)), "<<<<<<<"));
+    CHECK(resolved["claim"]["text"] == "the pool holds 20 connections since March");
+    CHECK(versionTexts(t.ana.ok({"get", id})) ==
+          std::vector<std::string>{"the pool holds 10 connections",
+                                   "the pool holds 12 connections per worker",
+                                   "the pool holds 20 connections since March"});
+    CHECK(findingsWith(t.ana, "engram.unmerged", id).empty());
+    // The arrival of the conflicted file was recorded before the resolve.
+    std::string audit = *slurp(t.ana.dir + "/.engram/audit.log");
+    CHECK(contains(audit, "\tchange\t" + id));
+    CHECK(contains(audit, "git conflict markers"));
+    gitOk(t.ana.dir, {"add", "-A"});
+    gitOk(t.ana.dir, {"commit", "-q", "--no-edit"});
+}
+
+TEST_CASE("team: without the driver, --take ours keeps our side and the other in history") {
+    Team t;
+    std::string id = sharedClaim(t);
+    dropDriver(t.ben);
+    t.ana.remember("the pool holds 12 connections per worker", "pool", 0.9);
+    t.ana.commitAll("ana: pool");
+    t.push(t.ana, "main");
+    t.ben.remember("the pool holds 20 connections since March", "pool", 0.9);
+    t.ben.commitAll("ben: pool");
+    auto pull = git(t.ben.dir, {"pull", "-q", "--no-rebase", "origin", "main"});
+    CHECK(pull.exitCode != 0);
+    json resolved = t.ben.ok({"resolve", id, "--take", "ours"});
+    CHECK(resolved["claim"]["text"] == "the pool holds 20 connections since March");
+    CHECK(versionTexts(t.ben.ok({"get", id})).size() == 3);
+}
+
+TEST_CASE("team: rebase and cherry-pick of commits that touch claim files go through the "
+          "driver") {
+    Team t;
+    std::string id = sharedClaim(t);
+    t.ben.ok({"init"});
+    t.ana.remember("the pool holds 12 connections per worker", "pool", 0.8);
+    t.ana.commitAll("ana: pool");
+    t.push(t.ana, "main");
+    t.ben.ok({"learn", id, "correct"});
+    t.ben.commitAll("ben: feedback");
+    t.ben.remember("the pool holds 20 connections since March", "pool", 0.9);
+    t.ben.commitAll("ben: pool");
+    std::string benPool = gitOk(t.ben.dir, {"rev-parse", "HEAD"}).out;
+    benPool.pop_back();
+    SECTION("rebase") {
+        auto r = git(t.ben.dir, {"pull", "-q", "--rebase", "origin", "main"});
+        INFO(describe(r));
+        REQUIRE(r.exitCode == 0);
+        json got = t.ben.ok({"get", id});
+        CHECK(got["claim"]["text"] == "the pool holds 20 connections since March");
+        CHECK(versionTexts(got).size() == 3);
+        CHECK(findingsWith(t.ben, "engram.conflict", id).size() == 1);
+    }
+    SECTION("cherry-pick") {
+        // Ana picks ben's supersession alone onto her branch.
+        gitOk(t.ben.dir, {"push", "-q", "origin", "HEAD:ben"});
+        gitOk(t.ana.dir, {"fetch", "-q", "origin"});
+        auto r = git(t.ana.dir, {"cherry-pick", benPool});
+        INFO(describe(r));
+        REQUIRE(r.exitCode == 0);
+        json got = t.ana.ok({"get", id});
+        CHECK(got["claim"]["text"] == "the pool holds 20 connections since March");
+        CHECK(versionTexts(got).size() == 3);
+    }
+}
+
+TEST_CASE("team: check --changed-since limits findings to what the branch touched") {
+    Team t;
+    std::string onConnect = t.ana.remember("connect opens a pooled connection", "connect", 0.8,
+                                           {"--anchor", "src/db.py#connect"});
+    std::string onAuth = t.ana.remember("validate returns ok=False on expiry", "validate", 0.8,
+                                        {"--anchor", "src/auth.py#TokenValidator.validate"});
+    t.ana.commitAll("memory");
+    t.push(t.ana, "main");
+    // Both anchored functions change on main (so both claims drift there).
+    for (auto [file, fn] :
+         {std::pair{"src/db.py", "def connect"}, std::pair{"src/auth.py", "def validate"}}) {
+        std::string text = *slurp(t.ana.dir + "/" + file);
+        auto at = text.find(fn);
+        REQUIRE(at != std::string::npos);
+        auto ret = text.find("return", at);
+        text.insert(ret, "print('x')\n        ");
+        spew(t.ana.dir + "/" + file, text);
+        t.ana.commitAll(std::string("change ") + file);
+    }
+    auto ids = [&](const std::string& ref) {
+        auto r =
+            t.ana.run({"check", "--format", "sarif", "--fail-on", "none", "--changed-since", ref});
+        INFO(describe(r));
+        REQUIRE(r.exitCode == 0);
+        std::set<std::string> out;
+        json sarif = r.parsed();
+        for (auto& res : sarif["runs"][0]["results"]) {
+            out.insert(res["properties"]["claimId"].get<std::string>());
+            CHECK(res["partialFingerprints"].contains("engramClaim/v1"));
+        }
+        return out;
+    };
+    // A branch that changed connect only.
+    gitOk(t.ana.dir, {"checkout", "-q", "-b", "only-db", "origin/main"});
+    {
+        std::string text = *slurp(t.ana.dir + "/src/db.py");
+        auto at = text.find("def connect");
+        text.insert(text.find("return", at), "print('y')\n    ");
+        spew(t.ana.dir + "/src/db.py", text);
+        t.ana.commitAll("only db");
+    }
+    CHECK(ids("origin/main") == std::set<std::string>{onConnect});
+    // A branch that changed neither anchored file: nothing to report.
+    gitOk(t.ana.dir, {"checkout", "-q", "-b", "docs", "origin/main"});
+    spew(t.ana.dir + "/NOTES.md", "notes\n");
+    t.ana.commitAll("docs");
+    CHECK(ids("origin/main").empty());
+    // The fingerprints do not move when a push shifts lines.
+    gitOk(t.ana.dir, {"checkout", "-q", "main"});
+    auto fp = [&] {
+        auto r = t.ana.run({"check", "--format", "sarif", "--fail-on", "none"});
+        std::set<std::string> out;
+        json sarif = r.parsed();
+        for (auto& res : sarif["runs"][0]["results"])
+            out.insert(res["partialFingerprints"]["engramClaim/v1"].get<std::string>());
+        return out;
+    };
+    auto before = fp();
+    std::string db = *slurp(t.ana.dir + "/src/db.py");
+    spew(t.ana.dir + "/src/db.py", "# a new first line\n\n" + db);
+    CHECK(fp() == before);
+    CHECK(before.size() >= 2);
+    // A bad ref is a usage error, not findings.
+    CHECK(t.ana.run({"check", "--changed-since", "no-such-ref"}).exitCode == 2);
+}
