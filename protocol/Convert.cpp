@@ -367,6 +367,7 @@ json toJson(const RecallRow& r) {
     j["age"] = r.ageSeconds ? json(humanAge(*r.ageSeconds)) : json("unknown");
     j["anchor_state"] = r.anchorState;
     j["why"] = r.why;
+    if (!r.labelSharedWith.empty()) j["label_shared_with"] = r.labelSharedWith;
     return j;
 }
 

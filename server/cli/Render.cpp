@@ -59,6 +59,9 @@ std::string renderRecall(const RecallResult& r) {
                (row.stale && *row.stale ? " · STALE" : "") + "\n";
         out += indent(row.claim.text, "   ") + "\n";
         out += renderDiverged(row.claim, "   ");
+        for (auto& other : row.labelSharedWith)
+            out += "   LABEL SHARED with live claim " + other +
+                   " (written on another branch): retract or supersede one of them\n";
         out += "   " + row.provenance + "\n";
         if (!row.why.empty()) {
             out += "   why:";

@@ -193,12 +193,13 @@ std::vector<SyncReport> Engine::refresh(const std::vector<std::string>* projectI
 void Engine::recordArrivals(Tier& t, const SyncReport& r) {
     // Who made the change is not known (git does not say who pulled); what
     // changed is. The chain then still holds every change the store saw.
-    for (auto& a : r.arrivals) {
-        try {
-            t.store->audit().append(a.act, a.claim, "unknown", a.detail);
-        } catch (const std::exception&) {
-            // A read-only store cannot keep a log; serving it matters more.
-        }
+    std::vector<std::array<std::string, 4>> entries;
+    for (auto& a : r.arrivals)
+        entries.push_back({a.act, a.claim, "unknown", a.detail});
+    try {
+        t.store->audit().appendAll(entries);
+    } catch (const std::exception&) {
+        // A read-only store cannot keep a log; serving it matters more.
     }
 }
 

@@ -280,6 +280,10 @@ RecallResult Engine::recall(const RecallRequest& req) {
         chars += len;
         // Drift is never silent: each returned row carries its anchor state.
         r.anchorState = anchorerFor(*from).claimState(r.claim);
+        // A collision is never silent either: both rows say so.
+        if (r.claim.live() && !r.claim.label.empty() && from->index)
+            for (auto& other : from->index->liveWithLabel(r.claim.label, 4))
+                if (other.claim.id != r.claim.id) r.labelSharedWith.push_back(other.claim.id);
         result.rows.push_back(std::move(r));
     }
 

@@ -64,6 +64,9 @@ struct RecallRow {
     std::optional<int64_t> ageSeconds;
     std::string anchorState; // intact | drifted | moved | orphaned | unanchored
     std::vector<std::string> why;
+    // Other live claims holding this row's label (two branches each wrote
+    // it, BRIEF 12): which of them holds is undecided.
+    std::vector<std::string> labelSharedWith;
 };
 
 struct MemoryExists {

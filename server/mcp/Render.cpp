@@ -197,6 +197,10 @@ std::string recall(const json& r) {
             out += "   UNMERGED: its file holds git conflict markers; both sides are served "
                    "until someone runs engram resolve " +
                    field(row, "id") + "\n";
+        if (row.contains("label_shared_with"))
+            for (auto& other : member(row, "label_shared_with"))
+                out += "   LABEL SHARED with live claim " + other.get<std::string>() +
+                       " (written on another branch): which one holds is undecided\n";
         if (row.contains("diverged"))
             for (auto& d : member(row, "diverged"))
                 out += "   DIVERGED, also kept: v" + field(d, "version") + " (" +

@@ -66,6 +66,24 @@ AuditEntry AuditLog::append(std::string act, std::string claim, std::string agen
     return e;
 }
 
+void AuditLog::appendAll(const std::vector<std::array<std::string, 4>>& entries) {
+    if (entries.empty()) return;
+    auto last = splitTabs(lastLine(path_));
+    int64_t seq = last.size() == 8 ? std::atoll(last[0].c_str()) : 0;
+    std::string prev = last.size() == 8 ? last[7] : kGenesis;
+    std::string text;
+    int64_t now = nowUnix();
+    for (auto& [act, claim, agent, detail] : entries) {
+        AuditEntry e{++seq, now, act, claim, agent, detail, prev, ""};
+        std::string b = body(e);
+        e.hash = sha256Hex(b);
+        text += b + "\t" + e.hash + "\n";
+        prev = e.hash;
+    }
+    // One durable write for the lot: a pull can bring thousands of claims.
+    appendDurable(path_, text);
+}
+
 AuditVerdict AuditLog::verify() const {
     AuditVerdict v;
     auto text = readFile(path_);

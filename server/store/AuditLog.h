@@ -5,8 +5,10 @@
 // claim files carry the shared result. Each entry's hash covers the previous
 // entry's hash, so an edited or deleted line breaks the chain visibly.
 #pragma once
+#include <array>
 #include <cstdint>
 #include <string>
+#include <vector>
 
 namespace engram {
 
@@ -35,6 +37,9 @@ public:
     // Appends durably. Callers hold the store lock so two processes never
     // interleave entries.
     AuditEntry append(std::string act, std::string claim, std::string agent, std::string detail);
+    // Several entries (act, claim, agent, detail), chained in order, with
+    // one durable write.
+    void appendAll(const std::vector<std::array<std::string, 4>>& entries);
     AuditVerdict verify() const;
     const std::string& path() const { return path_; }
 

@@ -344,6 +344,16 @@ TEST_CASE("team: one label remembered on both branches collides: flagged on both
     REQUIRE(mb.exitCode == 0);
     CHECK(findingsWith(t.ana, "engram.conflict", a).size() == 1);
     CHECK(findingsWith(t.ana, "engram.conflict", b).size() == 1);
+    // Each clone's log records the other's claim arriving through git, by
+    // an unknown hand, and never its own writes as arrivals.
+    CHECK(findingsWith(t.ben, "engram.conflict", a).size() == 1);
+    std::string anaLog = *slurp(t.ana.dir + "/.engram/audit.log");
+    std::string benLog = *slurp(t.ben.dir + "/.engram/audit.log");
+    CHECK(contains(anaLog, "\tarrive\t" + b + "@1\tunknown\t"));
+    CHECK(contains(benLog, "\tarrive\t" + a + "@1\tunknown\t"));
+    CHECK_FALSE(contains(anaLog, "\tarrive\t" + a));
+    CHECK_FALSE(contains(anaLog, "\tchange\t" + a));
+    CHECK(t.ana.ok({"doctor"})["ok"] == true); // the chain holds with the arrivals in it
     auto refused = t.ana.run({"remember", "retries are 4", "--label", "retries"});
     CHECK(refused.exitCode == 1);
     CHECK(contains(refused.err, "LabelCollision"));
@@ -352,8 +362,11 @@ TEST_CASE("team: one label remembered on both branches collides: flagged on both
     // Both are served meanwhile.
     json rows = t.ana.ok({"recall", "retries"})["rows"];
     std::set<std::string> ids;
-    for (auto& r : rows)
+    for (auto& r : rows) {
         ids.insert(r["id"].get<std::string>());
+        // Each row carries the collision.
+        CHECK(r["label_shared_with"] == json::array({r["id"] == a ? b : a}));
+    }
     CHECK(ids == std::set<std::string>{a, b});
     t.ana.ok({"retract", a, "--reason", "5 since the client change"});
     CHECK(findingsWith(t.ana, "engram.conflict", b).empty());
@@ -524,4 +537,48 @@ TEST_CASE("team: check --changed-since limits findings to what the branch touche
     CHECK(before.size() >= 2);
     // A bad ref is a usage error, not findings.
     CHECK(t.ana.run({"check", "--changed-since", "no-such-ref"}).exitCode == 2);
+}
+
+TEST_CASE("team: without the driver, a retraction against a supersession and feedback on both "
+          "sides are served meanwhile and resolved by the driver's rule") {
+    Team t;
+    std::string pool = sharedClaim(t);
+    std::string other = t.ana.remember("the cache is flushed nightly", "cache", 0.8);
+    t.ana.commitAll("cache");
+    t.push(t.ana, "main");
+    t.pull(t.ben);
+    dropDriver(t.ana);
+    t.ana.remember("the pool holds 12 connections per worker", "pool", 0.9);
+    t.ana.ok({"learn", other, "correct"});
+    t.ana.ok({"learn", other, "correct"});
+    t.ana.commitAll("ana");
+    t.ben.ok({"retract", pool, "--reason", "no pool any more"});
+    t.ben.ok({"learn", other, "wrong"});
+    t.ben.commitAll("ben");
+    t.push(t.ben, "ben");
+    gitOk(t.ana.dir, {"fetch", "-q", "origin"});
+    CHECK(git(t.ana.dir, {"merge", "--no-edit", "origin/ben"}).exitCode != 0);
+    for (auto& id : {pool, other}) {
+        INFO(id);
+        CHECK(contains(*slurp(t.ana.claimFile(id)), "<<<<<<<"));
+        CHECK(findingsWith(t.ana, "engram.unmerged", id).size() == 1);
+    }
+    // Nothing is absent meanwhile: both claims are live and found.
+    CHECK(storeOf(t.ana.ok({"status"})["envelope"])["claims"]["committed"] == 2);
+    CHECK(t.ana.ok({"recall", "pool connections"})["rows"][0]["id"] == pool);
+    CHECK(t.ana.ok({"recall", "cache flushed"})["rows"][0]["id"] == other);
+    // Resolved from git's three versions: the increments add up, and the
+    // retraction is kept beside the supersession until a person decides.
+    json cache = t.ana.ok({"resolve", other});
+    CHECK(cache["claim"]["feedback"]["correct"] == 2);
+    CHECK(cache["claim"]["feedback"]["wrong"] == 1);
+    t.ana.ok({"resolve", pool});
+    json got = t.ana.ok({"get", pool});
+    CHECK(got["claim"]["text"] == "the pool holds 12 connections per worker");
+    bool retractionKept = false;
+    for (auto& h : got["history"])
+        retractionKept |= h["status"] == "retracted" && h["retract_reason"] == "no pool any more";
+    CHECK(retractionKept);
+    CHECK(findingsWith(t.ana, "engram.unmerged", pool).empty());
+    CHECK(findingsWith(t.ana, "engram.unmerged", other).empty());
 }
