@@ -7,6 +7,7 @@
 #include "store/ClaimFile.h"
 #include "store/Registry.h"
 #include "syntax/Languages.h"
+#include "util/Git.h"
 #include "util/Paths.h"
 #include "util/Time.h"
 
@@ -95,15 +96,10 @@ void Engine::ensureTeamSetup() {
     // branches already merge claim files field by field (BRIEF 12).
     if (teamChecked_) return;
     teamChecked_ = true;
-    if (statFile(tiers_[0]->store->dir() + "/.gitattributes")) return;
-    bool git = false;
-    for (std::string dir = opts_.root; !git;) {
-        git = statFile(dir + "/.git").has_value();
-        auto slash = dir.find_last_of('/');
-        if (slash == std::string::npos || dir.size() <= 1) break;
-        dir = slash == 0 ? "/" : dir.substr(0, slash);
-    }
-    if (!git) return;
+    // The config file says whether this clone has the driver: no process
+    // unless it has not (a clone of a team's repository that never ran init).
+    auto g = findGit(opts_.root);
+    if (!g || configNamesEngramDriver(*g)) return;
     try {
         teamSetup(true);
     } catch (const std::exception&) {

@@ -149,8 +149,8 @@ private:
     void registerProject();
 
 public:
-    // teamSetup(true) the first time it matters: a store in a git repository
-    // whose .gitattributes engram has not written yet. Quiet on failure.
+    // teamSetup(true) the first time it matters: a write in a git clone whose
+    // config does not register the driver yet. Quiet on failure.
     void ensureTeamSetup();
 
 private:

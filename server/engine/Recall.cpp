@@ -282,8 +282,8 @@ RecallResult Engine::recall(const RecallRequest& req) {
         r.anchorState = anchorerFor(*from).claimState(r.claim);
         // A collision is never silent either: both rows say so.
         if (r.claim.live() && !r.claim.label.empty() && from->index)
-            for (auto& other : from->index->liveWithLabel(r.claim.label, 4))
-                if (other.claim.id != r.claim.id) r.labelSharedWith.push_back(other.claim.id);
+            for (auto& other : from->index->liveIdsWithLabel(r.claim.label, 4))
+                if (other != r.claim.id) r.labelSharedWith.push_back(other);
         result.rows.push_back(std::move(r));
     }
 

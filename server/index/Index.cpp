@@ -229,6 +229,8 @@ void Index::prepare() {
     selectLiveLabel_ = db_.prepare(std::string("SELECT ") + kColumns +
                                    " FROM claims WHERE label = ?1 AND status = 'committed' "
                                    "ORDER BY rowid DESC LIMIT ?2");
+    selectLiveLabelIds_ = db_.prepare("SELECT id FROM claims WHERE label = ?1 AND status = "
+                                      "'committed' ORDER BY rowid DESC LIMIT ?2");
     selectStats_ = db_.prepare("SELECT total, committed, frontier, retracted, superseded, anchors, "
                                "generation, sum_label, sum_text, sum_tags, sum_code FROM stats");
     selectDf_ = db_.prepare("SELECT doc FROM claims_vocab WHERE term = ?1");
@@ -758,6 +760,15 @@ std::vector<IndexedClaim> Index::liveWithLabel(const std::string& label, int lim
     while (selectLiveLabel_.step())
         out.push_back(rowToClaim(selectLiveLabel_));
     selectLiveLabel_.reset();
+    return out;
+}
+
+std::vector<std::string> Index::liveIdsWithLabel(const std::string& label, int limit) {
+    selectLiveLabelIds_.bind(1, label).bind(2, limit);
+    std::vector<std::string> out;
+    while (selectLiveLabelIds_.step())
+        out.push_back(selectLiveLabelIds_.text(0));
+    selectLiveLabelIds_.reset();
     return out;
 }
 

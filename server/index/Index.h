@@ -102,6 +102,8 @@ public:
     // Every live claim holding the label, newest first: more than one only
     // when two branches each wrote it (BRIEF 12).
     std::vector<IndexedClaim> liveWithLabel(const std::string& label, int limit = 8);
+    // The same, ids only (recall marks each row's collision: no row parsing).
+    std::vector<std::string> liveIdsWithLabel(const std::string& label, int limit);
     // Claims (any status) whose normalised text hashes to `hash`, oldest first.
     std::vector<IndexedClaim> byContentHash(const std::string& hash, int limit);
     // The claim a contribution became (frontier, accepted or rejected).
@@ -161,10 +163,10 @@ private:
     std::string recreateReason_;
 
     sql::Stmt insert_, deleteById_, deleteAnchors_, insertAnchor_, selectById_, selectByRowid_,
-        selectLiveLabel_, selectStats_, selectDf_, selectMatch_, selectRecent_, selectRecentStatus_,
-        selectAnchoredIn_, selectAnchoredLive_, selectSpan_, selectFiles_, upsertBroken_,
-        deleteBroken_, putCodeFile_, dropCodeFile_, dropCodeSymbols_, putCodeSymbol_, selectShape_,
-        selectContentHash_, selectContribution_;
+        selectLiveLabel_, selectLiveLabelIds_, selectStats_, selectDf_, selectMatch_, selectRecent_,
+        selectRecentStatus_, selectAnchoredIn_, selectAnchoredLive_, selectSpan_, selectFiles_,
+        upsertBroken_, deleteBroken_, putCodeFile_, dropCodeFile_, dropCodeSymbols_, putCodeSymbol_,
+        selectShape_, selectContentHash_, selectContribution_;
 };
 
 } // namespace engram

@@ -165,6 +165,21 @@ std::vector<std::string> versionTexts(const json& got) {
     return out;
 }
 
+// Adds a statement before the first `return` of the function `def NAME` in
+// a Python file of the clone: a change to the function's syntax tree.
+void editFunction(const Clone& c, const std::string& file, const std::string& name,
+                  const std::string& statement) {
+    std::string path = c.dir + "/" + file;
+    std::string text = *slurp(path);
+    auto at = text.find("def " + name);
+    REQUIRE(at != std::string::npos);
+    auto ret = text.find("return", at);
+    REQUIRE(ret != std::string::npos);
+    auto lineStart = text.rfind('\n', ret) + 1;
+    text.insert(ret, statement + "\n" + text.substr(lineStart, ret - lineStart));
+    spew(path, text);
+}
+
 void dropDriver(const Clone& c) {
     // A clone that never registered the driver (or a forge's web merge):
     // the .gitattributes entry names a driver git does not know, and git
@@ -197,6 +212,12 @@ TEST_CASE("team: the first write in a repository registers the merge driver, and
     json again = t.ben.ok({"init"});
     CHECK(again["wrote"].empty());
     CHECK(t.ben.run({"doctor"}).exitCode == 0);
+    // A clone that pulled the store but never ran init gets the driver with
+    // its first write.
+    dropDriver(t.ben);
+    t.ben.remember("the cache is flushed nightly", "cache", 0.7);
+    CHECK(contains(gitOk(t.ben.dir, {"config", "--get", "merge.engram.driver"}).out,
+                   "merge-driver %O %A %B %P"));
 }
 
 TEST_CASE("team: supersede against supersede merges with the driver, keeps every version, is "
@@ -308,12 +329,7 @@ TEST_CASE("team: feedback from both branches adds up and a re-verification meets
     t.ben.ok({"learn", id, "correct"});
     // Ben re-verifies on his branch; ana changes the anchored code on hers.
     t.ben.ok({"reverify", id});
-    std::string db = *slurp(t.ana.dir + "/src/db.py");
-    auto at = db.find("def connect");
-    REQUIRE(at != std::string::npos);
-    auto body = db.find("return", at);
-    db.insert(body, "print('connecting')\n    ");
-    spew(t.ana.dir + "/src/db.py", db);
+    editFunction(t.ana, "src/db.py", "connect", "print('connecting')");
     t.ana.commitAll("ana: learn, change connect");
     t.ben.commitAll("ben: learn, reverify");
     auto [a, b] = mergeBothWays(t);
@@ -378,12 +394,12 @@ TEST_CASE("team: without the driver a conflicted claim is served, counted, repor
           "and resolved") {
     Team t;
     std::string id = sharedClaim(t);
-    dropDriver(t.ana);
     t.ana.remember("the pool holds 12 connections per worker", "pool", 0.8);
     t.ana.commitAll("ana: pool");
     t.ben.remember("the pool holds 20 connections since March", "pool", 0.9);
     t.ben.commitAll("ben: pool");
     t.push(t.ben, "ben");
+    dropDriver(t.ana);
     gitOk(t.ana.dir, {"fetch", "-q", "origin"});
     auto merge = git(t.ana.dir, {"merge", "--no-edit", "origin/ben"});
     CHECK(merge.exitCode != 0); // git's line merge: a conflict
@@ -424,12 +440,12 @@ TEST_CASE("team: without the driver a conflicted claim is served, counted, repor
 TEST_CASE("team: without the driver, --take ours keeps our side and the other in history") {
     Team t;
     std::string id = sharedClaim(t);
-    dropDriver(t.ben);
     t.ana.remember("the pool holds 12 connections per worker", "pool", 0.9);
     t.ana.commitAll("ana: pool");
     t.push(t.ana, "main");
     t.ben.remember("the pool holds 20 connections since March", "pool", 0.9);
     t.ben.commitAll("ben: pool");
+    dropDriver(t.ben);
     auto pull = git(t.ben.dir, {"pull", "-q", "--no-rebase", "origin", "main"});
     CHECK(pull.exitCode != 0);
     json resolved = t.ben.ok({"resolve", id, "--take", "ours"});
@@ -483,13 +499,8 @@ TEST_CASE("team: check --changed-since limits findings to what the branch touche
     t.push(t.ana, "main");
     // Both anchored functions change on main (so both claims drift there).
     for (auto [file, fn] :
-         {std::pair{"src/db.py", "def connect"}, std::pair{"src/auth.py", "def validate"}}) {
-        std::string text = *slurp(t.ana.dir + "/" + file);
-        auto at = text.find(fn);
-        REQUIRE(at != std::string::npos);
-        auto ret = text.find("return", at);
-        text.insert(ret, "print('x')\n        ");
-        spew(t.ana.dir + "/" + file, text);
+         {std::pair{"src/db.py", "connect"}, std::pair{"src/auth.py", "validate"}}) {
+        editFunction(t.ana, file, fn, "print('x')");
         t.ana.commitAll(std::string("change ") + file);
     }
     auto ids = [&](const std::string& ref) {
@@ -507,13 +518,8 @@ TEST_CASE("team: check --changed-since limits findings to what the branch touche
     };
     // A branch that changed connect only.
     gitOk(t.ana.dir, {"checkout", "-q", "-b", "only-db", "origin/main"});
-    {
-        std::string text = *slurp(t.ana.dir + "/src/db.py");
-        auto at = text.find("def connect");
-        text.insert(text.find("return", at), "print('y')\n    ");
-        spew(t.ana.dir + "/src/db.py", text);
-        t.ana.commitAll("only db");
-    }
+    editFunction(t.ana, "src/db.py", "connect", "print('y')");
+    t.ana.commitAll("only db");
     CHECK(ids("origin/main") == std::set<std::string>{onConnect});
     // A branch that changed neither anchored file: nothing to report.
     gitOk(t.ana.dir, {"checkout", "-q", "-b", "docs", "origin/main"});
@@ -547,7 +553,6 @@ TEST_CASE("team: without the driver, a retraction against a supersession and fee
     t.ana.commitAll("cache");
     t.push(t.ana, "main");
     t.pull(t.ben);
-    dropDriver(t.ana);
     t.ana.remember("the pool holds 12 connections per worker", "pool", 0.9);
     t.ana.ok({"learn", other, "correct"});
     t.ana.ok({"learn", other, "correct"});
@@ -556,6 +561,7 @@ TEST_CASE("team: without the driver, a retraction against a supersession and fee
     t.ben.ok({"learn", other, "wrong"});
     t.ben.commitAll("ben");
     t.push(t.ben, "ben");
+    dropDriver(t.ana);
     gitOk(t.ana.dir, {"fetch", "-q", "origin"});
     CHECK(git(t.ana.dir, {"merge", "--no-edit", "origin/ben"}).exitCode != 0);
     for (auto& id : {pool, other}) {
