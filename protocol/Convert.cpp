@@ -316,7 +316,9 @@ json toJson(const Envelope& e) {
                     {"superseded", s.superseded}}},
                   {"anchors", s.anchors},
                   {"generation", s.generation},
-                  {"broken_files", s.brokenFiles}};
+                  {"broken_files", s.brokenFiles},
+                  {"reconciled", s.reconciled}};
+        if (!s.reconciled) j["unchecked_files"] = s.uncheckedFiles;
         if (!s.error.empty()) j["error"] = s.error;
         stores.push_back(std::move(j));
     }

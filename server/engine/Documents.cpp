@@ -30,13 +30,24 @@ std::vector<AnchoredClaim> Engine::anchorsIn(const std::string& path) {
     if (!t || !ready(*t)) return out;
     int64_t now = nowUnix();
     std::vector<Claim> claims;
-    {
-        // Read in one snapshot; check afterwards (a check may write the
-        // code index, which cannot happen inside a read transaction).
-        auto snapshot = t->index->readScope();
-        for (auto rowid : t->index->anchoredIn(*rel, 1 << 20))
-            if (auto ic = t->index->byRowid(rowid); ic && ic->claim.live())
-                claims.push_back(std::move(ic->claim));
+    for (int pass = 0; pass < 2; ++pass) {
+        std::vector<std::pair<Tier*, std::string>> changed;
+        claims.clear();
+        {
+            // Read in one snapshot; check afterwards (a check may write the
+            // code index, which cannot happen inside a read transaction).
+            auto snapshot = t->index->readScope();
+            for (auto rowid : t->index->anchoredIn(*rel, 1 << 20))
+                if (auto ic = t->index->byRowid(rowid)) {
+                    // As recall: a claim file changed since it was indexed
+                    // is read again before its anchors are shown.
+                    if (!sameFile(statFile(t->store->claimPath(ic->claim.id)), ic->file))
+                        changed.emplace_back(t, ic->claim.id);
+                    if (ic->claim.live()) claims.push_back(std::move(ic->claim));
+                }
+        }
+        if (changed.empty() || pass == 1) break;
+        reread(changed);
     }
     for (auto& claim : claims) {
         for (size_t i = 0; i < claim.anchors.size(); ++i) {

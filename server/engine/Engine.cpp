@@ -11,6 +11,9 @@
 #include "util/Paths.h"
 #include "util/Time.h"
 
+#include <cstdlib>
+#include <map>
+#include <thread>
 #include <unistd.h>
 
 namespace engram {
@@ -40,6 +43,15 @@ Engine::Engine(EngineOptions opts)
         tiers_.push_back(std::move(medulla));
     }
     registerProject();
+    auto envInt = [](const char* name, int64_t& into) {
+        if (const char* v = std::getenv(name); v && *v) {
+            char* end = nullptr;
+            long long n = std::strtoll(v, &end, 10);
+            if (end && *end == '\0' && n >= 0) into = n;
+        }
+    };
+    envInt("ENGRAM_INLINE_RECONCILE_MAX", opts_.inlineReconcileMax);
+    envInt("ENGRAM_RECONCILE_HOLD_MS", opts_.reconcileHoldMs);
     // Extension-to-language mappings from the project's store.conf.
     for (auto& [ext, lang] : tiers_[0]->store->languageMap())
         if (!syntax::mapExtension(ext, lang))
@@ -70,10 +82,121 @@ bool Engine::ready(Tier& t) {
     // indexing into its own file. The writers' lock makes one process create
     // it and every other one open that same file.
     auto lock = t.store->lock();
+    if (t.scan) t.scan->cancel->store(true);
+    t.scan.reset();
     t.index = std::make_unique<Index>(*t.store);
     ++t.opens;
-    recordArrivals(t, t.index->sync());
+    if (t.index->freshlyCreated()) {
+        recordArrivals(t, t.index->sync()); // built from every file
+        t.swept = true;
+    } else {
+        reconcileOnOpen(t);
+    }
     return true;
+}
+
+SyncReport Engine::reconcileOnOpen(Tier& t) {
+    // See ARCHITECTURE.md, "Start-up without a scan". A small store, a
+    // one-shot command, or a claims directory that changed since it was last
+    // known completely (files added, removed, renamed or replaced: git
+    // reuses a replaced file's inode, so only a stat of each file says which)
+    // is reconciled completely before anything is answered.
+    auto known = t.index->settledDirMark();
+    if (!opts_.backgroundReconcile || t.index->stats().total <= opts_.inlineReconcileMax ||
+        !known || dirMark(t.store->claimsDir()) != known) {
+        if (t.scan) t.scan->cancel->store(true);
+        t.scan.reset();
+        SyncReport r = t.index->sync();
+        recordArrivals(t, r);
+        t.swept = true;
+        return r;
+    }
+    // The directory is as last known: the only change it can hide is a file
+    // rewritten in place. Those are found by a stat of each on a thread;
+    // meanwhile every claim served is checked against its file.
+    if (t.scan) t.scan->cancel->store(true);
+    t.scan.reset();
+    startScan(t, true);
+    return {};
+}
+
+void Engine::startScan(Tier& t, bool opening) {
+    Tier::Scan s;
+    s.cancel = std::make_shared<std::atomic<bool>>(false);
+    s.checked = std::make_shared<std::atomic<int64_t>>(0);
+    s.opening = opening;
+    s.files = t.index->stats().total;
+    int64_t holdMs = opening ? opts_.reconcileHoldMs : 0;
+    s.result =
+        std::async(std::launch::async, [index = t.store->indexPath(), dir = t.store->claimsDir(),
+                                        cancel = s.cancel, checked = s.checked, holdMs] {
+            for (int64_t waited = 0; waited < holdMs && !cancel->load(); waited += 10)
+                std::this_thread::sleep_for(std::chrono::milliseconds(10));
+            return scanClaims(index, dir, true, checked.get(), cancel.get());
+        });
+    if (opening) t.swept = false;
+    t.scan = std::move(s);
+}
+
+std::vector<std::string> Engine::pollReconcile() {
+    std::vector<std::string> changed;
+    if (!opts_.backgroundReconcile) return changed;
+    auto now = std::chrono::steady_clock::now();
+    auto poll = [&](Tier& t) {
+        if (!t.index) return;
+        if (t.scan &&
+            t.scan->result.wait_for(std::chrono::seconds(0)) == std::future_status::ready) {
+            bool opening = t.scan->opening;
+            ClaimsScan scan = t.scan->result.get();
+            t.scan.reset();
+            if (t.index->replacedOnDisk()) return; // ready() reopens and starts again
+            try {
+                auto lock = t.store->lock();
+                recordArrivals(t, t.index->applyScan(scan));
+                if (opening && !scan.cancelled) t.swept = true;
+                if (t.name == "project")
+                    changed.insert(changed.end(), scan.ids.begin(), scan.ids.end());
+            } catch (const std::exception&) {
+                // Tried again on a later poll (the sweep stays pending).
+            }
+            t.nextCheck = now + std::chrono::seconds(2);
+        }
+        if (t.scan || now < t.nextCheck) return;
+        t.nextCheck = now + std::chrono::seconds(2);
+        if (!t.swept) {
+            startScan(t, true); // the start-up sweep failed: again
+        } else if (auto known = t.index->settledDirMark();
+                   !known || dirMark(t.store->claimsDir()) != known) {
+            // Changed since it was last known completely (engram's own
+            // writes, or others' the watch has already brought in): check
+            // it again, so the next start-up need not.
+            startScan(t, false);
+        }
+    };
+    for (auto& t : tiers_)
+        poll(*t);
+    for (auto& t : others_)
+        poll(*t);
+    return changed;
+}
+
+bool Engine::reconciling() const {
+    for (auto& t : tiers_)
+        if (t->index && !t->swept) return true;
+    for (auto& t : others_)
+        if (t->index && !t->swept) return true;
+    return false;
+}
+
+void Engine::reread(const std::vector<std::pair<Tier*, std::string>>& claims) {
+    std::map<Tier*, std::vector<std::string>> byTier;
+    for (auto& [t, id] : claims)
+        byTier[t].push_back(id);
+    for (auto& [t, ids] : byTier) {
+        if (!t->index) continue;
+        auto lock = t->store->lock();
+        recordArrivals(*t, t->index->sync(&ids));
+    }
 }
 
 Engine::Tier& Engine::writableTier(const std::string& name) {
@@ -180,8 +303,12 @@ std::vector<SyncReport> Engine::refresh(const std::vector<std::string>* projectI
         // ready() has just synced a freshly opened index.
         if (t->opens != opensBefore) continue;
         auto lock = t->store->lock();
-        out.push_back(t->index->sync(t->name == "project" ? projectIds : nullptr));
-        recordArrivals(*t, out.back());
+        if (t->name == "project" && projectIds) {
+            out.push_back(t->index->sync(projectIds));
+            recordArrivals(*t, out.back());
+        } else {
+            out.push_back(reconcileOnOpen(*t));
+        }
     }
     return out;
 }
@@ -227,6 +354,12 @@ TierState Engine::tierState(Tier& t) {
             s.generation = st.generation;
             s.brokenFiles = int64_t(t.index->brokenFiles().size());
             s.indexReady = true;
+            if (!t.swept) {
+                s.reconciled = false;
+                int64_t checked = t.scan && t.scan->opening ? t.scan->checked->load() : 0;
+                int64_t files = t.scan ? t.scan->files : st.total;
+                s.uncheckedFiles = std::max<int64_t>(0, files - checked);
+            }
         }
     } catch (const std::exception& e) {
         s.error = e.what();
@@ -259,6 +392,21 @@ Envelope Engine::envelope(const std::string& method,
                    "about the code.",
                    "An intact anchor means the anchored code is unchanged since the claim was "
                    "anchored or re-verified, not that the claim is true."};
+    int64_t unchecked = 0;
+    bool unreconciled = false;
+    for (auto& s : e.stores)
+        if (!s.reconciled) {
+            unreconciled = true;
+            unchecked += s.uncheckedFiles;
+        }
+    if (unreconciled)
+        e.nonClaims.push_back(
+            "This answer was served while the index was still being checked against claim files "
+            "changed while engram was not running (" +
+            std::to_string(unchecked) +
+            " files left): a claim file rewritten in place in that time may be missing from it "
+            "until stores[].reconciled is true. Every claim returned was checked against its "
+            "file; files added, removed or replaced were already seen.");
     if (e.binding.mismatch) {
         e.trustMode = "wrong_workspace_binding";
         e.status = "blocked";
@@ -275,6 +423,14 @@ Envelope Engine::envelope(const std::string& method,
                       {},
                       "no live claims exist in any tier yet; an empty answer means nothing has "
                       "been recorded, not that nothing is true"};
+    } else if (unreconciled) {
+        e.trustMode = "needs_index";
+        e.nextSuggested = "engram/status";
+        e.recovery = {"engram/status",
+                      {},
+                      "the index is still being checked against claim files changed while engram "
+                      "was not running; repeat the call when stores[].reconciled is true to be "
+                      "sure nothing edited in that time is missing"};
     }
     return e;
 }

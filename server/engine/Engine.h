@@ -30,6 +30,17 @@ struct EngineOptions {
     std::string home;       // $ENGRAM_HOME; empty = no medulla
     int staleDays = 30;
     std::string version; // engram's version, for the envelope
+    // Long-lived servers (serve, mcp) answer before every claim file of a
+    // large store has been stat'ed: the rest is checked on a thread, and
+    // envelopes say so until it is done. One-shot commands reconcile first.
+    bool backgroundReconcile = false;
+    // Stores up to this many claims are reconciled before the first answer
+    // even in the background mode (a stat of 20k files takes ~20 ms).
+    // ENGRAM_INLINE_RECONCILE_MAX overrides it.
+    int64_t inlineReconcileMax = 20000;
+    // Holds the start-up sweep back this long (ENGRAM_RECONCILE_HOLD_MS): lets
+    // tests observe answers served before it finishes. 0 in use.
+    int64_t reconcileHoldMs = 0;
 };
 
 struct CodeIndexReport {
@@ -121,6 +132,14 @@ public:
     std::vector<SyncReport> refresh(const std::vector<std::string>* projectIds = nullptr);
     // Drops and rebuilds every index from the claim files.
     std::vector<SyncReport> reindex();
+    // Background reconciliation (EngineOptions::backgroundReconcile): applies
+    // scans that finished and starts the ones due (a sweep that failed, a
+    // claims directory changed since it was last settled). Returns the ids
+    // of project claims it re-read or dropped. Cheap; servers call it before
+    // each request and on a timer.
+    std::vector<std::string> pollReconcile();
+    // True while some tier's index is not yet checked against every file.
+    bool reconciling() const;
 
     // Brings the workspace's code index up to date (engine/CodeIndex.cpp);
     // progress(done, total) is called now and then.
@@ -163,6 +182,13 @@ private:
     std::vector<Tier*> recallTiers(const std::optional<std::string>& tier,
                                    std::vector<UnreachableStore>& unreachable);
     Anchorer& anchorerFor(Tier& t);
+    // Opening an index that exists: reconcile it now, or list now and stat
+    // on a thread (the caller holds the store's lock).
+    SyncReport reconcileOnOpen(Tier& t);
+    void startScan(Tier& t, bool opening);
+    // Re-reads claims whose files were found changed while serving them.
+    void reread(const std::vector<std::pair<Tier*, std::string>>& claims);
+    RecallResult recallChecked(const RecallRequest& req, bool rowsReread);
 
     EngineOptions opts_;
     std::string fingerprint_;

@@ -223,7 +223,9 @@ std::vector<Finding> Engine::findings(const FindingsOptions& opts) {
         // The claims to look at, read in one snapshot.
         std::vector<Claim> claims;
         std::vector<BrokenFile> broken;
-        {
+        for (int pass = 0; pass < 2; ++pass) {
+            claims.clear();
+            std::vector<std::pair<Tier*, std::string>> changed;
             auto snapshot = t.index->readScope();
             std::vector<int64_t> rowids;
             std::string claimsPrefix = display(t.store->claimsDir()) + "/";
@@ -238,9 +240,18 @@ std::vector<Finding> Engine::findings(const FindingsOptions& opts) {
                 rowids = t.index->anchoredIn(*only, kEverything);
             }
             for (auto rowid : rowids)
-                if (auto ic = t.index->byRowid(rowid); ic && ic->claim.live())
-                    claims.push_back(std::move(ic->claim));
+                if (auto ic = t.index->byRowid(rowid)) {
+                    // One file's findings (the editor's) read a claim file
+                    // changed since it was indexed again first, as recall
+                    // does; the whole store's are as current as the index.
+                    if (only && !sameFile(statFile(t.store->claimPath(ic->claim.id)), ic->file))
+                        changed.emplace_back(&t, ic->claim.id);
+                    if (ic->claim.live()) claims.push_back(std::move(ic->claim));
+                }
             broken = t.index->brokenFiles();
+            if (changed.empty() || pass == 1) break;
+            snapshot.commit();
+            reread(changed);
         }
 
         for (auto& b : broken) {

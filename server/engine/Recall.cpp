@@ -62,6 +62,10 @@ double lengthNorm(size_t len, double avg) {
 } // namespace
 
 RecallResult Engine::recall(const RecallRequest& req) {
+    return recallChecked(req, false);
+}
+
+RecallResult Engine::recallChecked(const RecallRequest& req, bool rowsReread) {
     if (req.limit < 1 || req.limit > kMaxLimit)
         throw invalidField("limit", "must be between 1 and " + std::to_string(kMaxLimit));
     if (req.maxChars && *req.maxChars < 1) throw invalidField("max_chars", "must be positive");
@@ -104,7 +108,12 @@ RecallResult Engine::recall(const RecallRequest& req) {
 
     int64_t now = nowUnix();
     int64_t candidates = 0;
-    std::vector<std::pair<RecallRow, Tier*>> rows;
+    struct Scored {
+        RecallRow row;
+        Tier* from;
+        FileStat file; // the claim file as indexed
+    };
+    std::vector<Scored> rows;
     // Invariant 1: the bound project and the medulla, and other projects
     // only when asked for by name (tier all), each row saying where it is from.
     for (Tier* tp : recallTiers(req.tier, result.unreachable)) {
@@ -255,19 +264,20 @@ RecallResult Engine::recall(const RecallRequest& req) {
                 int64_t fresh = c.verified.value_or(*c.created);
                 row.stale = now - fresh > int64_t(opts_.staleDays) * 86400;
             }
-            rows.push_back({std::move(row), &t});
+            rows.push_back({std::move(row), &t, ic->file});
         }
     }
     result.envelope.observed.candidates = candidates;
 
-    std::sort(rows.begin(), rows.end(), [](const auto& x, const auto& y) {
-        const RecallRow &a = x.first, &b = y.first;
+    std::sort(rows.begin(), rows.end(), [](const Scored& x, const Scored& y) {
+        const RecallRow &a = x.row, &b = y.row;
         if (a.score != b.score) return a.score > b.score;
         if (a.claim.id != b.claim.id) return a.claim.id < b.claim.id;
         return a.store < b.store;
     });
     size_t chars = 0;
-    for (auto& [r, from] : rows) {
+    std::vector<std::pair<Tier*, std::string>> changed;
+    for (auto& [r, from, file] : rows) {
         if (int(result.rows.size()) >= req.limit) {
             result.truncated = true;
             break;
@@ -278,6 +288,11 @@ RecallResult Engine::recall(const RecallRequest& req) {
             break;
         }
         chars += len;
+        // Never served as if current: a claim file changed since it was
+        // indexed (edited while engram was down, not yet reconciled) is read
+        // again and the recall repeated.
+        if (!rowsReread && !sameFile(statFile(from->store->claimPath(r.claim.id)), file))
+            changed.emplace_back(from, r.claim.id);
         // Drift is never silent: each returned row carries its anchor state.
         r.anchorState = anchorerFor(*from).claimState(r.claim);
         // A collision is never silent either: both rows say so.
@@ -285,6 +300,10 @@ RecallResult Engine::recall(const RecallRequest& req) {
             for (auto& other : from->index->liveIdsWithLabel(r.claim.label, 4))
                 if (other != r.claim.id) r.labelSharedWith.push_back(other);
         result.rows.push_back(std::move(r));
+    }
+    if (!changed.empty()) {
+        reread(changed);
+        return recallChecked(req, true);
     }
 
     int64_t live = 0;
@@ -304,6 +323,14 @@ RecallResult Engine::recall(const RecallRequest& req) {
                 (req.query ? " the query '" + *req.query + "'" : std::string()) +
                 (req.kinds.empty() ? "" : " with the requested kinds") +
                 (queryTerms.empty() && req.query ? " (it holds only stop words)" : "");
+            if (result.envelope.trustMode == "needs_index") {
+                // Still checking files changed while engram was down: the
+                // envelope's recovery (wait, then repeat) stands.
+                result.whyEmpty += "; the index is still being checked against claim files "
+                                   "changed while engram was not running, so a claim rewritten "
+                                   "in that time may match once it is done";
+                return result;
+            }
             result.envelope.trustMode = "retrieval_needs_recovery";
             result.envelope.nextSuggested = "engram/recall";
             std::vector<std::pair<std::string, std::string>> args;

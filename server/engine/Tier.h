@@ -2,6 +2,10 @@
 // Private to engine/.
 #pragma once
 #include "engine/Engine.h"
+#include "index/Reconcile.h"
+
+#include <atomic>
+#include <future>
 
 namespace engram {
 
@@ -14,6 +18,26 @@ struct Engine::Tier {
     // Another registered project's code, for its claims' anchor states (the
     // bound workspace's anchorer would check them against the wrong tree).
     std::unique_ptr<Anchorer> anchorer;
+
+    // Reconciling the index with the claim files on a thread of its own
+    // (engram serve and mcp on a large store; see ARCHITECTURE.md).
+    struct Scan {
+        std::shared_ptr<std::atomic<bool>> cancel;
+        std::shared_ptr<std::atomic<int64_t>> checked;
+        std::future<ClaimsScan> result;
+        bool opening = false; // the start-up sweep (else a re-check after writes)
+        int64_t files = 0;    // claims indexed when it started
+    };
+    std::optional<Scan> scan;
+    // False from opening the index until a scan that stat'ed every claim
+    // file has been applied: a file rewritten in place while engram was down
+    // may not be indexed yet (rows served are still checked one by one).
+    bool swept = true;
+    std::chrono::steady_clock::time_point nextCheck{};
+
+    ~Tier() {
+        if (scan) scan->cancel->store(true); // the future's destructor waits
+    }
 };
 
 } // namespace engram

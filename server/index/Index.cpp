@@ -1,6 +1,8 @@
 // Index schema, synchronisation with the claim files, and lookups.
 #include "index/Index.h"
 
+#include "index/Reconcile.h"
+
 #include "model/Error.h"
 #include "store/ClaimFile.h"
 #include "store/Merge.h"
@@ -61,7 +63,8 @@ CREATE TABLE claims(
   heads TEXT,
   unmerged INTEGER NOT NULL DEFAULT 0,
   file_mtime INTEGER NOT NULL,
-  file_size INTEGER NOT NULL
+  file_size INTEGER NOT NULL,
+  file_ino INTEGER NOT NULL DEFAULT 0
 );
 CREATE INDEX claims_label ON claims(label);
 CREATE INDEX claims_status ON claims(status);
@@ -78,12 +81,15 @@ CREATE TABLE code_symbols(path TEXT NOT NULL, qualified TEXT NOT NULL, kind TEXT
 CREATE INDEX code_symbols_shape ON code_symbols(shape);
 CREATE INDEX code_symbols_path ON code_symbols(path);
 CREATE TABLE broken(file TEXT PRIMARY KEY, line INTEGER, message TEXT,
-                    file_mtime INTEGER, file_size INTEGER);
+                    file_mtime INTEGER, file_size INTEGER, file_ino INTEGER NOT NULL DEFAULT 0);
 CREATE TABLE stats(k INTEGER PRIMARY KEY CHECK (k = 0),
   total INTEGER, committed INTEGER, frontier INTEGER, retracted INTEGER, superseded INTEGER,
   anchors INTEGER, generation INTEGER,
-  sum_label INTEGER, sum_text INTEGER, sum_tags INTEGER, sum_code INTEGER);
-INSERT INTO stats VALUES (0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0);
+  sum_label INTEGER, sum_text INTEGER, sum_tags INTEGER, sum_code INTEGER,
+  dir_ino INTEGER NOT NULL DEFAULT 0, dir_mtime INTEGER NOT NULL DEFAULT 0,
+  dir_settled INTEGER NOT NULL DEFAULT 0);
+INSERT INTO stats(k, total, committed, frontier, retracted, superseded, anchors, generation,
+  sum_label, sum_text, sum_tags, sum_code) VALUES (0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0);
 CREATE VIRTUAL TABLE claims_fts USING fts5(label, text, tags, code,
   content='claims', content_rowid='rowid', tokenize='engram');
 CREATE VIRTUAL TABLE claims_vocab USING fts5vocab(claims_fts, 'row');
@@ -128,7 +134,7 @@ static const char* kColumns =
     "source_agent, origin, supersedes, tags, text, code, anchors, evidence, fb_correct, "
     "fb_wrong, fb_partial, retracted_by, retract_reason, origin_claim, promoted_by, promoted, "
     "promotion_reason, promoted_to, contribution_id, contributed_by, accepted_by, packet_id, "
-    "content_hash, heads, unmerged";
+    "content_hash, heads, unmerged, file_mtime, file_size, file_ino";
 
 Index::Index(const Store& store)
     : store_(store)
@@ -211,10 +217,11 @@ void Index::prepare() {
         "verified, source_agent, origin, supersedes, tags, text, code, anchors, anchor_count, "
         "evidence, fb_correct, fb_wrong, fb_partial, retracted_by, retract_reason, file_mtime, "
         "file_size, origin_claim, promoted_by, promoted, promotion_reason, promoted_to, "
-        "contribution_id, contributed_by, accepted_by, packet_id, content_hash, heads, unmerged) "
+        "contribution_id, contributed_by, accepted_by, packet_id, content_hash, heads, unmerged, "
+        "file_ino) "
         "VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18, "
         "?19, ?20, ?21, ?22, ?23, ?24, ?25, ?26, ?27, ?28, ?29, ?30, ?31, ?32, ?33, ?34, ?35, ?36, "
-        "?37)");
+        "?37, ?38)");
     selectContentHash_ =
         db_.prepare(std::string("SELECT ") + kColumns +
                     " FROM claims WHERE content_hash = ?1 ORDER BY rowid LIMIT ?2");
@@ -227,9 +234,9 @@ void Index::prepare() {
     selectByRowid_ =
         db_.prepare(std::string("SELECT ") + kColumns + " FROM claims WHERE rowid = ?1");
     selectLiveLabel_ = db_.prepare(std::string("SELECT ") + kColumns +
-                                   " FROM claims WHERE label = ?1 AND status = 'committed' "
+                                   " FROM claims WHERE label = ?1 AND +status = 'committed' "
                                    "ORDER BY rowid DESC LIMIT ?2");
-    selectLiveLabelIds_ = db_.prepare("SELECT id FROM claims WHERE label = ?1 AND status = "
+    selectLiveLabelIds_ = db_.prepare("SELECT id FROM claims WHERE label = ?1 AND +status = "
                                       "'committed' ORDER BY rowid DESC LIMIT ?2");
     selectStats_ = db_.prepare("SELECT total, committed, frontier, retracted, superseded, anchors, "
                                "generation, sum_label, sum_text, sum_tags, sum_code FROM stats");
@@ -248,7 +255,6 @@ void Index::prepare() {
         // the B-tree's ends, but scans the table for min and max together.
         "SELECT coalesce((SELECT min(rowid) FROM claims), 0), "
         "coalesce((SELECT max(rowid) FROM claims), 0)");
-    selectFiles_ = db_.prepare("SELECT id, file_mtime, file_size FROM claims");
     putCodeFile_ = db_.prepare(
         "INSERT OR REPLACE INTO code_files(path, file_mtime, file_size) VALUES (?1, ?2, ?3)");
     dropCodeFile_ = db_.prepare("DELETE FROM code_files WHERE path = ?1");
@@ -258,7 +264,7 @@ void Index::prepare() {
     selectShape_ = db_.prepare(
         "SELECT path, qualified, kind, hash, shape FROM code_symbols WHERE shape = ?1 LIMIT 50");
     upsertBroken_ = db_.prepare("INSERT OR REPLACE INTO broken(file, line, message, file_mtime, "
-                                "file_size) VALUES (?1, ?2, ?3, ?4, ?5)");
+                                "file_size, file_ino) VALUES (?1, ?2, ?3, ?4, ?5, ?6)");
     deleteBroken_ = db_.prepare("DELETE FROM broken WHERE file = ?1");
 }
 
@@ -313,7 +319,7 @@ void Index::insertRow(const Claim& c, const FileStat& st) {
     // Every claim's normalised content is keyed (not only contributions'),
     // so a contribution repeating a hand-written claim is found as a duplicate.
     insert_.bind(35, contentHash(c.text));
-    insert_.bind(36, opt(heads)).bind(37, int64_t(c.unmerged));
+    insert_.bind(36, opt(heads)).bind(37, int64_t(c.unmerged)).bind(38, int64_t(st.ino));
     insert_.exec();
     int64_t rowid = db_.lastInsertRowid();
     for (auto& a : c.anchors) {
@@ -333,17 +339,62 @@ void Index::removeId(const std::string& id) {
 void Index::setBroken(const std::string& file, int line, const std::string& msg,
                       const FileStat& st) {
     upsertBroken_.bind(1, file).bind(2, line).bind(3, msg).bind(4, st.mtimeNs).bind(5, st.size);
+    upsertBroken_.bind(6, int64_t(st.ino));
     upsertBroken_.exec();
 }
 
 SyncReport Index::sync(const std::vector<std::string>* ids) {
-    SyncReport r = fresh_ && !ids ? bulkLoad() : syncImpl(ids);
+    SyncReport r = fresh_ && !ids ? bulkLoad()
+                   : ids          ? syncImpl(*ids)
+                                  : applyScan(scanClaims(path_, store_.claimsDir(), true));
     if (fresh_) {
         r.rebuilt = true;
         r.rebuildReason = recreateReason_;
         fresh_ = false;
     }
     return r;
+}
+
+SyncReport Index::applyScan(const ClaimsScan& scan) {
+    if (!scan.error.empty()) throw EngramError(ErrorKind::IndexUnavailable, scan.error);
+    if (scan.cancelled) return {};
+    SyncReport r = syncImpl(scan.ids);
+    // The directory is known as listed only if nothing changed it since:
+    // engram's own writes in the meantime move its mtime too.
+    if (scan.settled && dirMark(store_.claimsDir()) == scan.dir) recordDirMark(scan.dir);
+    return r;
+}
+
+std::vector<std::pair<std::string, std::string>> Index::lookupPlans() {
+    std::vector<std::pair<std::string, std::string>> out;
+    std::pair<const char*, sql::Stmt*> lookups[] = {
+        {"by id", &selectById_},
+        {"live by label", &selectLiveLabel_},
+        {"live ids by label", &selectLiveLabelIds_},
+        {"by content hash", &selectContentHash_},
+        {"by contribution", &selectContribution_},
+        {"anchored in a file", &selectAnchoredIn_},
+        {"shape", &selectShape_},
+    };
+    for (auto& [name, stmt] : lookups) {
+        auto plan = db_.prepare("EXPLAIN QUERY PLAN " + stmt->sql());
+        std::string details;
+        while (plan.step())
+            details += (details.empty() ? "" : "; ") + plan.text(3);
+        out.emplace_back(name, details);
+    }
+    return out;
+}
+
+std::optional<DirMark> Index::settledDirMark() {
+    auto s = db_.prepare("SELECT dir_ino, dir_mtime, dir_settled FROM stats");
+    if (!s.step() || s.int64(2) == 0) return std::nullopt;
+    return DirMark{uint64_t(s.int64(0)), s.int64(1)};
+}
+
+void Index::recordDirMark(const DirMark& m) {
+    auto s = db_.prepare("UPDATE stats SET dir_ino = ?1, dir_mtime = ?2, dir_settled = 1");
+    s.bind(1, int64_t(m.ino)).bind(2, m.mtimeNs).exec();
 }
 
 SyncReport Index::rebuild(std::string reason) {
@@ -456,6 +507,8 @@ SyncReport Index::bulkLoad() {
     // instead of row by row through the insert trigger. The index is
     // derived, so an interrupted load only means loading again.
     db_.exec("PRAGMA synchronous=OFF; PRAGMA cache_size=-262144");
+    int64_t startedNs = realtimeNs();
+    auto before = dirMark(store_.claimsDir());
     {
         sql::Transaction tx(db_);
         db_.exec("DROP TRIGGER claims_ai");
@@ -484,6 +537,7 @@ SyncReport Index::bulkLoad() {
             sum_tags = (SELECT coalesce(sum(length(coalesce(tags, ''))), 0) FROM claims),
             sum_code = (SELECT coalesce(sum(length(coalesce(code, ''))), 0) FROM claims))SQL");
         db_.exec(kInsertTrigger);
+        if (settledListing(before, dirMark(store_.claimsDir()), startedNs)) recordDirMark(*before);
         tx.commit();
     }
     // Fold the load's write-ahead log into the database now, so the first
@@ -550,50 +604,39 @@ std::string changes(const Claim& was, const Claim& now) {
 
 } // namespace
 
-SyncReport Index::syncImpl(const std::vector<std::string>* ids) {
+SyncReport Index::syncImpl(const std::vector<std::string>& ids) {
+    // Each id is looked at afresh: the caller (a file watch, a scan, a
+    // served row found changed) already knows these files need it.
     SyncReport r;
-    struct Seen {
-        int64_t mtime, size;
-    };
-    std::unordered_map<std::string, Seen> indexed, broken;
-    std::vector<std::string> names;
-    if (ids) {
-        for (auto& id : *ids)
-            names.push_back(id + ".md");
-        for (auto& id : *ids) {
-            if (auto c = byId(id)) indexed[id] = {-1, -1}; // existence only; re-read below
-        }
-    } else {
-        names = listFiles(store_.claimsDir());
-        while (selectFiles_.step())
-            indexed[selectFiles_.text(0)] = {selectFiles_.int64(1), selectFiles_.int64(2)};
-        selectFiles_.reset();
-    }
+    std::unordered_map<std::string, FileStat> broken;
     {
-        auto s = db_.prepare("SELECT file, file_mtime, file_size FROM broken");
+        auto s = db_.prepare("SELECT file, file_mtime, file_size, file_ino FROM broken");
         while (s.step())
-            broken[s.text(0)] = {s.int64(1), s.int64(2)};
+            broken[s.text(0)] = {s.int64(1), s.int64(2), uint64_t(s.int64(3))};
     }
-
     sql::Transaction tx(db_);
-    std::unordered_map<std::string, bool> present;
-    for (auto& name : names) {
-        if (name.size() < 4 || name.compare(name.size() - 3, 3, ".md") != 0) continue;
-        std::string id = name.substr(0, name.size() - 3);
+    std::set<std::string> seen;
+    for (auto& id : ids) {
+        if (!seen.insert(id).second) continue;
+        std::string name = id + ".md";
         std::string rel = "claims/" + name;
         std::string full = store_.claimsDir() + "/" + name;
         auto st = statFile(full);
-        if (!st) continue; // vanished (or a watched id that was deleted)
-        present[id] = true;
-        if (auto it = indexed.find(id);
-            it != indexed.end() && it->second.mtime == st->mtimeNs && it->second.size == st->size)
+        std::optional<IndexedClaim> before = byId(id);
+        if (!st) {
+            if (broken.count(rel)) deleteBroken_.bind(1, rel).exec();
+            if (!before) continue;
+            removeId(id);
+            ++r.removed;
+            r.arrivals.push_back(
+                {"depart", id + "@" + std::to_string(before->claim.version), rel + " was removed"});
             continue;
-        if (auto it = broken.find(rel);
-            it != broken.end() && it->second.mtime == st->mtimeNs && it->second.size == st->size)
+        }
+        if (auto it = broken.find(rel); it != broken.end() && it->second.mtimeNs == st->mtimeNs &&
+                                        it->second.size == st->size && it->second.ino == st->ino)
             continue;
-        bool wasIndexed = indexed.count(id) > 0;
         if (!Store::validId(id)) {
-            if (wasIndexed) removeId(id);
+            if (before) removeId(id);
             setBroken(rel, 0, "the file name is not a valid claim id (a-z, 0-9, '-', '_')", *st);
             ++r.broken;
             continue;
@@ -602,44 +645,21 @@ SyncReport Index::syncImpl(const std::vector<std::string>* ids) {
         if (!text) continue;
         try {
             Claim c = parseClaim(*text, id);
-            std::optional<IndexedClaim> before;
-            if (wasIndexed) before = byId(id);
             upsert(c, *st);
-            ++(wasIndexed ? r.updated : r.added);
+            ++(before ? r.updated : r.added);
             if (!before) {
                 r.arrivals.push_back({"arrive", c.id + "@" + std::to_string(c.version),
-                                      "claims/" + name + " appeared (" + describe(c) + ")"});
+                                      rel + " appeared (" + describe(c) + ")"});
             } else if (auto what = changes(before->claim, c); !what.empty()) {
-                r.arrivals.push_back({"change", c.id + "@" + std::to_string(c.version),
-                                      "claims/" + name + " changed: " + what});
+                r.arrivals.push_back(
+                    {"change", c.id + "@" + std::to_string(c.version), rel + " changed: " + what});
             }
         } catch (const ClaimFileError& e) {
-            if (wasIndexed) removeId(id);
+            if (before) removeId(id);
             setBroken(rel, e.line, e.what(), *st);
             ++r.broken;
-            r.arrivals.push_back(
-                {"change", id, "claims/" + name + " no longer parses: " + e.what()});
+            r.arrivals.push_back({"change", id, rel + " no longer parses: " + e.what()});
         }
-    }
-    // Claims whose files are gone.
-    for (auto& [id, seen] : indexed) {
-        if (present.count(id)) continue;
-        auto before = byId(id);
-        removeId(id);
-        ++r.removed;
-        if (before)
-            r.arrivals.push_back({"depart", id + "@" + std::to_string(before->claim.version),
-                                  "claims/" + id + ".md was removed"});
-    }
-    for (auto& [file, seen] : broken) {
-        std::string id = file.substr(7, file.size() - 10);
-        if (ids) {
-            bool asked = false;
-            for (auto& want : *ids)
-                asked |= want == id;
-            if (!asked) continue;
-        }
-        if (!present.count(id)) deleteBroken_.bind(1, file).exec();
     }
     tx.commit();
     return r;
@@ -712,6 +732,7 @@ IndexedClaim Index::rowToClaim(sql::Stmt& s) {
         extra += d.text.size() + 1;
     if (extra <= c.text.size()) c.text.resize(c.text.size() - extra);
     c.unmerged = s.int64(34) != 0;
+    ic.file = {s.int64(35), s.int64(36), uint64_t(s.int64(37))};
     return ic;
 }
 

@@ -10,6 +10,7 @@
 // kept in step by triggers, using the "engram" tokenizer. Triggers also keep
 // per-status counts and column length sums, so status and ranking never scan.
 #pragma once
+#include "index/Reconcile.h"
 #include "index/Sqlite.h"
 #include "model/Claim.h"
 #include "util/Fs.h"
@@ -26,6 +27,7 @@ struct IndexedClaim {
     int64_t rowid = 0;
     Claim claim;
     std::string code; // anchor paths and symbols, as indexed for search
+    FileStat file;    // the claim file as it was when indexed
 };
 
 struct IndexStats {
@@ -81,15 +83,26 @@ public:
     // 4: contribution columns and every claim's normalised content hash.
     // 5: the heads a git merge kept beside the live version (searchable with
     // it), and whether the file still holds conflict markers.
-    static constexpr int kSchemaVersion = 5;
+    // 6: each claim file's inode, and the claims directory as last fully
+    // listed (start-up without a scan).
+    static constexpr int kSchemaVersion = 6;
 
     // Opens or creates the index beside the store's claims. A missing,
     // corrupt or older index is recreated empty (sync() then fills it).
     explicit Index(const Store& store);
 
     // Brings the index in line with the claim files. With `ids`, only those
-    // claims are looked at (file-watch events); otherwise every file.
+    // claims are looked at (file-watch events); otherwise every file is
+    // listed and stat'ed (scanClaims), and the directory recorded as known.
     SyncReport sync(const std::vector<std::string>* ids = nullptr);
+    // Applies a scan made against this index (on any thread): re-reads or
+    // drops its ids, then records the directory as fully known when the
+    // scan was settled and the directory has not changed since.
+    SyncReport applyScan(const ClaimsScan& scan);
+    // The claims directory as last completely listed, when that listing was
+    // settled: while the directory still has this inode and mtime, no claim
+    // file was added, removed, renamed or replaced since.
+    std::optional<DirMark> settledDirMark();
     // Drops everything and re-reads every claim file.
     SyncReport rebuild(std::string reason);
 
@@ -141,6 +154,11 @@ public:
     std::vector<CodeSymbol> symbolsWithShape(const std::string& shape);
     sql::Transaction writeScope() { return sql::Transaction(db_, true); }
 
+    // How SQLite plans each keyed lookup (name, EXPLAIN QUERY PLAN details):
+    // a lookup whose plan walks a whole table or a whole status costs time
+    // in proportion to the store, which a test forbids.
+    std::vector<std::pair<std::string, std::string>> lookupPlans();
+
     const std::string& path() const { return path_; }
     bool freshlyCreated() const { return fresh_; }
 
@@ -153,7 +171,8 @@ private:
     SyncReport bulkLoad();
     void setBroken(const std::string& file, int line, const std::string& msg, const FileStat& st);
     IndexedClaim rowToClaim(sql::Stmt& s);
-    SyncReport syncImpl(const std::vector<std::string>* ids);
+    SyncReport syncImpl(const std::vector<std::string>& ids);
+    void recordDirMark(const DirMark& m);
 
     const Store& store_;
     std::string path_;
@@ -164,9 +183,9 @@ private:
 
     sql::Stmt insert_, deleteById_, deleteAnchors_, insertAnchor_, selectById_, selectByRowid_,
         selectLiveLabel_, selectLiveLabelIds_, selectStats_, selectDf_, selectMatch_, selectRecent_,
-        selectRecentStatus_, selectAnchoredIn_, selectAnchoredLive_, selectSpan_, selectFiles_,
-        upsertBroken_, deleteBroken_, putCodeFile_, dropCodeFile_, dropCodeSymbols_, putCodeSymbol_,
-        selectShape_, selectContentHash_, selectContribution_;
+        selectRecentStatus_, selectAnchoredIn_, selectAnchoredLive_, selectSpan_, upsertBroken_,
+        deleteBroken_, putCodeFile_, dropCodeFile_, dropCodeSymbols_, putCodeSymbol_, selectShape_,
+        selectContentHash_, selectContribution_;
 };
 
 } // namespace engram

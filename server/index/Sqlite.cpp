@@ -96,10 +96,15 @@ std::string Stmt::text(int col) const {
     return std::string(view(col));
 }
 
-Db::Db(const std::string& path) {
-    int rc =
-        sqlite3_open_v2(path.c_str(), &db_,
-                        SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX, nullptr);
+std::string Stmt::sql() const {
+    const char* text = s_ ? sqlite3_sql(s_) : nullptr;
+    return text ? text : "";
+}
+
+Db::Db(const std::string& path, bool create) {
+    int rc = sqlite3_open_v2(
+        path.c_str(), &db_,
+        SQLITE_OPEN_READWRITE | (create ? SQLITE_OPEN_CREATE : 0) | SQLITE_OPEN_NOMUTEX, nullptr);
     if (rc != SQLITE_OK) {
         Error e = lastError(db_, "open " + path);
         sqlite3_close(db_);

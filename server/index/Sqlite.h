@@ -40,6 +40,8 @@ public:
     Stmt& operator=(const Stmt&) = delete;
     ~Stmt();
 
+    // The statement's SQL text, as prepared.
+    std::string sql() const;
     // Binds are 1-based like SQLite's; chaining keeps call sites short.
     Stmt& bind(int i, std::string_view v);
     Stmt& bind(int i, int64_t v);
@@ -72,7 +74,9 @@ public:
     Db() = default;
     // Opens (creating if needed) with a busy timeout so concurrent engram
     // processes wait for each other instead of failing.
-    explicit Db(const std::string& path);
+    // `create` false: a missing file is an error rather than a new database
+    // (a reader beside the index's owner must not invent one).
+    explicit Db(const std::string& path, bool create = true);
     Db(Db&& o) noexcept
         : db_(o.db_) {
         o.db_ = nullptr;

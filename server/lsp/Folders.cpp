@@ -36,8 +36,14 @@ bool LspServer::bindFolder(const std::string& root, const std::string& source) {
 void LspServer::startupSync(const std::string& root) {
     lsp::Folder* f = folders_->byRoot(root);
     if (!f) return; // removed before its turn came
-    // Bring the indexes in line with the files (changes made while engram
-    // was not running), then watch for changes.
+    // Watch first, so no change falls between the index's start-up check
+    // and the watch; then bring the indexes in line with the files (changes
+    // made while engram was not running).
+    try {
+        f->watch.start();
+    } catch (const std::exception& e) {
+        logLine("watching " + f->watch.dir() + " failed: " + e.what());
+    }
     for (auto& r : f->engine.refresh())
         if (r.added || r.updated || r.removed || r.broken || r.rebuilt)
             logLine("index sync of " + root + ": +" + std::to_string(r.added) + " ~" +

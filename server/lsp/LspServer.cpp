@@ -78,6 +78,7 @@ LspServer::LspServer(ServerOptions opts)
 
 LspServer::~LspServer() {
     lsp::closeHandle(idle_);
+    lsp::closeHandle(reconcileTimer_);
     folders_.reset(); // closes the claims watches
     transport_.reset();
     uv_run(&loop_, UV_RUN_DEFAULT); // let close callbacks free the handles
@@ -96,6 +97,14 @@ int LspServer::run() {
     idle_ = new uv_idle_t;
     uv_idle_init(&loop_, idle_);
     idle_->data = this;
+    reconcileTimer_ = new uv_timer_t;
+    uv_timer_init(&loop_, reconcileTimer_);
+    reconcileTimer_->data = this;
+    uv_timer_start(
+        reconcileTimer_, [](uv_timer_t* h) { static_cast<LspServer*>(h->data)->pollReconcile(); },
+        250, 250);
+    // The timer alone must not keep the loop alive once input is closed.
+    uv_unref(reinterpret_cast<uv_handle_t*>(reconcileTimer_));
     transport_->start();
     uv_run(&loop_, UV_RUN_DEFAULT);
     return exitCode_.value_or(1);
@@ -109,6 +118,18 @@ void LspServer::finish(int code) {
     folders_->stopWatching();
     transport_->close();
     lsp::closeHandle(idle_);
+    lsp::closeHandle(reconcileTimer_);
+}
+
+void LspServer::pollReconcile() {
+    if (exitCode_) return;
+    for (auto* f : folders_->all()) {
+        try {
+            if (!f->engine.pollReconcile().empty()) republishOpen(f->root());
+        } catch (const std::exception& e) {
+            logLine("reconciling " + f->root() + " failed: " + e.what());
+        }
+    }
 }
 
 void LspServer::reply(const json& msg) {
@@ -251,6 +272,7 @@ void LspServer::dispatch(Pending& p) {
         return;
     }
     ensureWatching();
+    pollReconcile();
     // Exactly one reply per request, whatever the handler does.
     try {
         reply(protocol::resultReply(p.id, (this->*(it->second))(p.params)));

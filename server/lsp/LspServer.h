@@ -146,6 +146,9 @@ private:
     uv_loop_t loop_{};
     std::unique_ptr<StdioTransport> transport_;
     uv_idle_t* idle_ = nullptr;
+    // Applies background reconciliation as it finishes (Engine::pollReconcile).
+    uv_timer_t* reconcileTimer_ = nullptr;
+    void pollReconcile();
     std::unique_ptr<lsp::Workspaces> folders_;
     std::map<std::string, OpenDoc> openDocs_; // by absolute path
     int64_t serverRequests_ = 0;              // ids of requests engram sends the client

@@ -40,8 +40,9 @@ std::string canonicalRootParam(const std::string& value, const std::string& fiel
 Folder* Workspaces::add(const std::string& root, const std::string& source,
                         ClaimsWatch::OnChange onChange) {
     if (byRoot(root)) return nullptr;
-    folders_.push_back(std::make_unique<Folder>(EngineOptions{root, source, home_, 30, version_},
-                                                loop_, std::move(onChange)));
+    EngineOptions opts{root, source, home_, 30, version_};
+    opts.backgroundReconcile = true; // a long-lived server: answer first, check the rest after
+    folders_.push_back(std::make_unique<Folder>(std::move(opts), loop_, std::move(onChange)));
     return folders_.back().get();
 }
 

@@ -111,6 +111,9 @@ std::string storesText(const json& e) {
         if (int64_t broken = count(s, "broken_files")) {
             out += "; " + std::to_string(broken) + " claim files do not parse";
         }
+        if (field(s, "reconciled") == "false")
+            out += "; " + std::to_string(count(s, "unchecked_files")) +
+                   " claim files not yet checked against the index";
         out += "\n";
     }
     return out;

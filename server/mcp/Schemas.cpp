@@ -134,6 +134,10 @@ json envelope() {
             {"anchors", integer()},
             {"generation", integer()},
             {"broken_files", integer()},
+            {"reconciled",
+             boolean("False while claim files changed while engram was down are still being "
+                     "checked in the background")},
+            {"unchecked_files", integer()},
             {"error", str("Why the tier could not be read")},
         },
         {"tier", "path", "exists", "index_ready", "claims"});

@@ -47,7 +47,9 @@ void Workspaces::bind(const std::vector<std::string>& roots, const std::string& 
     list_.clear();
     source_ = source;
     for (auto& r : roots) {
-        list_.push_back(std::make_unique<Workspace>(EngineOptions{r, source, home_, 30, version_}));
+        EngineOptions opts{r, source, home_, 30, version_};
+        opts.backgroundReconcile = true; // see lsp/Workspaces.cpp
+        list_.push_back(std::make_unique<Workspace>(std::move(opts)));
         // Watching starts before the first call reads anything, so no change
         // falls between the index's first sync and the watch.
         list_.back()->watcher.start();
@@ -101,6 +103,8 @@ Workspace& Workspaces::route(const std::optional<std::string>& root,
 }
 
 void Workspaces::catchUp(Workspace& ws) {
+    // A background check of the claim files that finished is applied first.
+    ws.engine.pollReconcile();
     // A store created after binding (the first write, another engram, a git
     // pull): everything in it is new to us.
     if (!ws.watcher.watching()) {

@@ -24,6 +24,12 @@ struct TierState {
     int64_t generation = 0;
     int64_t brokenFiles = 0;
     bool indexReady = false;
+    // Every claim file has been compared with the index since it was opened
+    // (false while a large store is still being checked in the background:
+    // `uncheckedFiles` are left; a file rewritten in place while engram was
+    // down may be missing from answers until then).
+    bool reconciled = true;
+    int64_t uncheckedFiles = 0;
     std::string error; // why the tier could not be read, when it could not
 };
 

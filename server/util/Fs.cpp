@@ -133,7 +133,7 @@ std::optional<FileStat> statFile(const std::string& path) {
     struct stat st;
     if (::stat(path.c_str(), &st) != 0) return std::nullopt;
     return FileStat{int64_t(st.st_mtim.tv_sec) * 1000000000 + st.st_mtim.tv_nsec,
-                    int64_t(st.st_size)};
+                    int64_t(st.st_size), uint64_t(st.st_ino)};
 }
 
 std::vector<std::string> listFiles(const std::string& dir) {
@@ -144,6 +144,19 @@ std::vector<std::string> listFiles(const std::string& dir) {
         if (e->d_name[0] == '.') continue;
         if (e->d_type != DT_REG && e->d_type != DT_UNKNOWN && e->d_type != DT_LNK) continue;
         out.emplace_back(e->d_name);
+    }
+    ::closedir(d);
+    return out;
+}
+
+std::vector<DirEntry> listEntries(const std::string& dir) {
+    std::vector<DirEntry> out;
+    DIR* d = ::opendir(dir.c_str());
+    if (!d) return out;
+    while (auto* e = ::readdir(d)) {
+        if (e->d_name[0] == '.') continue;
+        if (e->d_type != DT_REG && e->d_type != DT_UNKNOWN && e->d_type != DT_LNK) continue;
+        out.push_back({e->d_name, uint64_t(e->d_ino)});
     }
     ::closedir(d);
     return out;

@@ -51,7 +51,15 @@ private:
 struct FileStat {
     int64_t mtimeNs = 0;
     int64_t size = 0;
+    uint64_t ino = 0; // a file replaced by a new one (git checkout, rename) has a new inode
 };
+
+// A file is as it was when `was` was taken: same mtime, size and (when
+// known) inode.
+inline bool sameFile(const std::optional<FileStat>& now, const FileStat& was) {
+    return now && now->mtimeNs == was.mtimeNs && now->size == was.size &&
+           (was.ino == 0 || now->ino == was.ino);
+}
 
 std::optional<std::string> readFile(const std::string& path);
 // Durable replace of path's contents (temp file + fsync + rename + dir fsync).
@@ -63,6 +71,13 @@ void makeDirs(const std::string& path);
 std::optional<FileStat> statFile(const std::string& path);
 // Regular-file names in dir (not recursive), unsorted; empty when dir is absent.
 std::vector<std::string> listFiles(const std::string& dir);
+// The same with each entry's inode, as the directory itself holds it (no
+// stat per file: a listing of a million names costs one pass of getdents).
+struct DirEntry {
+    std::string name;
+    uint64_t ino = 0;
+};
+std::vector<DirEntry> listEntries(const std::string& dir);
 bool removeFile(const std::string& path);
 std::string joinPath(std::string_view a, std::string_view b);
 

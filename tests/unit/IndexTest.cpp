@@ -7,7 +7,10 @@
 #include "text/Tokenize.h"
 
 #include <catch2/catch.hpp>
+#include <cstdio>
 #include <fstream>
+#include <set>
+#include <thread>
 
 using namespace engram;
 using engram::test::TempDir;
@@ -140,4 +143,82 @@ TEST_CASE("rebuild gives the same rows as incremental sync") {
     CHECK(before.size() == 50);
     CHECK(after.size() == 50);
     CHECK(idx.stats().committed == 50);
+}
+
+TEST_CASE("every keyed lookup is planned through an index, never a walk of all claims") {
+    Fixture f;
+    // Mostly committed claims with distinct labels: a plan through the status
+    // index would walk nearly every row.
+    for (int i = 0; i < 300; ++i)
+        f.put(make("c-n" + std::to_string(i), "note " + std::to_string(i),
+                   "label-" + std::to_string(i)));
+    Index idx(f.store);
+    idx.sync();
+    auto plans = idx.lookupPlans();
+    REQUIRE(plans.size() == 7);
+    for (auto& [name, plan] : plans) {
+        INFO(name << ": " << plan);
+        CHECK(plan.find("SCAN") == std::string::npos);
+        CHECK(plan.find("claims_status") == std::string::npos);
+    }
+    CHECK(plans[1].second.find("claims_label") != std::string::npos);
+    CHECK(plans[2].second.find("claims_label") != std::string::npos);
+}
+
+TEST_CASE("a scan of the claims directory names every file added, removed, replaced or "
+          "rewritten") {
+    Fixture f;
+    for (int i = 0; i < 5; ++i)
+        f.put(make("c-s" + std::to_string(i), "note " + std::to_string(i)));
+    {
+        Index idx(f.store);
+        idx.sync();
+        // The files were just written: the listing is not yet trusted.
+        CHECK_FALSE(idx.settledDirMark());
+    }
+    std::string dir = f.store.claimsDir();
+    auto scan = scanClaims(f.store.indexPath(), dir, true);
+    CHECK(scan.error.empty());
+    CHECK(scan.ids.empty());
+    CHECK(scan.files == 5);
+
+    f.put(make("c-added", "new"));                         // added
+    REQUIRE(std::remove((dir + "/c-s0.md").c_str()) == 0); // removed
+    REQUIRE(std::rename((dir + "/c-s1.md").c_str(), (dir + "/c-moved.md").c_str()) == 0);
+    {
+        std::ofstream out(dir + "/c-s2.md", std::ios::app); // rewritten in place
+        out << "more\n";
+    }
+    auto listing = scanClaims(f.store.indexPath(), dir, false);
+    std::set<std::string> listed(listing.ids.begin(), listing.ids.end());
+    CHECK(listed == std::set<std::string>{"c-added", "c-s0", "c-s1", "c-moved"});
+    auto full = scanClaims(f.store.indexPath(), dir, true);
+    std::set<std::string> all(full.ids.begin(), full.ids.end());
+    CHECK(all == std::set<std::string>{"c-added", "c-s0", "c-s1", "c-moved", "c-s2"});
+    // A directory changed a moment ago is not settled: a change in the same
+    // timestamp tick would not move its mtime again.
+    CHECK_FALSE(full.settled);
+
+    Index idx(f.store);
+    idx.applyScan(full);
+    CHECK(idx.byId("c-added"));
+    // The renamed file still says `id: c-s1`: reported, not indexed under either name.
+    auto broken = idx.brokenFiles();
+    REQUIRE(broken.size() == 1);
+    CHECK(broken[0].file == "claims/c-moved.md");
+    CHECK_FALSE(idx.byId("c-s0"));
+    CHECK_FALSE(idx.byId("c-s1"));
+    CHECK(idx.byId("c-s2")->claim.text == "note 2\nmore");
+    CHECK(scanClaims(f.store.indexPath(), dir, true).ids.empty());
+
+    // Once the directory is older than a tick, a scan settles it, and the
+    // mark holds until the directory changes.
+    std::this_thread::sleep_for(std::chrono::milliseconds(30));
+    auto settled = scanClaims(f.store.indexPath(), dir, true);
+    CHECK(settled.settled);
+    idx.applyScan(settled);
+    REQUIRE(idx.settledDirMark());
+    CHECK(*idx.settledDirMark() == *dirMark(dir));
+    f.put(make("c-later", "later"));
+    CHECK(*idx.settledDirMark() != *dirMark(dir));
 }

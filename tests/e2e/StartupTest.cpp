@@ -1,0 +1,280 @@
+// Start-up without a scan (ARCHITECTURE.md, "Start-up without a scan"):
+// every kind of change made to claim files while no engram ran (an edit in
+// place, an add, a delete, a rename, a git checkout that swaps a thousand
+// files) is seen by the first answer that could include it, for a small
+// store and for one that takes the large-store path (forced here with
+// ENGRAM_INLINE_RECONCILE_MAX=0: the path of a store of more than 20k
+// claims). When the claims directory itself is unchanged, only files
+// rewritten in place can differ, and those are checked on a thread (held
+// back here with ENGRAM_RECONCILE_HOLD_MS, so the answers served before it
+// finishes are observed): a claim served meanwhile is never stale, and one
+// that would newly match may be missing only while the answer's envelope
+// says the store is not reconciled yet.
+#include "Client.h"
+
+#include <catch2/catch.hpp>
+#include <filesystem>
+#include <sys/stat.h>
+#include <thread>
+
+using namespace engram::e2e;
+using engram::test::TempDir;
+namespace fs = std::filesystem;
+
+namespace {
+
+const std::vector<std::string> kGitEnv = {
+    "GIT_AUTHOR_NAME=tester",      "GIT_AUTHOR_EMAIL=tester@example.invalid",
+    "GIT_COMMITTER_NAME=tester",   "GIT_COMMITTER_EMAIL=tester@example.invalid",
+    "GIT_CONFIG_GLOBAL=/dev/null", "GIT_CONFIG_NOSYSTEM=1"};
+
+void gitOk(const std::string& dir, std::vector<std::string> args) {
+    args.insert(args.begin(), {"git", "-C", dir});
+    auto r = runProgram(args, kGitEnv);
+    INFO("git " << args[3] << ": exit " << r.exitCode << "\n" << r.out << r.err);
+    REQUIRE(r.exitCode == 0);
+}
+
+std::string handWritten(const std::string& label, const std::string& text) {
+    return "---\nlabel: " + label + "\nkind: fact\nconfidence: 0.8\n---\n" + text + "\n";
+}
+
+uint64_t inode(const std::string& path) {
+    struct stat st;
+    REQUIRE(::stat(path.c_str(), &st) == 0);
+    return uint64_t(st.st_ino);
+}
+
+// Rewrites a file in place: the same inode, so only its own stat moves
+// (an editor that truncates and writes, not one that renames).
+void rewriteInPlace(const std::string& path, const std::string& contents) {
+    uint64_t before = inode(path);
+    spew(path, contents);
+    REQUIRE(inode(path) == before);
+}
+
+bool hasRow(const json& recall, const std::string& id) {
+    for (auto& row : recall["rows"])
+        if (row["id"] == id) return true;
+    return false;
+}
+
+bool reconciled(const json& envelope) {
+    return storeOf(envelope)["reconciled"] == true;
+}
+
+constexpr int kBulk = 1200; // claims a checkout swaps
+
+std::string bulkId(int i) {
+    char buf[32];
+    std::snprintf(buf, sizeof buf, "c-bulk%05d", i);
+    return buf;
+}
+
+struct Site {
+    TempDir root, home;
+    std::vector<std::string> env;
+    std::string claims;
+    std::string anchored; // a claim anchored to drifted code
+
+    explicit Site(bool background, int holdMs = 0) {
+        if (background) env.push_back("ENGRAM_INLINE_RECONCILE_MAX=0");
+        if (holdMs) env.push_back("ENGRAM_RECONCILE_HOLD_MS=" + std::to_string(holdMs));
+        copySampleWorkspace(root.path());
+        claims = claimsDir(root.path());
+        auto cli = runCli({"--root", root.path(), "--home", home.path(), "--json", "remember",
+                           "TokenValidator.validate reports expiry in .ok", "--label",
+                           "validate-expiry", "--anchor", "src/auth.py#TokenValidator.validate"},
+                          {"ENGRAM_AGENT=human:tester"});
+        INFO(cli.out << cli.err);
+        REQUIRE(cli.exitCode == 0);
+        anchored = cli.parsed()["claim"]["id"];
+        std::string auth = root.path() + "/src/auth.py";
+        std::string code = *slurp(auth);
+        auto at = code.find("reason=\"expired\"");
+        REQUIRE(at != std::string::npos);
+        spew(auth, code.replace(at, 16, "reason=\"too old\""));
+
+        for (int i = 0; i < kBulk; ++i)
+            spew(claims + "/" + bulkId(i) + ".md",
+                 handWritten("bulk-" + std::to_string(i),
+                             "Bulk note " + std::to_string(i) + " about the ledger subsystem"));
+        spew(claims + "/c-edit1.md",
+             handWritten("cache-warm", "The cache warms lazily on the first request"));
+        spew(claims + "/c-edit2.md", handWritten("settle", "Payments settle nightly"));
+        spew(claims + "/c-gone.md", handWritten("archive", "Orders are archived by the heron job"));
+        spew(claims + "/c-old.md",
+             handWritten("invoices", "Invoices are rendered by the ibis app"));
+
+        gitOk(root.path(), {"init", "-q", "-b", "main"});
+        gitOk(root.path(), {"add", "-A"});
+        gitOk(root.path(), {"commit", "-q", "-m", "claims"});
+        gitOk(root.path(), {"checkout", "-q", "-b", "swap"});
+        for (int i = 0; i < kBulk; ++i)
+            spew(claims + "/" + bulkId(i) + ".md",
+                 handWritten("bulk-" + std::to_string(i),
+                             "Bulk note " + std::to_string(i) + " about the gazelle subsystem"));
+        gitOk(root.path(), {"commit", "-q", "-am", "swap"});
+        gitOk(root.path(), {"checkout", "-q", "main"});
+    }
+
+    std::unique_ptr<Server> start() {
+        ServerOptions opts;
+        opts.home = home.path();
+        opts.env = env;
+        auto s = std::make_unique<Server>(opts);
+        s->initialize(root.path());
+        return s;
+    }
+};
+
+void stop(Server& s) {
+    REQUIRE(s.request("shutdown", nullptr).contains("result"));
+    s.notify("exit", nullptr);
+    REQUIRE(s.waitExit() == 0);
+}
+
+// Status until the store says it is reconciled (bounded: ~10 s).
+json waitReconciled(Server& s) {
+    json st;
+    for (int i = 0; i < 500; ++i) {
+        st = s.call("engram/status");
+        if (reconciled(st["envelope"])) break;
+        std::this_thread::sleep_for(std::chrono::milliseconds(20));
+    }
+    REQUIRE(reconciled(st["envelope"]));
+    return st;
+}
+
+} // namespace
+
+TEST_CASE("changes made while engram was down are seen by the first answer that could include "
+          "them",
+          "[e2e][startup]") {
+    bool background = GENERATE(false, true);
+    INFO((background ? "reconciled in the background" : "reconciled before the first answer"));
+    Site site(background, background ? 3000 : 0);
+    {
+        // A session that indexes the store and leaves it settled.
+        auto s = site.start();
+        CHECK(s->call("engram/recall", {{"query", "ledger"}, {"limit", 3}})["rows"].size() == 3);
+        waitReconciled(*s);
+        stop(*s);
+    }
+    // Older than any timestamp tick, so the settled listing is trusted.
+    std::this_thread::sleep_for(std::chrono::milliseconds(50));
+
+    // While engram is down: a checkout swapping 1200 files, edits in place,
+    // a delete, a rename, an add, and the anchored claim retracted by hand.
+    gitOk(site.root.path(), {"checkout", "-q", "swap"});
+    rewriteInPlace(site.claims + "/c-edit1.md",
+                   handWritten("cache-warm", "The cache warms lazily and evicts with walrus LRU"));
+    rewriteInPlace(site.claims + "/c-edit2.md",
+                   handWritten("settle", "Payments settle hourly through the okapi queue"));
+    fs::remove(site.claims + "/c-gone.md");
+    fs::rename(site.claims + "/c-old.md", site.claims + "/c-renamed.md");
+    spew(site.claims + "/c-new.md",
+         handWritten("refunds", "Refunds are approved by the lynx desk"));
+    std::string anchoredFile = site.claims + "/" + site.anchored + ".md";
+    std::string text = *slurp(anchoredFile);
+    auto status = text.find("status: committed");
+    REQUIRE(status != std::string::npos);
+    rewriteInPlace(anchoredFile, text.replace(status, 17, "status: retracted"));
+
+    auto s = site.start();
+    // The checkout: every answer about the swapped claims is the new text.
+    json r = s->call("engram/recall", {{"query", "gazelle"}, {"limit", 20}});
+    REQUIRE(r["rows"].size() == 20);
+    for (auto& row : r["rows"])
+        CHECK(row["text"].get<std::string>().find("gazelle") != std::string::npos);
+    CHECK(s->call("engram/recall", {{"query", "ledger"}})["rows"].empty());
+    // Added, deleted, renamed.
+    CHECK(rowIds(s->call("engram/recall", {{"query", "lynx"}})) ==
+          std::vector<std::string>{"c-new"});
+    CHECK(s->call("engram/recall", {{"query", "heron"}})["rows"].empty());
+    CHECK(rowIds(s->call("engram/recall", {{"query", "ibis"}})) ==
+          std::vector<std::string>{"c-renamed"});
+    // Edited in place, and served: never as it was.
+    r = s->call("engram/recall", {{"query", "cache"}});
+    REQUIRE(hasRow(r, "c-edit1"));
+    CHECK(r["rows"][0]["text"] == "The cache warms lazily and evicts with walrus LRU");
+    CHECK(s->call("engram/get", {{"id", "c-edit2"}})["claim"]["text"] ==
+          "Payments settle hourly through the okapi queue");
+    // The editor's view of the anchored file: the retracted claim is gone.
+    json anchors = s->call("engram/anchors", {{"uri", fileUri(site.root.path() + "/src/auth.py")}});
+    for (auto& a : anchors["anchors"])
+        CHECK(a["claim_id"] != site.anchored);
+    // Edited in place so that it now matches: the directory changed too
+    // (the checkout), so the store was checked completely before answering.
+    r = s->call("engram/recall", {{"query", "okapi"}});
+    CHECK(rowIds(r) == std::vector<std::string>{"c-edit2"});
+    CHECK(reconciled(r["envelope"]));
+    CHECK(r["envelope"]["trust_mode"] == "full_trust");
+    stop(*s);
+
+    // engram check (one-shot) reconciles everything before it answers: the
+    // retracted claim's drift is not reported.
+    auto check = runCli(
+        {"--root", site.root.path(), "--home", site.home.path(), "check", "--format", "json"},
+        site.env);
+    INFO(check.out << check.err);
+    REQUIRE(check.exitCode == 0);
+    CHECK(check.parsed()["findings"].empty());
+}
+
+TEST_CASE("files rewritten in place while engram was down: served current at once, found when "
+          "the background check ends",
+          "[e2e][startup]") {
+    Site site(true, 3000);
+    // The first session's check settles the directory only once its mtime
+    // is older than a timestamp tick.
+    std::this_thread::sleep_for(std::chrono::milliseconds(50));
+    {
+        auto s = site.start();
+        waitReconciled(*s);
+        stop(*s);
+    }
+    std::this_thread::sleep_for(std::chrono::milliseconds(50));
+    // Only edits in place: the directory stays as it was last known.
+    rewriteInPlace(site.claims + "/" + bulkId(7) + ".md",
+                   handWritten("bulk-7", "Bulk note 7 about the pangolin subsystem"));
+    rewriteInPlace(site.claims + "/c-edit1.md",
+                   handWritten("cache-warm", "The cache warms lazily and evicts with walrus LRU"));
+    std::string anchoredFile = site.claims + "/" + site.anchored + ".md";
+    std::string text = *slurp(anchoredFile);
+    auto status = text.find("status: committed");
+    REQUIRE(status != std::string::npos);
+    rewriteInPlace(anchoredFile, text.replace(status, 17, "status: retracted"));
+
+    auto s = site.start();
+    // Newly matching, not yet checked: absent, and the answer says why.
+    json r = s->call("engram/recall", {{"query", "pangolin"}});
+    CHECK(r["rows"].empty());
+    CHECK_FALSE(reconciled(r["envelope"]));
+    CHECK(storeOf(r["envelope"])["unchecked_files"].get<int64_t>() > 0);
+    CHECK(r["envelope"]["trust_mode"] == "needs_index");
+    CHECK(r["why_empty"].get<std::string>().find("still being checked") != std::string::npos);
+    bool named = false;
+    for (auto& n : r["envelope"]["non_claims"])
+        named |= n.get<std::string>().find("not running") != std::string::npos;
+    CHECK(named);
+    // Served while unchecked: read again from its file first.
+    r = s->call("engram/recall", {{"query", "cache"}});
+    REQUIRE(hasRow(r, "c-edit1"));
+    CHECK(r["rows"][0]["text"] == "The cache warms lazily and evicts with walrus LRU");
+    CHECK(s->call("engram/get", {{"id", bulkId(7)}})["claim"]["text"] ==
+          "Bulk note 7 about the pangolin subsystem");
+    json anchors = s->call("engram/anchors", {{"uri", fileUri(site.root.path() + "/src/auth.py")}});
+    for (auto& a : anchors["anchors"])
+        CHECK(a["claim_id"] != site.anchored);
+
+    waitReconciled(*s);
+    r = s->call("engram/recall", {{"query", "pangolin"}});
+    CHECK(rowIds(r) == std::vector<std::string>{bulkId(7)});
+    CHECK(r["envelope"]["trust_mode"] == "full_trust");
+    // The check recorded what it found in the audit log, as any arrival.
+    std::string audit = *slurp(site.root.path() + "/.engram/audit.log");
+    CHECK(audit.find(bulkId(7) + "@1\tunknown\tclaims/" + bulkId(7) + ".md changed") !=
+          std::string::npos);
+    stop(*s);
+}
