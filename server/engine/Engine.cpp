@@ -165,6 +165,8 @@ std::vector<std::string> Engine::pollReconcile() {
         t.nextCheck = now + std::chrono::seconds(2);
         if (!t.swept) {
             startScan(t, true); // the start-up sweep failed: again
+        } else if (now - t.lastWrite < std::chrono::seconds(2)) {
+            // Writes are still coming: re-check once they pause, not under them.
         } else if (auto known = t.index->settledDirMark();
                    !known || dirMark(t.store->claimsDir()) != known) {
             // Changed since it was last known completely (engram's own

@@ -25,6 +25,7 @@ Claim Engine::loadForUpdate(Tier& t, const std::string& id) {
 void Engine::commitWrite(Tier& t, const Claim& c, const std::string& act, const std::string& agent,
                          const std::string& detail) {
     t.store->write(c);
+    t.lastWrite = std::chrono::steady_clock::now();
     auto st = statFile(t.store->claimPath(c.id));
     t.index->upsert(c, st.value_or(FileStat{}));
     t.store->audit().append(act, c.id + "@" + std::to_string(c.version), agent, detail);

@@ -34,6 +34,7 @@ struct Engine::Tier {
     // may not be indexed yet (rows served are still checked one by one).
     bool swept = true;
     std::chrono::steady_clock::time_point nextCheck{};
+    std::chrono::steady_clock::time_point lastWrite{}; // engram's own, in this process
 
     ~Tier() {
         if (scan) scan->cancel->store(true); // the future's destructor waits
