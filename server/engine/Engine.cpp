@@ -13,6 +13,8 @@
 
 #include <cstdlib>
 #include <map>
+#include <sys/resource.h>
+#include <sys/syscall.h>
 #include <thread>
 #include <unistd.h>
 
@@ -130,9 +132,12 @@ void Engine::startScan(Tier& t, bool opening) {
     s.result =
         std::async(std::launch::async, [index = t.store->indexPath(), dir = t.store->claimsDir(),
                                         cancel = s.cancel, checked = s.checked, holdMs] {
+            // Behind the requests: one thread, at a lower priority (a
+            // thread's own nice value on Linux), so answers keep a core.
+            ::setpriority(PRIO_PROCESS, id_t(::syscall(SYS_gettid)), 10);
             for (int64_t waited = 0; waited < holdMs && !cancel->load(); waited += 10)
                 std::this_thread::sleep_for(std::chrono::milliseconds(10));
-            return scanClaims(index, dir, true, checked.get(), cancel.get());
+            return scanClaims(index, dir, true, checked.get(), cancel.get(), false);
         });
     if (opening) t.swept = false;
     t.scan = std::move(s);

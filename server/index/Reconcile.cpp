@@ -49,7 +49,8 @@ struct Indexed {
 } // namespace
 
 ClaimsScan scanClaims(const std::string& indexPath, const std::string& claimsDir, bool statEvery,
-                      std::atomic<int64_t>* checked, const std::atomic<bool>* cancel) {
+                      std::atomic<int64_t>* checked, const std::atomic<bool>* cancel,
+                      bool parallel) {
     ClaimsScan out;
     out.statEvery = statEvery;
     // Read the clock before the directory: a change after this moment gets
@@ -120,7 +121,7 @@ ClaimsScan scanClaims(const std::string& indexPath, const std::string& claimsDir
         }
     };
     size_t threads = 1;
-    if (statEvery && entries.size() >= 20000)
+    if (parallel && statEvery && entries.size() >= 20000)
         threads = std::clamp<size_t>(std::thread::hardware_concurrency(), 1, 4);
     std::vector<std::vector<std::string>> changed(threads);
     {

@@ -63,8 +63,11 @@ struct ClaimsScan {
 
 // `checked` counts the files compared so far (progress for the envelope);
 // `cancel` stops the scan early (the result is then marked cancelled).
+// `parallel`: stat on up to four threads (a scan the caller waits for);
+// false for a scan beside a server answering requests, which should not
+// take both cores from it.
 ClaimsScan scanClaims(const std::string& indexPath, const std::string& claimsDir, bool statEvery,
                       std::atomic<int64_t>* checked = nullptr,
-                      const std::atomic<bool>* cancel = nullptr);
+                      const std::atomic<bool>* cancel = nullptr, bool parallel = true);
 
 } // namespace engram

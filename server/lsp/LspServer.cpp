@@ -7,6 +7,8 @@
 #include "protocol/Packet.h"
 #include "util/Paths.h"
 
+#include <malloc.h>
+
 namespace engram {
 
 using protocol::json;
@@ -125,7 +127,11 @@ void LspServer::pollReconcile() {
     if (exitCode_) return;
     for (auto* f : folders_->all()) {
         try {
+            bool was = f->engine.reconciling();
             if (!f->engine.pollReconcile().empty()) republishOpen(f->root());
+            // The check's file tables are gone: hand their pages back, as
+            // after the start-up sync, so an idle server stays small.
+            if (was && !f->engine.reconciling()) ::malloc_trim(0);
         } catch (const std::exception& e) {
             logLine("reconciling " + f->root() + " failed: " + e.what());
         }
