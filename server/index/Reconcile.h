@@ -6,8 +6,9 @@
 //   editor that saves by renaming): the directory's own mtime moves, and a
 //   listing (names and inodes, one getdents pass, no stat per file) says
 //   which names;
-// - a file replaced by a new one under the same name (git checkout): its
-//   inode in the listing differs from the indexed one;
+// - a file replaced by a new one under the same name (git checkout): the
+//   directory's mtime moves, but the new file often gets the freed inode
+//   back (git on ext4 does), so only the file's own mtime says which;
 // - a file rewritten in place (an editor that truncates and writes): only
 //   the file's own stat moves, so only a stat of every file finds it.
 // scanClaims does the listing and, when asked, the stat of every file. It
