@@ -84,8 +84,7 @@ bool Engine::ready(Tier& t) {
     // indexing into its own file. The writers' lock makes one process create
     // it and every other one open that same file.
     auto lock = t.store->lock();
-    if (t.scan) t.scan->cancel->store(true);
-    t.scan.reset();
+    t.stopScan();
     t.index = std::make_unique<Index>(*t.store);
     ++t.opens;
     if (t.index->freshlyCreated()) {
@@ -106,8 +105,7 @@ SyncReport Engine::reconcileOnOpen(Tier& t) {
     auto known = t.index->settledDirMark();
     if (!opts_.backgroundReconcile || t.index->stats().total <= opts_.inlineReconcileMax ||
         !known || dirMark(t.store->claimsDir()) != known) {
-        if (t.scan) t.scan->cancel->store(true);
-        t.scan.reset();
+        t.stopScan();
         SyncReport r = t.index->sync();
         recordArrivals(t, r);
         t.swept = true;
@@ -116,8 +114,7 @@ SyncReport Engine::reconcileOnOpen(Tier& t) {
     // The directory is as last known: the only change it can hide is a file
     // rewritten in place. Those are found by a stat of each on a thread;
     // meanwhile every claim served is checked against its file.
-    if (t.scan) t.scan->cancel->store(true);
-    t.scan.reset();
+    t.stopScan();
     startScan(t, true);
     return {};
 }

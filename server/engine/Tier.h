@@ -36,9 +36,12 @@ struct Engine::Tier {
     std::chrono::steady_clock::time_point nextCheck{};
     std::chrono::steady_clock::time_point lastWrite{}; // engram's own, in this process
 
-    ~Tier() {
-        if (scan) scan->cancel->store(true); // the future's destructor waits
+    // Cancels a running scan and waits for it (the future's destructor).
+    void stopScan() {
+        if (scan) scan->cancel->store(true);
+        scan.reset();
     }
+    ~Tier() { stopScan(); }
 };
 
 } // namespace engram

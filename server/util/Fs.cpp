@@ -138,14 +138,8 @@ std::optional<FileStat> statFile(const std::string& path) {
 
 std::vector<std::string> listFiles(const std::string& dir) {
     std::vector<std::string> out;
-    DIR* d = ::opendir(dir.c_str());
-    if (!d) return out;
-    while (auto* e = ::readdir(d)) {
-        if (e->d_name[0] == '.') continue;
-        if (e->d_type != DT_REG && e->d_type != DT_UNKNOWN && e->d_type != DT_LNK) continue;
-        out.emplace_back(e->d_name);
-    }
-    ::closedir(d);
+    for (auto& e : listEntries(dir))
+        out.push_back(std::move(e.name));
     return out;
 }
 

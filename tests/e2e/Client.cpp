@@ -477,6 +477,20 @@ CliResult runCli(const std::vector<std::string>& args, const std::vector<std::st
     return runProgram(std::move(argv), env, stdinData, timeout);
 }
 
+const std::vector<std::string>& fixedGitEnv() {
+    static const std::vector<std::string> env = {
+        "GIT_AUTHOR_NAME=tester",      "GIT_AUTHOR_EMAIL=tester@example.invalid",
+        "GIT_COMMITTER_NAME=tester",   "GIT_COMMITTER_EMAIL=tester@example.invalid",
+        "GIT_CONFIG_GLOBAL=/dev/null", "GIT_CONFIG_NOSYSTEM=1",
+        "GIT_MERGE_AUTOEDIT=no",       "GIT_EDITOR=true"};
+    return env;
+}
+
+CliResult runGit(const std::string& dir, std::vector<std::string> args) {
+    args.insert(args.begin(), {"git", "-C", dir});
+    return runProgram(args, fixedGitEnv());
+}
+
 CliResult runProgram(std::vector<std::string> argv, const std::vector<std::string>& env,
                      const std::string& stdinData, std::chrono::milliseconds timeout) {
     (void)kSigpipeIgnored;

@@ -145,6 +145,13 @@ CliResult runProgram(std::vector<std::string> argv, const std::vector<std::strin
                      const std::string& stdinData = "",
                      std::chrono::milliseconds timeout = std::chrono::milliseconds(30000));
 
+// The environment git runs with in tests: a fixed author, no user or
+// system config, no editor, so the machine's git settings cannot change
+// what a test sees.
+const std::vector<std::string>& fixedGitEnv();
+// `git -C dir args...` with fixedGitEnv().
+CliResult runGit(const std::string& dir, std::vector<std::string> args);
+
 // `file://` URI of an absolute path.
 std::string fileUri(const std::string& path);
 // Lower-case hex SHA-256 (libsodium, independent of engram's own wrapper).

@@ -23,15 +23,9 @@ namespace fs = std::filesystem;
 
 namespace {
 
-const std::vector<std::string> kGitEnv = {
-    "GIT_AUTHOR_NAME=tester",      "GIT_AUTHOR_EMAIL=tester@example.invalid",
-    "GIT_COMMITTER_NAME=tester",   "GIT_COMMITTER_EMAIL=tester@example.invalid",
-    "GIT_CONFIG_GLOBAL=/dev/null", "GIT_CONFIG_NOSYSTEM=1"};
-
 void gitOk(const std::string& dir, std::vector<std::string> args) {
-    args.insert(args.begin(), {"git", "-C", dir});
-    auto r = runProgram(args, kGitEnv);
-    INFO("git " << args[3] << ": exit " << r.exitCode << "\n" << r.out << r.err);
+    auto r = runGit(dir, args);
+    INFO("git " << args[0] << ": exit " << r.exitCode << "\n" << r.out << r.err);
     REQUIRE(r.exitCode == 0);
 }
 
@@ -51,6 +45,14 @@ void rewriteInPlace(const std::string& path, const std::string& contents) {
     uint64_t before = inode(path);
     spew(path, contents);
     REQUIRE(inode(path) == before);
+}
+
+// Retracts a claim by hand, in place (a person editing its status line).
+void retractInPlace(const std::string& file) {
+    std::string text = *slurp(file);
+    auto status = text.find("status: committed");
+    REQUIRE(status != std::string::npos);
+    rewriteInPlace(file, text.replace(status, 17, "status: retracted"));
 }
 
 bool hasRow(const json& recall, const std::string& id) {
@@ -175,11 +177,7 @@ TEST_CASE("changes made while engram was down are seen by the first answer that 
     fs::rename(site.claims + "/c-old.md", site.claims + "/c-renamed.md");
     spew(site.claims + "/c-new.md",
          handWritten("refunds", "Refunds are approved by the lynx desk"));
-    std::string anchoredFile = site.claims + "/" + site.anchored + ".md";
-    std::string text = *slurp(anchoredFile);
-    auto status = text.find("status: committed");
-    REQUIRE(status != std::string::npos);
-    rewriteInPlace(anchoredFile, text.replace(status, 17, "status: retracted"));
+    retractInPlace(site.claims + "/" + site.anchored + ".md");
 
     auto s = site.start();
     // The checkout: every answer about the swapped claims is the new text.
@@ -240,11 +238,7 @@ TEST_CASE("files rewritten in place while engram was down: served current at onc
                    handWritten("bulk-7", "Bulk note 7 about the pangolin subsystem"));
     rewriteInPlace(site.claims + "/c-edit1.md",
                    handWritten("cache-warm", "The cache warms lazily and evicts with walrus LRU"));
-    std::string anchoredFile = site.claims + "/" + site.anchored + ".md";
-    std::string text = *slurp(anchoredFile);
-    auto status = text.find("status: committed");
-    REQUIRE(status != std::string::npos);
-    rewriteInPlace(anchoredFile, text.replace(status, 17, "status: retracted"));
+    retractInPlace(site.claims + "/" + site.anchored + ".md");
 
     auto s = site.start();
     // Newly matching, not yet checked: absent, and the answer says why.

@@ -13,14 +13,6 @@ namespace fs = std::filesystem;
 
 namespace {
 
-// git with a fixed author and no user or system config, so the machine's
-// git settings cannot change what a test sees.
-const std::vector<std::string> kGitEnv = {
-    "GIT_AUTHOR_NAME=tester",      "GIT_AUTHOR_EMAIL=tester@example.invalid",
-    "GIT_COMMITTER_NAME=tester",   "GIT_COMMITTER_EMAIL=tester@example.invalid",
-    "GIT_CONFIG_GLOBAL=/dev/null", "GIT_CONFIG_NOSYSTEM=1",
-    "GIT_MERGE_AUTOEDIT=no",       "GIT_EDITOR=true"};
-
 std::string describe(const CliResult& r) {
     return "exit " + std::to_string(r.exitCode) + "\nstdout: " + r.out + "\nstderr: " + r.err;
 }
@@ -30,8 +22,7 @@ bool contains(const std::string& hay, const std::string& needle) {
 }
 
 CliResult git(const std::string& dir, std::vector<std::string> args) {
-    args.insert(args.begin(), {"git", "-C", dir});
-    return runProgram(args, kGitEnv);
+    return runGit(dir, std::move(args));
 }
 
 CliResult gitOk(const std::string& dir, std::vector<std::string> args) {
@@ -49,7 +40,7 @@ struct Clone {
     CliResult run(std::vector<std::string> args) const {
         std::vector<std::string> full = {"--root", dir, "--home", home.path()};
         full.insert(full.end(), args.begin(), args.end());
-        auto env = kGitEnv;
+        auto env = fixedGitEnv();
         env.push_back("ENGRAM_AGENT=" + agent);
         return runCli(full, env);
     }

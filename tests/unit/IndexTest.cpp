@@ -8,8 +8,11 @@
 
 #include <catch2/catch.hpp>
 #include <cstdio>
+#include <ctime>
+#include <fcntl.h>
 #include <fstream>
 #include <set>
+#include <sys/stat.h>
 #include <thread>
 
 using namespace engram;
@@ -170,12 +173,7 @@ TEST_CASE("a scan of the claims directory names every file added, removed, repla
     Fixture f;
     for (int i = 0; i < 5; ++i)
         f.put(make("c-s" + std::to_string(i), "note " + std::to_string(i)));
-    {
-        Index idx(f.store);
-        idx.sync();
-        // The files were just written: the listing is not yet trusted.
-        CHECK_FALSE(idx.settledDirMark());
-    }
+    Index(f.store).sync();
     std::string dir = f.store.claimsDir();
     auto scan = scanClaims(f.store.indexPath(), dir, true);
     CHECK(scan.error.empty());
@@ -195,9 +193,14 @@ TEST_CASE("a scan of the claims directory names every file added, removed, repla
     auto full = scanClaims(f.store.indexPath(), dir, true);
     std::set<std::string> all(full.ids.begin(), full.ids.end());
     CHECK(all == std::set<std::string>{"c-added", "c-s0", "c-s1", "c-moved", "c-s2"});
-    // A directory changed a moment ago is not settled: a change in the same
-    // timestamp tick would not move its mtime again.
-    CHECK_FALSE(full.settled);
+    // A directory whose mtime is not a tick behind the scan is not settled:
+    // a change in the same tick would not move it again. (Its mtime is set
+    // ahead of the clock here, so the check does not depend on timing.)
+    timespec ahead[2] = {{0, UTIME_OMIT}, {std::time(nullptr) + 60, 0}};
+    REQUIRE(::utimensat(AT_FDCWD, dir.c_str(), ahead, 0) == 0);
+    CHECK_FALSE(scanClaims(f.store.indexPath(), dir, true).settled);
+    timespec now[2] = {{0, UTIME_OMIT}, {0, UTIME_NOW}};
+    REQUIRE(::utimensat(AT_FDCWD, dir.c_str(), now, 0) == 0);
 
     Index idx(f.store);
     idx.applyScan(full);
