@@ -335,6 +335,7 @@ std::vector<SyncReport> Engine::reindex() {
     for (auto& t : tiers_) {
         if (!t->store->exists()) continue;
         auto lock = t->store->lock();
+        t->stopScan(); // its connection reads the file about to be replaced
         if (!t->index) t->index = std::make_unique<Index>(*t->store);
         out.push_back(t->index->rebuild("requested"));
     }

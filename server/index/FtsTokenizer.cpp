@@ -3,7 +3,9 @@
 // Documents are split by text::tokenize (identifier splitting, stemming, stop
 // words). Queries are handed over already tokenized by the same function, so
 // in query mode the tokenizer passes terms through verbatim: stemming twice
-// would not be idempotent and would miss terms.
+// would not be idempotent and would miss terms. A bulk load may hand over a
+// row's terms computed on another thread (Pretokenized.h).
+#include "index/Pretokenized.h"
 #include "index/Sqlite.h"
 #include "text/Tokenize.h"
 
@@ -15,6 +17,21 @@ namespace {
 struct Tok {
     int unused = 0;
 };
+
+// The row a ReplayScope on this thread is inserting, and the next of its
+// columns not yet replayed (FTS5 tokenizes a row's columns in order and
+// skips the NULL ones).
+thread_local std::span<const ReplayColumn> tReplay;
+thread_local size_t tReplayNext = 0;
+
+const Pretokenized* replayed(std::string_view text) {
+    for (size_t i = tReplayNext; i < tReplay.size(); ++i)
+        if (tReplay[i].terms && tReplay[i].text == text) {
+            tReplayNext = i + 1;
+            return tReplay[i].terms;
+        }
+    return nullptr;
+}
 
 int create(void*, const char**, int, Fts5Tokenizer** out) {
     *out = reinterpret_cast<Fts5Tokenizer*>(new Tok());
@@ -43,6 +60,14 @@ int tokenize(Fts5Tokenizer*, void* ctx, int flags, const char* text, int n,
         }
         return SQLITE_OK;
     }
+    if (auto* pre = replayed(in)) {
+        for (auto& t : pre->list) {
+            int rc = emit(ctx, t.colocated ? FTS5_TOKEN_COLOCATED : 0, pre->terms.data() + t.offset,
+                          int(t.size), int(t.begin), int(t.end));
+            if (rc != SQLITE_OK) return rc;
+        }
+        return SQLITE_OK;
+    }
     int rc = SQLITE_OK;
     text::tokenize(in, [&](const text::Token& t) {
         if (rc != SQLITE_OK) return;
@@ -53,6 +78,26 @@ int tokenize(Fts5Tokenizer*, void* ctx, int flags, const char* text, int n,
 }
 
 } // namespace
+
+Pretokenized Pretokenized::of(std::string_view text) {
+    Pretokenized p;
+    text::tokenize(text, [&](const text::Token& t) {
+        p.list.push_back(
+            {uint32_t(p.terms.size()), uint32_t(t.term.size()), t.begin, t.end, t.colocated});
+        p.terms += t.term;
+    });
+    return p;
+}
+
+ReplayScope::ReplayScope(std::span<const ReplayColumn> columns) {
+    tReplay = columns;
+    tReplayNext = 0;
+}
+
+ReplayScope::~ReplayScope() {
+    tReplay = {};
+    tReplayNext = 0;
+}
 
 void registerTokenizer(Db& db) {
     fts5_api* api = nullptr;

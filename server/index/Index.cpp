@@ -10,12 +10,8 @@
 #include "text/Content.h"
 
 #include <algorithm>
-#include <condition_variable>
-#include <deque>
-#include <mutex>
 #include <set>
 #include <sys/stat.h>
-#include <thread>
 #include <unordered_map>
 
 namespace engram {
@@ -66,14 +62,7 @@ CREATE TABLE claims(
   file_size INTEGER NOT NULL,
   file_ino INTEGER NOT NULL DEFAULT 0
 );
-CREATE INDEX claims_label ON claims(label);
-CREATE INDEX claims_status ON claims(status);
-CREATE INDEX claims_anchored ON claims(status) WHERE anchor_count > 0;
-CREATE INDEX claims_content ON claims(content_hash);
-CREATE INDEX claims_contribution ON claims(contribution_id) WHERE contribution_id IS NOT NULL;
 CREATE TABLE anchors(claim_rowid INTEGER NOT NULL, path TEXT NOT NULL, symbol TEXT);
-CREATE INDEX anchors_path ON anchors(path, claim_rowid);
-CREATE INDEX anchors_claim ON anchors(claim_rowid);
 CREATE TABLE code_files(path TEXT PRIMARY KEY, file_mtime INTEGER, file_size INTEGER)
   WITHOUT ROWID;
 CREATE TABLE code_symbols(path TEXT NOT NULL, qualified TEXT NOT NULL, kind TEXT,
@@ -91,7 +80,7 @@ CREATE TABLE stats(k INTEGER PRIMARY KEY CHECK (k = 0),
 INSERT INTO stats(k, total, committed, frontier, retracted, superseded, anchors, generation,
   sum_label, sum_text, sum_tags, sum_code) VALUES (0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0);
 CREATE VIRTUAL TABLE claims_fts USING fts5(label, text, tags, code,
-  content='claims', content_rowid='rowid', tokenize='engram');
+  content='claims', content_rowid='rowid', tokenize='engram', detail=none, columnsize=0);
 CREATE VIRTUAL TABLE claims_vocab USING fts5vocab(claims_fts, 'row');
 CREATE TRIGGER claims_ad AFTER DELETE ON claims BEGIN
   INSERT INTO claims_fts(claims_fts, rowid, label, text, tags, code)
@@ -110,6 +99,20 @@ CREATE TRIGGER claims_ad AFTER DELETE ON claims BEGIN
     sum_code = sum_code - length(coalesce(old.code, ''));
 END;
 )SQL";
+
+// The lookups' indexes over claims and anchors. A bulk load builds them after
+// the rows are in (one sort each, on helper threads) rather than row by row,
+// which at a million claims means random writes across B-trees larger than
+// the page cache.
+static const std::pair<const char*, const char*> kSecondaryIndexes[] = {
+    {"claims_label", "claims(label)"},
+    {"claims_status", "claims(status)"},
+    {"claims_anchored", "claims(status) WHERE anchor_count > 0"},
+    {"claims_content", "claims(content_hash)"},
+    {"claims_contribution", "claims(contribution_id) WHERE contribution_id IS NOT NULL"},
+    {"anchors_path", "anchors(path, claim_rowid)"},
+    {"anchors_claim", "anchors(claim_rowid)"},
+};
 
 static const char* kInsertTrigger = R"SQL(
 CREATE TRIGGER claims_ai AFTER INSERT ON claims BEGIN
@@ -202,10 +205,25 @@ void Index::open(bool allowRecreate) {
     }
 }
 
+void Index::createSecondaryIndexes() {
+    for (auto& [name, on] : kSecondaryIndexes)
+        db_.exec(std::string("CREATE INDEX ") + name + " ON " + on);
+}
+
+void Index::dropSecondaryIndexes() {
+    for (auto& [name, on] : kSecondaryIndexes)
+        db_.exec(std::string("DROP INDEX ") + name);
+}
+
+void Index::createInsertTrigger() {
+    db_.exec(kInsertTrigger);
+}
+
 void Index::createSchema() {
     sql::Transaction tx(db_);
     db_.exec(kSchema);
-    db_.exec(kInsertTrigger);
+    createSecondaryIndexes();
+    createInsertTrigger();
     db_.exec("PRAGMA application_id = " + std::to_string(kApplicationId));
     db_.exec("PRAGMA user_version = " + std::to_string(kSchemaVersion));
     tx.commit();
@@ -268,47 +286,51 @@ void Index::prepare() {
     deleteBroken_ = db_.prepare("DELETE FROM broken WHERE file = ?1");
 }
 
-static std::string joinLines(const std::vector<std::string>& lines) {
-    std::string out;
-    for (auto& l : lines)
-        out += (out.empty() ? "" : "\n") + l;
-    return out;
-}
-
 void Index::upsert(const Claim& c, const FileStat& st) {
     removeId(c.id);
     insertRow(c, st);
     deleteBroken_.bind(1, "claims/" + c.id + ".md").exec();
 }
 
-void Index::insertRow(const Claim& c, const FileStat& st) {
-    std::string tags, code;
-    std::vector<std::string> anchorLines, evidenceLines;
+Index::Row Index::Row::of(const Claim& c) {
+    Row r;
+    std::string anchors, evidence;
     for (auto& t : c.tags)
-        tags += (tags.empty() ? "" : ", ") + t;
+        r.tags += (r.tags.empty() ? "" : ", ") + t;
     for (auto& a : c.anchors) {
-        anchorLines.push_back(formatAnchor(a));
-        code += (code.empty() ? "" : " ") + a.path + (a.symbol.empty() ? "" : " " + a.symbol);
+        r.anchors += (r.anchors.empty() ? "" : "\n") + formatAnchor(a);
+        r.code += (r.code.empty() ? "" : " ") + a.path + (a.symbol.empty() ? "" : " " + a.symbol);
     }
     for (auto& e : c.evidence)
-        evidenceLines.push_back(e.type + " " + escapeValue(e.value));
+        r.evidence += (r.evidence.empty() ? "" : "\n") + e.type + " " + escapeValue(e.value);
+    // The diverged versions a merge kept are searchable with the live one
+    // (the `text` column, which the FTS index reads, holds their texts after
+    // it), so a recall finds the claim by either branch's words.
+    r.text = c.text;
+    for (auto& d : c.diverged) {
+        r.text += "\n" + d.text;
+        r.heads += (r.heads.empty() ? "" : "\n") + escapeValue(serializeClaim(d));
+    }
+    // Every claim's normalised content is keyed (not only contributions'),
+    // so a contribution repeating a hand-written claim is found as a duplicate.
+    r.contentHash = engram::contentHash(c.text);
+    return r;
+}
+
+int64_t Index::insertRow(const Claim& c, const FileStat& st) {
+    return insertRow(c, Row::of(c), st);
+}
+
+int64_t Index::insertRow(const Claim& c, const Row& r, const FileStat& st) {
     auto opt = [](const std::string& s) {
-        return s.empty() ? std::optional<std::string>() : std::optional<std::string>(s);
+        return s.empty() ? std::optional<std::string_view>() : std::optional<std::string_view>(s);
     };
     insert_.bind(1, c.id).bind(2, c.version).bind(3, opt(c.label)).bind(4, opt(c.kind));
     insert_.bind(5, toString(c.status)).bind(6, c.confidence).bind(7, c.created);
     insert_.bind(8, c.updated).bind(9, c.verified).bind(10, opt(c.sourceAgent));
-    insert_.bind(11, opt(c.origin)).bind(12, opt(c.supersedes)).bind(13, opt(tags));
-    // The diverged versions a merge kept are searchable with the live one
-    // (the `text` column, which the FTS index reads, holds their texts after
-    // it), so a recall finds the claim by either branch's words.
-    std::string text = c.text, heads;
-    for (auto& d : c.diverged) {
-        text += "\n" + d.text;
-        heads += (heads.empty() ? "" : "\n") + escapeValue(serializeClaim(d));
-    }
-    insert_.bind(14, text).bind(15, opt(code)).bind(16, opt(joinLines(anchorLines)));
-    insert_.bind(17, int64_t(c.anchors.size())).bind(18, opt(joinLines(evidenceLines)));
+    insert_.bind(11, opt(c.origin)).bind(12, opt(c.supersedes)).bind(13, opt(r.tags));
+    insert_.bind(14, r.text).bind(15, opt(r.code)).bind(16, opt(r.anchors));
+    insert_.bind(17, int64_t(c.anchors.size())).bind(18, opt(r.evidence));
     insert_.bind(19, c.feedback.correct).bind(20, c.feedback.wrong).bind(21, c.feedback.partial);
     insert_.bind(22, opt(c.retractedBy)).bind(23, opt(c.retractReason));
     insert_.bind(24, st.mtimeNs).bind(25, st.size);
@@ -316,10 +338,8 @@ void Index::insertRow(const Claim& c, const FileStat& st) {
     insert_.bind(29, opt(c.promotionReason)).bind(30, opt(c.promotedTo));
     insert_.bind(31, opt(c.contributionId)).bind(32, opt(c.contributedBy));
     insert_.bind(33, opt(c.acceptedBy)).bind(34, opt(c.packetId));
-    // Every claim's normalised content is keyed (not only contributions'),
-    // so a contribution repeating a hand-written claim is found as a duplicate.
-    insert_.bind(35, contentHash(c.text));
-    insert_.bind(36, opt(heads)).bind(37, int64_t(c.unmerged)).bind(38, int64_t(st.ino));
+    insert_.bind(35, r.contentHash);
+    insert_.bind(36, opt(r.heads)).bind(37, int64_t(c.unmerged)).bind(38, int64_t(st.ino));
     insert_.exec();
     int64_t rowid = db_.lastInsertRowid();
     for (auto& a : c.anchors) {
@@ -330,6 +350,7 @@ void Index::insertRow(const Claim& c, const FileStat& st) {
             insertAnchor_.bind(3, a.symbol);
         insertAnchor_.exec();
     }
+    return rowid;
 }
 
 void Index::removeId(const std::string& id) {
@@ -344,9 +365,13 @@ void Index::setBroken(const std::string& file, int line, const std::string& msg,
 }
 
 SyncReport Index::sync(const std::vector<std::string>* ids) {
-    SyncReport r = fresh_ && !ids ? bulkLoad()
-                   : ids          ? syncImpl(*ids)
-                                  : applyScan(scanClaims(path_, store_.claimsDir(), true));
+    if (fresh_ && !ids) {
+        SyncReport r = loadAside();
+        r.rebuilt = true;
+        r.rebuildReason = recreateReason_;
+        return r;
+    }
+    SyncReport r = ids ? syncImpl(*ids) : applyScan(scanClaims(path_, store_.claimsDir(), true));
     if (fresh_) {
         r.rebuilt = true;
         r.rebuildReason = recreateReason_;
@@ -398,151 +423,47 @@ void Index::recordDirMark(const DirMark& m) {
 }
 
 SyncReport Index::rebuild(std::string reason) {
-    // A new file rather than deleting every row: row deletes cost as much as
-    // the inserts (the FTS delete trigger fires per row). Other engram
-    // processes notice the new inode (replacedOnDisk) and reopen.
-    db_ = sql::Db();
-    removeIndexFiles(path_);
-    open(false);
-    fresh_ = false;
-    SyncReport r = bulkLoad();
+    SyncReport r = loadAside();
     r.rebuilt = true;
     r.rebuildReason = std::move(reason);
     return r;
 }
 
-namespace {
-
-struct LoadedFile {
-    std::string name;
-    FileStat stat;
-    std::optional<Claim> claim; // or the error below
-    int line = 0;
-    std::string error;
-};
-
-// Reads and parses every claim file of `dir` on a worker thread, handing the
-// results to `consume` on the calling thread in batches.
-template <class Consume>
-void loadClaimFiles(const std::string& dir, Consume&& consume) {
-    std::vector<std::string> names = listFiles(dir);
-    std::mutex mu;
-    std::condition_variable cv;
-    std::deque<std::vector<LoadedFile>> ready;
-    bool done = false;
-    constexpr size_t kBatch = 512, kMaxQueued = 8;
-    std::thread worker([&] {
-        std::vector<LoadedFile> batch;
-        auto flush = [&] {
-            std::unique_lock lock(mu);
-            cv.wait(lock, [&] { return ready.size() < kMaxQueued; });
-            ready.push_back(std::move(batch));
-            batch.clear();
-            cv.notify_all();
-        };
-        for (auto& name : names) {
-            if (name.size() < 4 || name.compare(name.size() - 3, 3, ".md") != 0) continue;
-            std::string id = name.substr(0, name.size() - 3);
-            std::string full = dir + "/" + name;
-            auto st = statFile(full);
-            if (!st) continue;
-            LoadedFile f{name, *st, std::nullopt, 0, ""};
-            if (!Store::validId(id)) {
-                f.error = "the file name is not a valid claim id (a-z, 0-9, '-', '_')";
-            } else if (auto text = readFile(full)) {
-                try {
-                    f.claim = parseClaim(*text, id);
-                } catch (const ClaimFileError& e) {
-                    f.line = e.line;
-                    f.error = e.what();
-                }
-            } else {
-                continue;
-            }
-            batch.push_back(std::move(f));
-            if (batch.size() == kBatch) flush();
-        }
-        if (!batch.empty()) flush();
-        std::lock_guard lock(mu);
-        done = true;
-        cv.notify_all();
-    });
+SyncReport Index::loadAside() {
+    // The index is built in a file of its own, without a journal or syncs,
+    // and renamed over the old one when complete: nothing is written twice
+    // (a write-ahead log would hold every page before the database does),
+    // and until the rename every other engram process keeps answering from
+    // the old file. They notice the new inode (replacedOnDisk) and reopen.
+    // A load that is interrupted leaves only the aside file, which the next
+    // load removes.
+    const std::string aside = path_ + ".load";
+    db_ = sql::Db();
+    removeIndexFiles(aside);
+    SyncReport r;
     try {
-        for (;;) {
-            std::vector<LoadedFile> batch;
-            {
-                std::unique_lock lock(mu);
-                cv.wait(lock, [&] { return !ready.empty() || done; });
-                if (ready.empty()) break;
-                batch = std::move(ready.front());
-                ready.pop_front();
-                cv.notify_all();
-            }
-            for (auto& f : batch)
-                consume(std::move(f));
-        }
+        db_ = sql::Db(aside);
+        sql::registerTokenizer(db_);
+        db_.exec("PRAGMA journal_mode=OFF; PRAGMA synchronous=OFF");
+        createSchema();
+        prepare();
+        r = bulkLoad();
+        db_.exec("PRAGMA journal_mode=WAL");
+        db_ = sql::Db();
+        fsyncFile(aside);
     } catch (...) {
-        // Drain so the worker can finish before it is joined.
-        {
-            std::unique_lock lock(mu);
-            while (!done) {
-                ready.clear();
-                cv.notify_all();
-                cv.wait(lock, [&] { return !ready.empty() || done; });
-            }
-        }
-        worker.join();
+        db_ = sql::Db();
+        removeIndexFiles(aside);
         throw;
     }
-    worker.join();
-}
-
-} // namespace
-
-SyncReport Index::bulkLoad() {
-    SyncReport r;
-    // Loading is the one time the index is written in bulk: a large page
-    // cache keeps the transaction from spilling page by page into the WAL,
-    // and the full-text index and the counters are built once at the end
-    // instead of row by row through the insert trigger. The index is
-    // derived, so an interrupted load only means loading again.
-    db_.exec("PRAGMA synchronous=OFF; PRAGMA cache_size=-262144");
-    int64_t startedNs = realtimeNs();
-    auto before = dirMark(store_.claimsDir());
-    {
-        sql::Transaction tx(db_);
-        db_.exec("DROP TRIGGER claims_ai");
-        // Reading and parsing the files (a worker thread) overlaps with
-        // inserting them (this thread, which owns the connection).
-        loadClaimFiles(store_.claimsDir(), [&](LoadedFile&& f) {
-            if (f.claim) {
-                insertRow(*f.claim, f.stat);
-                ++r.added;
-            } else {
-                setBroken("claims/" + f.name, f.line, f.error, f.stat);
-                ++r.broken;
-            }
-        });
-        db_.exec("INSERT INTO claims_fts(claims_fts) VALUES ('rebuild')");
-        db_.exec(R"SQL(UPDATE stats SET
-            total = (SELECT count(*) FROM claims),
-            committed = (SELECT count(*) FROM claims WHERE status = 'committed'),
-            frontier = (SELECT count(*) FROM claims WHERE status = 'frontier'),
-            retracted = (SELECT count(*) FROM claims WHERE status = 'retracted'),
-            superseded = (SELECT count(*) FROM claims WHERE status = 'superseded'),
-            anchors = (SELECT coalesce(sum(anchor_count), 0) FROM claims),
-            generation = generation + 1,
-            sum_label = (SELECT coalesce(sum(length(coalesce(label, ''))), 0) FROM claims),
-            sum_text = (SELECT coalesce(sum(length(text)), 0) FROM claims),
-            sum_tags = (SELECT coalesce(sum(length(coalesce(tags, ''))), 0) FROM claims),
-            sum_code = (SELECT coalesce(sum(length(coalesce(code, ''))), 0) FROM claims))SQL");
-        db_.exec(kInsertTrigger);
-        if (settledListing(before, dirMark(store_.claimsDir()), startedNs)) recordDirMark(*before);
-        tx.commit();
-    }
-    // Fold the load's write-ahead log into the database now, so the first
-    // ordinary writes do not pay for checkpointing it.
-    db_.exec("PRAGMA synchronous=NORMAL; PRAGMA cache_size=-2000; PRAGMA wal_checkpoint(TRUNCATE)");
+    // The old file's log and shared memory go first: a log left beside the
+    // new file would be replayed into it.
+    removeIndexFiles(path_);
+    if (::rename(aside.c_str(), path_.c_str()) != 0)
+        throw EngramError(ErrorKind::IndexUnavailable, "cannot rename " + aside + " to " + path_);
+    fsyncDir(parentDir(path_));
+    open(false);
+    fresh_ = false;
     return r;
 }
 

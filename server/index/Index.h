@@ -78,6 +78,14 @@ struct SyncReport {
 
 class Index {
 public:
+    // A claim's derived columns: the text the full-text index reads and the
+    // joined lists. Computed from the claim alone, so a bulk load builds
+    // them on its reading threads.
+    struct Row {
+        std::string tags, code, anchors, evidence, text, heads, contentHash;
+        static Row of(const Claim& c);
+    };
+
     // 3: promotion columns; symbol shapes mask every spelling of the symbol's
     // name (code_symbols written by version 2 carry the older digests).
     // 4: contribution columns and every claim's normalised content hash.
@@ -85,7 +93,10 @@ public:
     // it), and whether the file still holds conflict markers.
     // 6: each claim file's inode, and the claims directory as last fully
     // listed (start-up without a scan).
-    static constexpr int kSchemaVersion = 6;
+    // 7: the full-text index keeps which claims hold a term and nothing more
+    // (detail=none, no column sizes): recall reads posting lists of single
+    // terms and document frequencies, and ranks from the rows themselves.
+    static constexpr int kSchemaVersion = 7;
 
     // Opens or creates the index beside the store's claims. A missing,
     // corrupt or older index is recreated empty (sync() then fills it).
@@ -167,8 +178,16 @@ private:
     void createSchema();
     void prepare();
     void removeId(const std::string& id);
-    void insertRow(const Claim& c, const FileStat& st);
+    // Both return the new row's rowid.
+    int64_t insertRow(const Claim& c, const FileStat& st);
+    int64_t insertRow(const Claim& c, const Row& row, const FileStat& st);
+    // Builds a new index from every claim file beside this one and swaps it
+    // in; bulkLoad fills the (empty) database open at that moment.
+    SyncReport loadAside();
     SyncReport bulkLoad();
+    void createSecondaryIndexes();
+    void dropSecondaryIndexes();
+    void createInsertTrigger();
     void setBroken(const std::string& file, int line, const std::string& msg, const FileStat& st);
     IndexedClaim rowToClaim(sql::Stmt& s);
     SyncReport syncImpl(const std::vector<std::string>& ids);

@@ -42,22 +42,31 @@ FileLock::FileLock(const std::string& path)
     // The lock is released when fd_ closes.
 }
 
-std::optional<std::string> readFile(const std::string& path) {
+std::optional<std::string> readFile(const std::string& path, FileStat* stat) {
     UniqueFd fd(::open(path.c_str(), O_RDONLY | O_CLOEXEC));
     if (!fd) return std::nullopt;
-    std::string out;
     struct stat st;
-    if (::fstat(fd.get(), &st) == 0 && st.st_size > 0) out.reserve(size_t(st.st_size));
-    char buf[16384];
+    bool known = ::fstat(fd.get(), &st) == 0;
+    if (stat) {
+        if (!known) return std::nullopt;
+        *stat = FileStat{int64_t(st.st_mtim.tv_sec) * 1000000000 + st.st_mtim.tv_nsec,
+                         int64_t(st.st_size), uint64_t(st.st_ino)};
+    }
+    // Read straight into the string, one byte past the expected size so the
+    // end is seen in the same call; a file that grew meanwhile reads on.
+    std::string out(known && st.st_size > 0 ? size_t(st.st_size) + 1 : 16384, '\0');
+    size_t have = 0;
     for (;;) {
-        ssize_t n = ::read(fd.get(), buf, sizeof buf);
+        if (have == out.size()) out.resize(out.size() * 2);
+        ssize_t n = ::read(fd.get(), out.data() + have, out.size() - have);
         if (n < 0) {
             if (errno == EINTR) continue;
             return std::nullopt;
         }
         if (n == 0) break;
-        out.append(buf, size_t(n));
+        have += size_t(n);
     }
+    out.resize(have);
     return out;
 }
 
@@ -72,7 +81,7 @@ static void writeAll(int fd, std::string_view data, const std::string& path) {
     }
 }
 
-static std::string parentDir(const std::string& path) {
+std::string parentDir(const std::string& path) {
     auto slash = path.find_last_of('/');
     if (slash == std::string::npos) return ".";
     return slash == 0 ? "/" : path.substr(0, slash);
@@ -82,6 +91,12 @@ void fsyncDir(const std::string& dir) {
     UniqueFd fd(::open(dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC));
     if (!fd) throw sysError("cannot open directory", dir);
     if (::fsync(fd.get()) != 0) throw sysError("cannot fsync directory", dir);
+}
+
+void fsyncFile(const std::string& path) {
+    UniqueFd fd(::open(path.c_str(), O_RDONLY | O_CLOEXEC));
+    if (!fd) throw sysError("cannot open", path);
+    if (::fdatasync(fd.get()) != 0) throw sysError("cannot fsync", path);
 }
 
 void atomicWrite(const std::string& path, std::string_view contents) {

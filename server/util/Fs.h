@@ -61,12 +61,18 @@ inline bool sameFile(const std::optional<FileStat>& now, const FileStat& was) {
            (was.ino == 0 || now->ino == was.ino);
 }
 
-std::optional<std::string> readFile(const std::string& path);
+// With `stat`, also the open file's own mtime, size and inode (one lookup
+// of the path, and the stat describes exactly the file that was read).
+std::optional<std::string> readFile(const std::string& path, FileStat* stat = nullptr);
 // Durable replace of path's contents (temp file + fsync + rename + dir fsync).
 void atomicWrite(const std::string& path, std::string_view contents);
 // Appends and fdatasyncs; used by the audit log.
 void appendDurable(const std::string& path, std::string_view contents);
 void fsyncDir(const std::string& dir);
+// The directory part of a path ("." when there is none).
+std::string parentDir(const std::string& path);
+// Flushes a file written without syncs (before it is renamed into place).
+void fsyncFile(const std::string& path);
 void makeDirs(const std::string& path);
 std::optional<FileStat> statFile(const std::string& path);
 // Regular-file names in dir (not recursive), unsorted; empty when dir is absent.
