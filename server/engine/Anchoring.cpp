@@ -1,6 +1,7 @@
 // Symbol, range and file anchors.
 #include "engine/Anchoring.h"
 
+#include "index/Reconcile.h"
 #include "model/Error.h"
 #include "syntax/Languages.h"
 #include "util/Fs.h"
@@ -230,6 +231,19 @@ void Anchorer::closeDocument(const std::string& rel) {
     open_.erase(rel);
     openPlain_.erase(rel);
     overlay_.erase(rel);
+}
+
+std::string Anchorer::contentKey(const std::string& relPath) {
+    auto rel = relativeToRoot(root_, relPath);
+    if (!rel) return "outside";
+    if (open_.count(*rel) || openPlain_.count(*rel))
+        return "document " + std::to_string(revisions_[*rel]);
+    auto st = statFile(root_ + "/" + *rel);
+    if (!st) return "missing";
+    DirMark mark{st->ino, st->mtimeNs};
+    if (realtimeNs() - st->mtimeNs < racyWindowNs(mark)) return "";
+    return "file " + std::to_string(st->mtimeNs) + " " + std::to_string(st->size) + " " +
+           std::to_string(st->ino);
 }
 
 const std::string* Anchorer::documentText(const std::string& rel) const {

@@ -59,6 +59,12 @@ public:
                       std::string_view newText);
     void replaceDocument(const std::string& rel, std::string text);
     void closeDocument(const std::string& rel);
+    // What checking the anchors in `rel` reads, as a key that changes
+    // whenever that text may have: the open document's revision, else the
+    // file's mtime, size and inode ("missing" when there is none). Empty
+    // when the file changed too recently for its stat to tell a later
+    // same-size write apart (within one tick of the file-system clock).
+    std::string contentKey(const std::string& rel);
     // The open document's text, or nullptr.
     const std::string* documentText(const std::string& rel) const;
     // Where else in the workspace a definition with this shape exists (the

@@ -451,25 +451,62 @@ StatusResult Engine::status(const std::optional<std::string>& requestedRoot) {
         for (auto& b : t->index->brokenFiles())
             r.brokenFiles.emplace_back(t->store->dir() + "/" + b.file,
                                        "line " + std::to_string(b.line) + ": " + b.message);
-        // Anchor health over anchored live claims only: unanchored claims
-        // have nothing to check.
-        for (auto rowid : t->index->anchoredLive(1 << 30)) {
-            auto ic = t->index->byRowid(rowid);
-            if (!ic) continue;
-            for (auto& a : ic->claim.anchors) {
-                auto s = anchorer_.check(a).state;
-                if (s == "intact")
-                    ++r.anchorHealth.intact;
-                else if (s == "drifted")
-                    ++r.anchorHealth.drifted;
-                else if (s == "moved")
-                    ++r.anchorHealth.moved;
-                else
-                    ++r.anchorHealth.orphaned;
-            }
-        }
+        addAnchorHealth(*t, r.anchorHealth);
     }
     return r;
+}
+
+void Engine::addAnchorHealth(Tier& t, StatusResult::AnchorHealth& total) {
+    // Over anchored live claims only (unanchored claims have nothing to
+    // check), file by file, reusing each file's count while nothing it
+    // depends on changed (Tier::FileHealth): a status call costs a stat per
+    // anchored file, not a check per anchor.
+    if (t.healthOpens != t.opens) {
+        t.health.clear();
+        t.healthOpens = t.opens;
+    }
+    uint64_t code = 0;
+    for (auto& other : tiers_)
+        if (other->index) code += other->index->codeChanges() + other->opens;
+    std::unordered_map<std::string, Tier::FileHealth> seen;
+    for (auto& p : t.index->anchorPaths()) {
+        std::string key = anchorer_.contentKey(p.path);
+        auto it = t.health.find(p.path);
+        bool current = it != t.health.end() && !key.empty() && it->second.changes == p.changes &&
+                       it->second.contentKey == key &&
+                       (it->second.allIntact || it->second.codeChanges == code);
+        Tier::FileHealth h;
+        if (current) {
+            h = std::move(it->second);
+        } else {
+            h.changes = p.changes;
+            h.contentKey = key;
+            h.codeChanges = code;
+            for (auto rowid : t.index->anchoredIn(p.path, 1 << 30)) {
+                auto ic = t.index->byRowid(rowid);
+                if (!ic || ic->claim.status != ClaimStatus::Committed) continue;
+                for (auto& a : ic->claim.anchors) {
+                    if (a.path != p.path) continue;
+                    auto s = anchorer_.check(a).state;
+                    if (s == "intact")
+                        ++h.counts.intact;
+                    else if (s == "drifted")
+                        ++h.counts.drifted;
+                    else if (s == "moved")
+                        ++h.counts.moved;
+                    else
+                        ++h.counts.orphaned;
+                }
+            }
+            h.allIntact = h.counts.drifted + h.counts.moved + h.counts.orphaned == 0;
+        }
+        total.intact += h.counts.intact;
+        total.drifted += h.counts.drifted;
+        total.moved += h.counts.moved;
+        total.orphaned += h.counts.orphaned;
+        seen.emplace(p.path, std::move(h));
+    }
+    t.health = std::move(seen);
 }
 
 GetResult Engine::get(const std::string& id) {

@@ -185,6 +185,8 @@ private:
     // Opening an index that exists: reconcile it now, or list now and stat
     // on a thread (the caller holds the store's lock).
     SyncReport reconcileOnOpen(Tier& t);
+    // Adds the tier's anchor health to `total`, recounting changed files only.
+    void addAnchorHealth(Tier& t, StatusResult::AnchorHealth& total);
     void startScan(Tier& t, bool opening);
     // Re-reads claims whose files were found changed while serving them.
     void reread(const std::vector<std::pair<Tier*, std::string>>& claims);

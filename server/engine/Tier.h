@@ -6,6 +6,7 @@
 
 #include <atomic>
 #include <future>
+#include <unordered_map>
 
 namespace engram {
 
@@ -35,6 +36,21 @@ struct Engine::Tier {
     bool swept = true;
     std::chrono::steady_clock::time_point nextCheck{};
     std::chrono::steady_clock::time_point lastWrite{}; // engram's own, in this process
+
+    // Anchor health per anchored file as engram/status last counted it: a
+    // file is counted again only when its anchors changed (a claim written,
+    // retracted or removed there), its text may have (an edit in the editor,
+    // a save, a checkout), or, when something in it was not intact, the
+    // code index changed (a symbol may have moved to another file).
+    struct FileHealth {
+        int64_t changes = 0;      // Index::anchorPaths' counter when counted
+        std::string contentKey;   // Anchorer::contentKey when counted
+        uint64_t codeChanges = 0; // the code index's changes when counted
+        bool allIntact = true;
+        StatusResult::AnchorHealth counts;
+    };
+    std::unordered_map<std::string, FileHealth> health;
+    uint64_t healthOpens = 0; // the index `health` was counted against
 
     // Cancels a running scan and waits for it (the future's destructor).
     void stopScan() {

@@ -181,7 +181,7 @@ SyncReport Index::bulkLoad() {
         int64_t anchors = 0, label = 0, text = 0, tags = 0, code = 0;
     } n;
     sql::Transaction tx(db_);
-    db_.exec("DROP TRIGGER claims_ai");
+    db_.exec("DROP TRIGGER claims_ai; DROP TRIGGER anchors_ai; DROP TRIGGER anchors_ad");
     dropSecondaryIndexes();
     auto ftsInsert = db_.prepare("INSERT INTO claims_fts(rowid, label, text, tags, code) "
                                  "VALUES (?1, ?2, ?3, ?4, ?5)");
@@ -225,7 +225,10 @@ SyncReport Index::bulkLoad() {
     stats.bind(1, n.total).bind(2, n.committed).bind(3, n.frontier).bind(4, n.retracted);
     stats.bind(5, n.superseded).bind(6, n.anchors).bind(7, n.label).bind(8, n.text);
     stats.bind(9, n.tags).bind(10, n.code).exec();
+    db_.exec("INSERT INTO anchor_paths(path, anchors, changes) "
+             "SELECT path, count(*), 1 FROM anchors GROUP BY path");
     createInsertTrigger();
+    createAnchorPathTriggers();
     if (settledListing(before, dirMark(store_.claimsDir()), startedNs)) recordDirMark(*before);
     tx.commit();
     return r;

@@ -63,6 +63,8 @@ CREATE TABLE claims(
   file_ino INTEGER NOT NULL DEFAULT 0
 );
 CREATE TABLE anchors(claim_rowid INTEGER NOT NULL, path TEXT NOT NULL, symbol TEXT);
+CREATE TABLE anchor_paths(path TEXT PRIMARY KEY, anchors INTEGER NOT NULL,
+  changes INTEGER NOT NULL) WITHOUT ROWID;
 CREATE TABLE code_files(path TEXT PRIMARY KEY, file_mtime INTEGER, file_size INTEGER)
   WITHOUT ROWID;
 CREATE TABLE code_symbols(path TEXT NOT NULL, qualified TEXT NOT NULL, kind TEXT,
@@ -113,6 +115,20 @@ static const std::pair<const char*, const char*> kSecondaryIndexes[] = {
     {"anchors_path", "anchors(path, claim_rowid)"},
     {"anchors_claim", "anchors(claim_rowid)"},
 };
+
+// Which files hold anchors, and a counter per file bumped by every change to
+// its anchors (a claim written, retracted or removed). A file's row stays at
+// zero anchors rather than going, so its counter never restarts: a reader
+// that saw a counter value knows nothing changed while it still reads it.
+static const char* kAnchorPathTriggers = R"SQL(
+CREATE TRIGGER anchors_ai AFTER INSERT ON anchors BEGIN
+  INSERT INTO anchor_paths(path, anchors, changes) VALUES (new.path, 1, 1)
+    ON CONFLICT(path) DO UPDATE SET anchors = anchors + 1, changes = changes + 1;
+END;
+CREATE TRIGGER anchors_ad AFTER DELETE ON anchors BEGIN
+  UPDATE anchor_paths SET anchors = anchors - 1, changes = changes + 1 WHERE path = old.path;
+END;
+)SQL";
 
 static const char* kInsertTrigger = R"SQL(
 CREATE TRIGGER claims_ai AFTER INSERT ON claims BEGIN
@@ -219,11 +235,16 @@ void Index::createInsertTrigger() {
     db_.exec(kInsertTrigger);
 }
 
+void Index::createAnchorPathTriggers() {
+    db_.exec(kAnchorPathTriggers);
+}
+
 void Index::createSchema() {
     sql::Transaction tx(db_);
     db_.exec(kSchema);
     createSecondaryIndexes();
     createInsertTrigger();
+    createAnchorPathTriggers();
     db_.exec("PRAGMA application_id = " + std::to_string(kApplicationId));
     db_.exec("PRAGMA user_version = " + std::to_string(kSchemaVersion));
     tx.commit();
@@ -794,11 +815,13 @@ void Index::putCodeFile(const std::string& path, const FileStat& st,
         putCodeSymbol_.bind(5, c.shape).exec();
     }
     putCodeFile_.bind(1, path).bind(2, st.mtimeNs).bind(3, st.size).exec();
+    ++codeChanges_;
 }
 
 void Index::dropCodeFile(const std::string& path) {
     dropCodeSymbols_.bind(1, path).exec();
     dropCodeFile_.bind(1, path).exec();
+    ++codeChanges_;
 }
 
 std::vector<CodeSymbol> Index::symbolsWithShape(const std::string& shape) {
@@ -821,6 +844,14 @@ std::pair<int64_t, int64_t> Index::rowidSpan() {
 std::vector<int64_t> Index::anchoredLive(int limit) {
     selectAnchoredLive_.bind(1, limit);
     return collect(selectAnchoredLive_);
+}
+
+std::vector<AnchorPath> Index::anchorPaths() {
+    std::vector<AnchorPath> out;
+    auto s = db_.prepare("SELECT path, changes FROM anchor_paths WHERE anchors > 0");
+    while (s.step())
+        out.push_back({s.text(0), s.int64(1)});
+    return out;
 }
 
 std::vector<int64_t> Index::anchoredIn(const std::string& path, int limit) {

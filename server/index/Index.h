@@ -52,6 +52,13 @@ struct CodeSymbol {
     std::string shape;
 };
 
+// A file that claims are anchored to, and how many times the anchors in it
+// changed (any claim written, retracted or removed there).
+struct AnchorPath {
+    std::string path;
+    int64_t changes = 0;
+};
+
 struct BrokenFile {
     std::string file; // path relative to the store directory
     int line = 0;
@@ -93,9 +100,11 @@ public:
     // it), and whether the file still holds conflict markers.
     // 6: each claim file's inode, and the claims directory as last fully
     // listed (start-up without a scan).
-    // 7: the full-text index keeps which claims hold a term and nothing more
-    // (detail=none, no column sizes): recall reads posting lists of single
-    // terms and document frequencies, and ranks from the rows themselves.
+    // 7: the files anchors are in, with a change counter each (status keeps
+    // anchor health per file); the full-text index keeps which claims hold
+    // a term and nothing more (detail=none, no column sizes): recall reads
+    // posting lists of single terms and document frequencies, and ranks
+    // from the rows themselves.
     static constexpr int kSchemaVersion = 7;
 
     // Opens or creates the index beside the store's claims. A missing,
@@ -144,6 +153,8 @@ public:
     std::vector<int64_t> recent(std::optional<ClaimStatus> status, int limit);
     // Live claims that have at least one anchor, newest first.
     std::vector<int64_t> anchoredLive(int limit);
+    // Every file holding at least one anchor (of a claim in any status).
+    std::vector<AnchorPath> anchorPaths();
     // Claims with an anchor in `path` (exact file), newest first.
     std::vector<int64_t> anchoredIn(const std::string& path, int limit);
 
@@ -162,6 +173,9 @@ public:
     void putCodeFile(const std::string& path, const FileStat& st,
                      const std::vector<CodeSymbol>& symbols);
     void dropCodeFile(const std::string& path);
+    // Code files this Index object put or dropped: anchor states that looked
+    // for a moved symbol elsewhere are stale once it changes.
+    uint64_t codeChanges() const { return codeChanges_; }
     std::vector<CodeSymbol> symbolsWithShape(const std::string& shape);
     sql::Transaction writeScope() { return sql::Transaction(db_, true); }
 
@@ -188,6 +202,7 @@ private:
     void createSecondaryIndexes();
     void dropSecondaryIndexes();
     void createInsertTrigger();
+    void createAnchorPathTriggers();
     void setBroken(const std::string& file, int line, const std::string& msg, const FileStat& st);
     IndexedClaim rowToClaim(sql::Stmt& s);
     SyncReport syncImpl(const std::vector<std::string>& ids);
@@ -198,6 +213,7 @@ private:
     sql::Db db_;
     bool fresh_ = false;
     uint64_t inode_ = 0;
+    uint64_t codeChanges_ = 0;
     std::string recreateReason_;
 
     sql::Stmt insert_, deleteById_, deleteAnchors_, insertAnchor_, selectById_, selectByRowid_,

@@ -5,7 +5,11 @@
 #include "support/TempDir.h"
 #include "util/Fs.h"
 
+#include <array>
 #include <catch2/catch.hpp>
+#include <ctime>
+#include <fcntl.h>
+#include <sys/stat.h>
 
 using namespace engram;
 using engram::test::TempDir;
@@ -254,4 +258,76 @@ TEST_CASE("an index deleted under a running engine is rebuilt with the same answ
         removeFile(w.root / (std::string(".engram/") + f));
     CHECK(w.recallIds("retry backoff") == before);
     CHECK(w.engine.status().envelope.stores.at(0).committed == 2);
+}
+
+TEST_CASE("status keeps anchor health per file and agrees with a full count after every change") {
+    // engram/status recounts only the files whose anchors or text changed;
+    // after each kind of change its counts must equal those of an engine
+    // that counts everything afresh. Files are given mtimes in the past
+    // (each write a different one), so the per-file reuse is exercised and
+    // not bypassed as too recent to trust.
+    Workspace w;
+    int64_t age = 1000;
+    auto put = [&](const std::string& rel, const std::string& text) {
+        w.root.write(rel, text);
+        timespec past[2];
+        past[0].tv_sec = past[1].tv_sec = std::time(nullptr) - age--;
+        past[0].tv_nsec = past[1].tv_nsec = 0;
+        REQUIRE(::utimensat(AT_FDCWD, (w.root / rel).c_str(), past, 0) == 0);
+    };
+    auto anchored = [&](const std::string& text, std::vector<AnchorSpec> anchors) {
+        RememberRequest r;
+        r.text = text;
+        r.agent = "test:agent";
+        r.anchors = std::move(anchors);
+        return w.engine.remember(r).claim.id;
+    };
+    auto counts = [](const StatusResult::AnchorHealth& h) {
+        return std::array<int64_t, 4>{h.intact, h.drifted, h.moved, h.orphaned};
+    };
+    auto afresh = [&] {
+        Engine other({w.root.path(), "test", w.home.path(), 30, "test"});
+        return counts(other.status().anchorHealth);
+    };
+    auto agrees = [&](const std::array<int64_t, 4>& expected) {
+        auto got = counts(w.engine.status().anchorHealth);
+        CHECK(got == expected);
+        CHECK(got == afresh());
+    };
+
+    const std::string a = "def f():\n    return 1\n\ndef g():\n    return 2\n";
+    const std::string b = "class K:\n    def run(self):\n        return 3\n";
+    put("src/a.py", a);
+    put("src/b.py", b);
+    auto f = anchored("f returns one", {AnchorSpec{.path = "src/a.py", .symbol = "f"}});
+    anchored("g returns two", {AnchorSpec{.path = "src/a.py", .symbol = "g"}});
+    anchored("run returns three", {AnchorSpec{.path = "src/b.py", .symbol = "K.run"},
+                                   AnchorSpec{.path = "src/a.py", .lines = std::make_pair(1, 2)}});
+    w.remember("unanchored");
+    agrees({4, 0, 0, 0});
+    agrees({4, 0, 0, 0}); // unchanged: reused
+
+    put("src/a.py", "def f():\n    return 7\n\ndef g():\n    return 2\n"); // f's body
+    agrees({2, 2, 0, 0});
+    put("src/a.py", a);
+    agrees({4, 0, 0, 0});
+
+    // An unsaved edit in the editor counts; closing the buffer restores the file's view.
+    w.engine.openDocument("src/b.py", b);
+    agrees({4, 0, 0, 0});
+    auto at = uint32_t(b.find("3"));
+    w.engine.editDocument("src/b.py", at, at + 1, "4");
+    CHECK(counts(w.engine.status().anchorHealth) == std::array<int64_t, 4>{3, 1, 0, 0});
+    w.engine.closeDocument("src/b.py");
+    agrees({4, 0, 0, 0});
+
+    // Claims written and retracted in a file already counted.
+    anchored("g again", {AnchorSpec{.path = "src/a.py", .symbol = "g"}});
+    agrees({5, 0, 0, 0});
+    w.engine.retract(f, "test:agent", "wrong");
+    agrees({4, 0, 0, 0});
+
+    // A file removed: its anchors are orphaned.
+    removeFile(w.root / "src/b.py");
+    agrees({3, 0, 0, 1});
 }
