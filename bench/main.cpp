@@ -232,10 +232,11 @@ struct SizeRun {
 
     // 1. `engram reindex`, the user-facing rebuild: with an index already
     // there (it is emptied first, then refilled) and with no index file.
-    // Three runs each at 10k (the median is reported); two at 100k, where a
-    // run takes seconds and the whole benchmark must stay under 5 minutes.
+    // Three runs each at 10k (the median is reported); two at 100k and one
+    // at 1M, where a run takes seconds to a minute and the whole benchmark
+    // must stay under 15 minutes.
     void rebuild() {
-        int runs = n >= 100000 ? 2 : 3;
+        int runs = n >= 1000000 ? 1 : n >= 100000 ? 2 : 3;
         std::vector<double> cold, warm;
         auto once = [&] {
             auto t0 = Clock::now();
@@ -288,6 +289,43 @@ struct SizeRun {
                  std::to_string(s.p95) + " ms");
         j["spawn_to_initialize_ms"] = bench::toJson(s, init);
         j["spawn_to_first_recall_ms"] = bench::toJson(summarize(firstRecall), firstRecall);
+    }
+
+    // 2b. The same with no index file, as after a fresh clone: the first
+    // recall waits for the index to be built from the claim files. The last
+    // run leaves the index in place for what follows.
+    void freshClone() {
+        int runs = n >= 1000000 ? 1 : n >= 100000 ? 2 : 3;
+        std::vector<double> firstRecall;
+        for (int i = 0; i < runs; ++i) {
+            removeIndexFiles(root);
+            LspChild c(engramArgs({"serve"}));
+            Clock::time_point at;
+            c.request("initialize", initializeParams());
+            c.notify("initialized", nlohmann::json::object());
+            c.request("engram/recall", {{"query", "cache"}, {"limit", 10}}, nullptr, &at);
+            firstRecall.push_back(msBetween(c.spawnedAt(), at));
+            if (int rc = c.stop(); rc != 0)
+                throw std::runtime_error("engram serve exited " + std::to_string(rc));
+            progress("fresh clone, spawn to first recall: " + std::to_string(firstRecall.back()) +
+                     " ms");
+        }
+        j["fresh_clone_spawn_to_first_recall_ms"] =
+            bench::toJson(summarize(firstRecall), firstRecall);
+    }
+
+    // 7. `engram check` (text report), the headless run CI makes: one run.
+    // Its findings are the anchored claims' states, so the number of
+    // anchored live claims is kept beside the time.
+    void check() {
+        auto t0 = Clock::now();
+        int rc = runToExit(engramArgs({"check", "--format", "json"}));
+        double s = msBetween(t0, Clock::now()) / 1000.0;
+        // Exit 1 means findings at the failing level: a result, not an error.
+        if (rc != 0 && rc != 1)
+            throw std::runtime_error("engram check exited " + std::to_string(rc));
+        j["check_seconds"] = s;
+        progress("engram check: " + std::to_string(s) + " s");
     }
 
     // 3a. Engine::recall in this process: the engine's own cost, no JSON.
@@ -412,6 +450,21 @@ struct SizeRun {
         }
         Memory afterMix = readMemory(c.pid());
 
+        // engram/status: the first call counts every anchored file; later
+        // ones recount only files whose anchors or text changed.
+        double statusFirst = 0;
+        auto st = c.request("engram/status", nlohmann::json::object(), &statusFirst);
+        std::vector<double> status;
+        for (int i = 0; i < 20; ++i) {
+            double ms = 0;
+            c.request("engram/status", nlohmann::json::object(), &ms);
+            status.push_back(ms);
+        }
+        int64_t anchored = 0;
+        if (st.contains("anchor_health"))
+            for (auto& [k, v] : st["anchor_health"].items())
+                anchored += v.get<int64_t>();
+
         std::vector<double> remember;
         Rng rng(opt.seed + 2);
         for (int i = 0; i < opt.rememberRuns; ++i) {
@@ -435,6 +488,9 @@ struct SizeRun {
 
         j["recall_wire_ms"] = mix.toJson();
         j["remember_wire_ms"] = bench::toJson(summarize(remember), remember);
+        j["status_wire_ms"] = {{"first", statusFirst},
+                               {"repeated", bench::toJson(summarize(status), status)},
+                               {"anchors_counted", anchored}};
         j["memory_kb"] = {{"idle_rss", idle.rssKb},
                           {"idle_hwm", idle.hwmKb},
                           {"after_recall_mix_rss", afterMix.rssKb},
@@ -499,18 +555,35 @@ std::vector<Row> tableRows(const nlohmann::json& sizes, const std::vector<std::s
                             fmt(j["p95"].get<double>() * scale) + unit,
                             fmt(j["max"].get<double>() * scale) + unit, aim, v});
         };
+        size_t claims = s["store"]["claims"].get<size_t>();
+        bool million = claims >= 1000000;
         auto& rb = s["rebuild_seconds"];
-        double rbMax = std::max(rb["existing_index"]["max"].get<double>(),
-                                rb["no_index"]["max"].get<double>());
+        // BRIEF 10: 3 s at 100k, 15 s at 1M (both cores).
+        double rbAim = million ? 15.0 : 3.0;
+        std::string rbAimText = big ? (million ? "<= 15 s" : "<= 3 s") : "";
         lat("index rebuild: engram reindex, index present", rb["existing_index"], " s", 1,
-            big ? "<= 3 s" : "", big ? verdict(rbMax <= 3.0) : "");
-        lat("index rebuild: engram reindex, no index file", rb["no_index"], " s", 1,
-            big ? "<= 3 s" : "", big ? verdict(rbMax <= 3.0) : "");
+            rbAimText, big ? verdict(rb["existing_index"]["p50"].get<double>() <= rbAim) : "");
+        lat("index rebuild: engram reindex, no index file", rb["no_index"], " s", 1, rbAimText,
+            big ? verdict(rb["no_index"]["p50"].get<double>() <= rbAim) : "");
         auto& sp = s["spawn_to_initialize_ms"];
         lat("spawn -> initialize reply", sp, " ms", 1, big ? "p95 <= 15 ms" : "",
             big ? verdict(sp["p95"].get<double>() <= 15) : "");
-        lat("spawn -> first recall reply (after start-up sync)", s["spawn_to_first_recall_ms"],
-            " ms", 1, "", "");
+        // Within 2x of the 10k store's, and 50 ms at 1M.
+        auto& fr = s["spawn_to_first_recall_ms"];
+        std::string frAim, frVerdict;
+        if (name != "10k" && sizes.contains("10k")) {
+            double base = sizes["10k"]["spawn_to_first_recall_ms"]["p50"].get<double>();
+            double ratio = fr["p50"].get<double>() / std::max(base, 1e-9);
+            frAim = (million ? "<= 50 ms, " : "") + std::string("<= 2x 10k (") + fmt(ratio) + "x)";
+            frVerdict = verdict(ratio <= 2.0 && (!million || fr["p50"].get<double>() <= 50));
+        }
+        lat("spawn -> first recall reply, index present", fr, " ms", 1, frAim, frVerdict);
+        if (s.contains("fresh_clone_spawn_to_first_recall_ms")) {
+            auto& fc = s["fresh_clone_spawn_to_first_recall_ms"];
+            bool at100k = claims == 100000;
+            lat("spawn -> first recall reply, no index (fresh clone)", fc, " ms", 1,
+                at100k ? "<= 1000 ms" : "", at100k ? verdict(fc["p50"].get<double>() <= 1000) : "");
+        }
         auto recallRow = [&](const std::string& what, const nlohmann::json& mix) {
             auto& a = mix["all"];
             bool ok = a["max"].get<double>() <= 50 && (!big || a["p95"].get<double>() <= 5);
@@ -531,7 +604,24 @@ std::vector<Row> tableRows(const nlohmann::json& sizes, const std::vector<std::s
             "(uncapped)", "");
         lat("  reference: fts5vocab doc-frequency lookup", s["fts5vocab_doc_frequency_ms"], " ms",
             1, "", "");
-        lat("remember over the wire (durable)", s["remember_wire_ms"], " ms", 1, "", "");
+        auto& rm = s["remember_wire_ms"];
+        lat("remember over the wire (durable)", rm, " ms", 1, million ? "p95 <= 3 ms" : "",
+            million ? verdict(rm["p95"].get<double>() <= 3) : "");
+        if (s.contains("status_wire_ms")) {
+            auto& sw = s["status_wire_ms"];
+            int64_t anchors = sw["anchors_counted"].get<int64_t>();
+            std::string what =
+                "engram/status over the wire, " + std::to_string(anchors) + " anchors";
+            rows.push_back({what + ", first call", name, "1",
+                            fmt(sw["first"].get<double>()) + " ms", "", "", "", ""});
+            bool aimed = anchors >= 100000;
+            lat(what + ", repeated", sw["repeated"], " ms", 1,
+                aimed ? "p95 <= 10 ms (100k anchored)" : "",
+                aimed ? verdict(sw["repeated"]["p95"].get<double>() <= 10) : "");
+        }
+        if (s.contains("check_seconds"))
+            rows.push_back({"engram check (json report, every anchored claim)", name, "1",
+                            fmt(s["check_seconds"].get<double>()) + " s", "", "", "(report)", ""});
         double mb = s["memory_kb"]["idle_rss"].get<double>() / 1024.0;
         rows.push_back({"idle resident memory (VmRSS)", name, "1", fmt(mb, 1) + " MB", "", "",
                         big ? "<= 30 MB" : "", big ? verdict(mb <= 30) : ""});
@@ -576,7 +666,14 @@ int main(int argc, char** argv) {
                     {"bench_build_type", ENGRAM_BENCH_BUILD_TYPE},
                     {"compiler", __VERSION__},
                     {"sqlite_version", sqliteVersion}};
-    out["aims"] = {{"rebuild_100k_seconds_max", 3},
+    out["aims"] = {{"rebuild_100k_seconds", 3},
+                   {"rebuild_1m_seconds", 15},
+                   {"spawn_to_first_recall_1m_ms", 50},
+                   {"spawn_to_first_recall_vs_10k_max_ratio", 2},
+                   {"fresh_clone_first_recall_100k_ms", 1000},
+                   {"remember_1m_p95_ms", 3},
+                   {"status_100k_anchored_p95_ms", 10},
+                   {"tier_all_20x5k_p95_ms", 8},
                    {"spawn_to_initialize_100k_p95_ms", 15},
                    {"recall_100k_p95_ms", 5},
                    {"recall_max_ms", 50},
@@ -603,11 +700,13 @@ int main(int argc, char** argv) {
             run.home = run.dir + "/home";
             run.generate();
             run.rebuild();
+            run.freshClone();
             run.spawn();
             run.recallInProcess();
             run.delegateInProcess();
             run.ftsReference();
             run.wire();
+            if (n <= 100000) run.check();
             out["sizes"][sizeName(n)] = run.j;
             if (!opt.keep) fs::remove_all(run.dir);
         }
@@ -654,8 +753,10 @@ int main(int argc, char** argv) {
                    fmt(j["p95"].get<double>(), 3) + " ms, max " + fmt(j["max"].get<double>(), 3) +
                    " ms";
         };
+        double p95 = t["recall_tier_all_ms"]["p95"].get<double>();
         std::cout << "\nrecall tier all over " << t["stores"] << " stores of "
                   << t["claims_per_store"] << " claims: " << lat(t["recall_tier_all_ms"])
+                  << "  (aim p95 <= 8 ms: " << (p95 <= 8 ? "meets" : "MISSES") << ")"
                   << "\n  same queries, default scope: " << lat(t["recall_default_scope_ms"])
                   << "\n  first tier-all recall (opens every store): "
                   << fmt(t["first_recall_opening_every_store_ms"].get<double>(), 1) << " ms\n";

@@ -1,21 +1,25 @@
 // engram_code_bench: code-indexing and re-anchoring benchmarks (BRIEF section 10).
 //
-// Two aims of section 10 concern code rather than claims: indexing a
-// workspace at no less than 80% of raw tree-sitter parse throughput (and
-// reported against universal-ctags on the same tree), and re-anchoring after
-// an edit to a 5,000-line file at a p95 of 5 ms or less. This program
-// generates a deterministic ~30 MB tree across the nine languages from the
-// fixtures, then times, with steady_clock and single-threaded throughout:
-// raw ts_parser_parse_string (one parser per language, reused) with the files
-// in memory and read from disk; engram's indexing (read + extractSymbols,
-// i.e. symbols and both hashes); `ctags -R` over the same tree; and, on a
-// generated 5,000-line Python and C++ file, an edit followed by what engram
-// does on didChange (incremental re-parse, symbol re-extraction, 20 anchor
-// checks). Within a throughput pass the four ways of processing a file (raw
-// parse in memory, raw parse after reading it, engram after reading it,
-// engram in memory) are interleaved file by file and timed separately, so a
-// change in machine load hits all of them alike and the ratios are paired;
-// the median of the passes is reported, every sample is kept in the JSON.
+// Several aims of section 10 concern code rather than claims: indexing a
+// workspace at no less than 80% of raw tree-sitter parse throughput per
+// thread and at 1.5x a single-threaded raw parse on two cores (reported
+// against universal-ctags on the same tree), a 100 MB tree indexed in 15 s,
+// and re-anchoring after an edit to a 5,000-line file at a p95 of 5 ms or
+// less. This program generates a deterministic ~30 MB tree across the nine
+// languages from the fixtures, then times, with steady_clock and
+// single-threaded: raw ts_parser_parse_string (one parser per language,
+// reused) with the files in memory and read from disk; engram's indexing
+// (read + extractSymbols, i.e. symbols and both hashes); `ctags -R` over the
+// same tree; then the product's workspace indexing (Engine::indexCode, on its
+// thread pool, into SQLite) of that tree and of a ~100 MB tree generated the
+// same way; and, on a generated 5,000-line Python and C++ file, an edit
+// followed by what engram does on didChange (incremental re-parse, symbol
+// re-extraction, 20 anchor checks). Within a throughput pass the four ways of
+// processing a file (raw parse in memory, raw parse after reading it, engram
+// after reading it, engram in memory) are interleaved file by file and timed
+// separately, so a change in machine load hits all of them alike and the
+// ratios are paired; the median of the passes is reported, every sample is
+// kept in the JSON.
 // Aims are printed beside the numbers, never used to select runs.
 #include "Corpus.h"
 #include "LargeFile.h"
@@ -31,6 +35,7 @@
 #include <nlohmann/json.hpp>
 #include <tree_sitter/api.h>
 
+#include <algorithm>
 #include <array>
 #include <chrono>
 #include <cstdio>
@@ -99,6 +104,11 @@ struct Options {
     int edits = 200;
     int anchors = 20;
     size_t lines = 5000;
+    // The large tree only workspace indexing is timed on (0: none), and
+    // how many times (each pass costs about as much as a raw parse of it).
+    size_t bigMegabytes = 100;
+    int bigPasses = 1;
+    bool workspaceOnly = false; // skip throughput passes, ctags, re-anchoring
     bool keep = false;
 };
 
@@ -106,7 +116,7 @@ struct Options {
     std::cerr << "engram_code_bench: " << msg
               << "\nusage: engram_code_bench [--out FILE] [--tmp DIR] [--fixtures DIR] "
                  "[--ctags PATH] [--mb N] [--seed N] [--passes N] [--edits N] [--anchors N] "
-                 "[--lines N] [--keep]\n";
+                 "[--lines N] [--big-mb N] [--big-passes N] [--workspace-only] [--keep]\n";
     std::exit(2);
 }
 
@@ -138,13 +148,20 @@ Options parseOptions(int argc, char** argv) {
             o.anchors = std::stoi(value());
         else if (a == "--lines")
             o.lines = std::stoull(value());
+        else if (a == "--big-mb")
+            o.bigMegabytes = std::stoull(value());
+        else if (a == "--big-passes")
+            o.bigPasses = std::stoi(value());
+        else if (a == "--workspace-only")
+            o.workspaceOnly = true;
         else if (a == "--keep")
             o.keep = true;
         else
             usage("unknown argument " + a);
     }
-    if (o.passes < 1 || o.edits < 2 || o.anchors < 1 || o.megabytes < 1 || o.lines < 200)
-        usage("--passes, --edits, --anchors, --mb or --lines is too small");
+    if (o.passes < 1 || o.edits < 2 || o.anchors < 1 || o.megabytes < 1 || o.lines < 200 ||
+        o.bigPasses < 1)
+        usage("--passes, --edits, --anchors, --mb, --lines or --big-passes is too small");
     if (o.tmp.empty()) {
         const char* t = std::getenv("TMPDIR");
         o.tmp = t && *t ? t : "/tmp";
@@ -610,6 +627,67 @@ json reanchorBench(const Options& opt, const LargeFile& lf, const std::string& w
 }
 
 // ---------------------------------------------------------------------------
+// Workspace indexing: the product's own path
+
+// The cores the indexing pool may use; CodeIndex.cpp sizes its pool the same.
+unsigned poolThreads() {
+    return std::clamp(std::thread::hardware_concurrency(), 1u, 4u);
+}
+
+// Engine::indexCode over `tree` from cold, `passes` times: the directory
+// walk, the reads, extraction on its thread pool and the writes into the
+// project index in SQLite, i.e. what a user waits for when a workspace is
+// opened the first time. Each pass starts from a fresh project store, so
+// every file is parsed again. Compared with the single-threaded raw parse of
+// the same bytes: not like for like (two cores against one, extraction and
+// SQLite against a parse alone), which is the point of the aim.
+json workspaceBench(const std::string& tree, const std::string& home, int passes,
+                    double rawSingleThreadMbps) {
+    makeDirs(home);
+    std::vector<double> secs, mbps;
+    CodeIndexReport rep;
+    for (int i = 0; i < passes; ++i) {
+        fs::remove_all(fs::path(tree) / ".engram");
+        Engine engine({fs::canonical(tree).string(), "bench", home, 30, "bench"});
+        RememberRequest seed;
+        seed.text = "a claim, so the project store exists";
+        seed.agent = "bench";
+        engine.remember(seed);
+        auto t0 = Clock::now();
+        rep = engine.indexCode();
+        secs.push_back(secondsSince(t0));
+        mbps.push_back(double(rep.bytes) / kMB / secs.back());
+        progress("workspace indexing pass " + std::to_string(i + 1) + ": " + fmt(secs.back(), 2) +
+                 " s, " + fmt(mbps.back(), 2) + " MB/s");
+    }
+    fs::remove_all(fs::path(tree) / ".engram");
+    // Throughput from the median time, so the two agree (a nearest-rank
+    // median of an even count is the lower sample of each list).
+    double mbs = double(rep.bytes) / kMB / median(secs);
+    return {{"files", rep.files},
+            {"parsed", rep.parsed},
+            {"bytes", rep.bytes},
+            {"symbols", rep.symbols},
+            {"seconds", secs},
+            {"median_seconds", median(secs)},
+            {"mb_per_s_samples", mbps},
+            {"mb_per_s", mbs},
+            {"threads", poolThreads()},
+            {"loadavg_after", loadAverage()},
+            {"vs_raw_parse_in_memory_single_thread", mbs / rawSingleThreadMbps}};
+}
+
+// The raw parse of every file in memory, single-threaded: the reference the
+// workspace measure is compared with when the throughput passes are skipped.
+double rawParseSeconds(const Corpus& c, const Parsers& parsers) {
+    PassResult r;
+    auto t0 = Clock::now();
+    for (const auto& f : c.files)
+        rawParse(f, f.text, parsers, r);
+    return secondsSince(t0);
+}
+
+// ---------------------------------------------------------------------------
 // Report
 
 struct Row {
@@ -664,19 +742,33 @@ std::vector<Row> tableRows(const json& out) {
                         "", ""});
     };
     mbRow("raw tree-sitter parse, files in memory", p["raw_parse_in_memory"], "");
-    mbRow("raw tree-sitter parse, reading each file", p["raw_parse_with_read"], "");
-    mbRow("engram indexing: read + extractSymbols", p["engram_index_with_read"],
-          ", " + std::to_string(p["symbols"].get<size_t>()) + " symbols");
-    mbRow("engram extractSymbols, files in memory", p["engram_extract_in_memory"], "");
-    if (p.contains("workspace_indexing")) {
-        const json& w = p["workspace_indexing"];
-        rows.push_back({"engram workspace indexing (Engine::indexCode, " +
-                            std::to_string(w["threads"].get<unsigned>()) + " threads, into SQLite)",
-                        fmt(w["mb_per_s"].get<double>(), 2) + " MB/s, " +
-                            fmt(w["vs_raw_parse_in_memory_single_thread"].get<double>(), 3) +
-                            "x the single-threaded raw parse",
-                        "report", ""});
+    if (p.contains("ratios")) { // not with --workspace-only
+        mbRow("raw tree-sitter parse, reading each file", p["raw_parse_with_read"], "");
+        mbRow("engram indexing: read + extractSymbols", p["engram_index_with_read"],
+              ", " + std::to_string(p["symbols"].get<size_t>()) + " symbols");
+        mbRow("engram extractSymbols, files in memory", p["engram_extract_in_memory"], "");
     }
+    auto workspaceRows = [&](const std::string& tree, const json& w, bool large) {
+        std::string what = "engram workspace indexing of the " + tree + " (Engine::indexCode, " +
+                           std::to_string(w["threads"].get<unsigned>()) + " threads, into SQLite)";
+        std::string result = fmt(w["median_seconds"].get<double>(), 2) + " s, " +
+                             fmt(w["mb_per_s"].get<double>(), 2) + " MB/s (median of " +
+                             std::to_string(w["seconds"].size()) + ")";
+        if (large) {
+            double s = w["median_seconds"].get<double>();
+            rows.push_back({what, result, "<= 15 s", verdict(s <= 15.0)});
+        } else {
+            rows.push_back({what, result, "", ""});
+        }
+        double r = w["vs_raw_parse_in_memory_single_thread"].get<double>();
+        rows.push_back({"  ratio: workspace indexing / single-threaded raw parse in memory",
+                        fmt(r, 3) + "x", large ? "" : ">= 1.50", large ? "" : verdict(r >= 1.5)});
+    };
+    if (p.contains("workspace_indexing")) workspaceRows("tree", p["workspace_indexing"], false);
+    if (out.contains("large_tree"))
+        workspaceRows(fmt(out["large_tree"]["bytes"].get<double>() / kMB, 0) + " MB tree",
+                      out["large_tree"]["workspace_indexing"], true);
+    if (!p.contains("ratios")) return rows; // --workspace-only
     auto ratioRow = [&](const std::string& what, const std::string& key) {
         double r = p["ratios"][key].get<double>();
         rows.push_back({what, fmt(r, 3), ">= 0.80", verdict(r >= 0.8)});
@@ -776,11 +868,20 @@ int main(int argc, char** argv) {
                     {"bench_build_type", ENGRAM_BENCH_BUILD_TYPE},
                     {"compiler", __VERSION__},
                     {"tree_sitter_abi", TREE_SITTER_LANGUAGE_VERSION}};
-    out["aims"] = {{"index_vs_raw_parse_min_ratio", 0.8}, {"reanchor_p95_ms", 5}};
+    out["aims"] = {{"index_vs_raw_parse_min_ratio", 0.8},
+                   {"workspace_vs_single_thread_raw_parse_min_ratio", 1.5},
+                   {"large_tree_workspace_indexing_max_seconds", 15},
+                   {"reanchor_p95_ms", 5}};
     out["method"] = {
         {"seed", opt.seed},
         {"clock", "std::chrono::steady_clock"},
-        {"threads", "one: every pass and ctags run single-threaded"},
+        {"threads", "one: every pass and ctags run single-threaded; workspace indexing "
+                    "(Engine::indexCode) on its own thread pool"},
+        {"workspace_passes", opt.passes},
+        {"large_tree_mb", opt.bigMegabytes},
+        {"large_tree_passes", opt.bigPasses},
+        {"large_tree", "generated like the first tree, seed + 1; only workspace indexing is "
+                       "timed on it, against the first tree's single-threaded raw parse"},
         {"mb", "10^6 bytes"},
         {"passes", opt.passes},
         {"pass_order", "per file, the four kinds (raw in memory, raw with read, engram with "
@@ -831,86 +932,94 @@ int main(int argc, char** argv) {
         progress("warm-up pass: " + std::to_string(errorFiles) + " files with parse errors");
 
         // 2-3. Throughput.
-        std::vector<PassResult> passes;
-        for (int i = 0; i < opt.passes; ++i) {
-            passes.push_back(throughputPass(corpus, parsers));
-            std::string line = "pass " + std::to_string(i + 1) + ":";
-            for (size_t k = 0; k < kKinds; ++k)
-                line += std::string(" ") + kKindKeys[k] + " " +
-                        fmt(double(corpus.bytes) / kMB / passes.back().seconds[k], 2) + " MB/s";
-            progress(line);
-        }
         json& tp = out["throughput"];
-        for (size_t k = 0; k < kKinds; ++k)
-            tp[kKindKeys[k]] = kindJson(passes, Kind(k), corpus.bytes);
-        tp["symbols"] = passes.front().symbols;
-        tp["checksum"] = passes.front().sink; // the results are used, so the work is done
-        tp["ratios"] = {
-            {"engram_read_vs_raw_in_memory", pairedRatio(passes, EngramRead, RawMemory)},
-            {"engram_read_vs_raw_read", pairedRatio(passes, EngramRead, RawRead)},
-            {"engram_memory_vs_raw_memory", pairedRatio(passes, EngramMemory, RawMemory)},
-            {"how", "median over passes of the per-pass ratio (paired, interleaved per file)"}};
-        for (const auto& [lang, fb] : corpus.perLanguage) {
-            std::vector<double> raw, eng, ratio;
-            for (const auto& p : passes) {
-                const auto& s = p.perLanguage.at(lang);
-                raw.push_back(double(fb.second) / kMB / s[RawMemory]);
-                eng.push_back(double(fb.second) / kMB / s[EngramRead]);
-                ratio.push_back(s[RawMemory] / s[EngramRead]);
+        double rawMbps = 0; // the single-threaded raw parse, files in memory
+        if (!opt.workspaceOnly) {
+            std::vector<PassResult> passes;
+            for (int i = 0; i < opt.passes; ++i) {
+                passes.push_back(throughputPass(corpus, parsers));
+                std::string line = "pass " + std::to_string(i + 1) + ":";
+                for (size_t k = 0; k < kKinds; ++k)
+                    line += std::string(" ") + kKindKeys[k] + " " +
+                            fmt(double(corpus.bytes) / kMB / passes.back().seconds[k], 2) + " MB/s";
+                progress(line);
             }
-            tp["per_language"][lang] = {{"bytes", fb.second},
-                                        {"raw_parse_in_memory_mb_per_s", median(raw)},
-                                        {"engram_index_with_read_mb_per_s", median(eng)},
-                                        {"engram_read_vs_raw_in_memory", median(ratio)}};
-        }
-        auto med = [&](const char* key) { return tp[key]["median_mb_per_s"].get<double>(); };
+            for (size_t k = 0; k < kKinds; ++k)
+                tp[kKindKeys[k]] = kindJson(passes, Kind(k), corpus.bytes);
+            tp["symbols"] = passes.front().symbols;
+            tp["checksum"] = passes.front().sink; // the results are used, so the work is done
+            tp["ratios"] = {
+                {"engram_read_vs_raw_in_memory", pairedRatio(passes, EngramRead, RawMemory)},
+                {"engram_read_vs_raw_read", pairedRatio(passes, EngramRead, RawRead)},
+                {"engram_memory_vs_raw_memory", pairedRatio(passes, EngramMemory, RawMemory)},
+                {"how", "median over passes of the per-pass ratio (paired, interleaved per file)"}};
+            for (const auto& [lang, fb] : corpus.perLanguage) {
+                std::vector<double> raw, eng, ratio;
+                for (const auto& p : passes) {
+                    const auto& s = p.perLanguage.at(lang);
+                    raw.push_back(double(fb.second) / kMB / s[RawMemory]);
+                    eng.push_back(double(fb.second) / kMB / s[EngramRead]);
+                    ratio.push_back(s[RawMemory] / s[EngramRead]);
+                }
+                tp["per_language"][lang] = {{"bytes", fb.second},
+                                            {"raw_parse_in_memory_mb_per_s", median(raw)},
+                                            {"engram_index_with_read_mb_per_s", median(eng)},
+                                            {"engram_read_vs_raw_in_memory", median(ratio)}};
+            }
+            auto med = [&](const char* key) { return tp[key]["median_mb_per_s"].get<double>(); };
+            rawMbps = med("raw_parse_in_memory");
 
-        // 4. ctags.
-        out["ctags"] = ctagsBench(opt, corpus, scratch, tree);
-        if (out["ctags"]["available"].get<bool>()) {
-            tp["ratios"]["engram_read_vs_ctags_whole_tree"] =
-                med("engram_index_with_read") /
-                out["ctags"]["median_mb_per_s_whole_tree"].get<double>();
-            tp["ratios"]["engram_read_vs_ctags_mapped"] =
-                med("engram_index_with_read") /
-                out["ctags"]["median_mb_per_s_mapped"].get<double>();
+            // ctags.
+            out["ctags"] = ctagsBench(opt, corpus, scratch, tree);
+            if (out["ctags"]["available"].get<bool>()) {
+                tp["ratios"]["engram_read_vs_ctags_whole_tree"] =
+                    med("engram_index_with_read") /
+                    out["ctags"]["median_mb_per_s_whole_tree"].get<double>();
+                tp["ratios"]["engram_read_vs_ctags_mapped"] =
+                    med("engram_index_with_read") /
+                    out["ctags"]["median_mb_per_s_mapped"].get<double>();
+            }
+        } else {
+            std::vector<double> mbps;
+            for (int i = 0; i < opt.passes; ++i)
+                mbps.push_back(double(corpus.bytes) / kMB / rawParseSeconds(corpus, parsers));
+            rawMbps = median(mbps);
+            tp["raw_parse_in_memory"] = {{"mb_per_s", mbps}, {"median_mb_per_s", rawMbps}};
+            progress("raw parse in memory: " + fmt(rawMbps, 2) + " MB/s");
         }
-        // 5. The product's workspace indexing (Engine::indexCode: walk, read,
-        // extract on up to four threads, write the code index in SQLite), cold,
-        // against the single-threaded raw parse of the same bytes. Not a
-        // like-for-like ratio: it shows what a user waits for on this machine.
-        {
-            std::string home = scratch + "/index-home";
-            makeDirs(home);
-            Engine engine({fs::canonical(tree).string(), "bench", home, 30, "bench"});
-            RememberRequest seed;
-            seed.text = "a claim, so the project store exists";
-            seed.agent = "bench";
-            engine.remember(seed);
-            auto t0 = Clock::now();
-            auto rep = engine.indexCode();
-            double s = secondsSince(t0);
-            double mbs = double(rep.bytes) / kMB / s;
-            tp["workspace_indexing"] = {
-                {"files", rep.files},
-                {"parsed", rep.parsed},
-                {"bytes", rep.bytes},
-                {"symbols", rep.symbols},
-                {"seconds", s},
-                {"mb_per_s", mbs},
-                {"threads",
-                 std::min<unsigned>(4, std::max(1u, std::thread::hardware_concurrency()))},
-                {"vs_raw_parse_in_memory_single_thread", mbs / med("raw_parse_in_memory")}};
-            fs::remove_all(fs::path(tree) / ".engram");
-        }
+        // 4. The product's workspace indexing, on its thread pool.
         corpus.files.clear();
         corpus.files.shrink_to_fit();
+        tp["workspace_indexing"] =
+            workspaceBench(tree, scratch + "/index-home", opt.passes, rawMbps);
         if (!opt.keep) fs::remove_all(tree);
 
-        // 5. Re-anchoring.
+        // 5. The same on a large tree (built like the first one), where the
+        // aim is a wall time.
+        if (opt.bigMegabytes > 0) {
+            std::string big = scratch + "/tree-large";
+            std::cerr << "code bench: generating ~" << opt.bigMegabytes << " MB under " << big
+                      << "\n";
+            Corpus large =
+                generateCorpus(opt.fixtures, big, opt.bigMegabytes * 1000000, opt.seed + 1);
+            progress("generated " + std::to_string(large.files.size()) + " files, " +
+                     fmt(double(large.bytes) / kMB, 1) + " MB in " + fmt(large.seconds, 2) + " s");
+            out["large_tree"] = {{"files", large.files.size()},
+                                 {"bytes", large.bytes},
+                                 {"lines", large.lines},
+                                 {"generation_seconds", large.seconds}};
+            large.files.clear();
+            large.files.shrink_to_fit();
+            out["large_tree"]["workspace_indexing"] =
+                workspaceBench(big, scratch + "/index-home", opt.bigPasses, rawMbps);
+            if (!opt.keep) fs::remove_all(big);
+        }
+
+        // 6. Re-anchoring.
         out["reanchor"] = json::array();
-        for (const auto& lf : {largePython(opt.lines), largeCpp(opt.lines)})
-            out["reanchor"].push_back(reanchorBench(opt, lf, scratch + "/ws-" + lf.language));
+        if (!opt.workspaceOnly)
+            for (const auto& lf : {largePython(opt.lines), largeCpp(opt.lines)})
+                out["reanchor"].push_back(reanchorBench(opt, lf, scratch + "/ws-" + lf.language));
     } catch (const std::exception& e) {
         std::cerr << "engram_code_bench: " << e.what() << "\n";
         rc = 1;
@@ -925,10 +1034,10 @@ int main(int argc, char** argv) {
 
     const json& m = out["machine"];
     std::cout << "\nengram " << ENGRAM_VERSION << " code bench, " << m["date"].get<std::string>()
-              << ", " << m["nproc"] << " cores (" << m["cpu_model"].get<std::string>()
-              << "), single-threaded, " << fmt(out["total_seconds"].get<double>(), 1)
-              << " s total\nload average " << m["loadavg_at_start"].get<std::string>()
-              << " at start, " << m["loadavg_at_end"].get<std::string>() << " at end\n\n";
+              << ", " << m["nproc"] << " cores (" << m["cpu_model"].get<std::string>() << "), "
+              << fmt(out["total_seconds"].get<double>(), 1) << " s total\nload average "
+              << m["loadavg_at_start"].get<std::string>() << " at start, "
+              << m["loadavg_at_end"].get<std::string>() << " at end\n\n";
     printTable(tableRows(out));
     std::cout << "\nresults: " << opt.out << "\n";
     return 0;

@@ -15,7 +15,10 @@
 
 #include <algorithm>
 #include <atomic>
+#include <condition_variable>
+#include <deque>
 #include <filesystem>
+#include <mutex>
 #include <thread>
 #include <unordered_map>
 
@@ -24,6 +27,7 @@ namespace engram {
 namespace {
 
 constexpr int64_t kMaxSourceBytes = 2 << 20; // generated or vendored blobs are not anchors
+constexpr size_t kThreadedFrom = 16;         // changed files worth starting threads for
 
 // Directories no claim is anchored in and that can be huge.
 bool skippedDir(const std::string& name) {
@@ -40,8 +44,84 @@ CodeIndexReport Engine::indexCode(const std::function<void(size_t, size_t)>& pro
     if (!t || !ready(*t)) return r;
     namespace fs = std::filesystem;
 
+    std::unordered_map<std::string, FileStat> known;
+    for (auto& [path, st] : t->index->codeFiles())
+        known[path] = st;
+
+    // Parsing is the cost, and files are independent: a pool of threads,
+    // one per core (up to four, each with its own parser), reads and parses
+    // the changed files while this thread is still walking the workspace,
+    // then writes the results in walk order, in one transaction. A slot's
+    // address is stable (a deque grows at the back without moving its
+    // elements), so a worker fills it while the walk appends more.
+    struct Slot {
+        std::string rel;
+        FileStat st;
+        bool read = false;
+        int64_t bytes = 0;
+        std::vector<CodeSymbol> symbols;
+        std::atomic<bool> done{false};
+    };
+    std::deque<Slot> slots; // the changed files, in walk order
+    std::mutex mu;
+    std::condition_variable queued;
+    std::deque<Slot*> todo; // guarded by mu
+    bool walked = false;    // guarded by mu: no more slots will come
+    auto extract = [&](Slot& s) {
+        if (auto text = readFile(opts_.root + "/" + s.rel)) {
+            s.read = true;
+            s.bytes = int64_t(text->size());
+            auto symbols =
+                syntax::extractSymbols(syntax::languageFor(s.rel, *text).value_or(""), *text);
+            s.symbols.reserve(symbols.size());
+            for (auto& sym : symbols)
+                s.symbols.push_back({s.rel, std::move(sym.qualified), std::move(sym.kind),
+                                     std::move(sym.hash), std::move(sym.shapeHash)});
+        }
+        s.done.store(true, std::memory_order_release);
+        s.done.notify_one();
+    };
+    auto work = [&] {
+        for (;;) {
+            Slot* s;
+            {
+                std::unique_lock lock(mu);
+                queued.wait(lock, [&] { return walked || !todo.empty(); });
+                if (todo.empty()) return;
+                s = todo.front();
+                todo.pop_front();
+            }
+            extract(*s);
+        }
+    };
+    auto endWalk = [&] {
+        {
+            std::lock_guard lock(mu);
+            walked = true;
+        }
+        queued.notify_all();
+    };
+    std::vector<std::jthread> pool;
+    // However this function is left, the workers are told the walk is over
+    // before they are joined.
+    struct WalkEnd {
+        decltype(endWalk)& end;
+        ~WalkEnd() { end(); }
+    } walkEnd{endWalk};
+    auto enqueue = [&](Slot& s) {
+        {
+            std::lock_guard lock(mu);
+            todo.push_back(&s);
+        }
+        queued.notify_one();
+        // The threads start once there are enough changed files to share
+        // (a reopened workspace usually has a handful, parsed here).
+        if (pool.empty() && slots.size() >= kThreadedFrom)
+            for (size_t w = std::clamp(std::thread::hardware_concurrency(), 1u, 4u); w > 0; --w)
+                pool.emplace_back(work);
+    };
+
     // The source files of the workspace, by walking it.
-    std::vector<std::pair<std::string, FileStat>> files;
     std::error_code ec;
     fs::recursive_directory_iterator it(opts_.root, fs::directory_options::skip_permission_denied,
                                         ec);
@@ -56,67 +136,40 @@ CodeIndexReport Engine::indexCode(const std::function<void(size_t, size_t)>& pro
         auto rel = relativeToRoot(opts_.root, entry.path().string());
         auto st = statFile(entry.path().string());
         if (!rel || !st || st->size > kMaxSourceBytes) continue;
-        files.emplace_back(*rel, *st);
-    }
-
-    std::unordered_map<std::string, FileStat> known;
-    for (auto& [path, st] : t->index->codeFiles())
-        known[path] = st;
-    std::vector<size_t> changed; // indices into files
-    for (size_t i = 0; i < files.size(); ++i) {
-        auto& [rel, st] = files[i];
         ++r.files;
-        auto k = known.find(rel);
+        auto k = known.find(*rel);
         bool same =
-            k != known.end() && k->second.mtimeNs == st.mtimeNs && k->second.size == st.size;
+            k != known.end() && k->second.mtimeNs == st->mtimeNs && k->second.size == st->size;
         if (k != known.end()) known.erase(k);
-        if (!same) changed.push_back(i);
+        if (same) continue;
+        Slot& s = slots.emplace_back();
+        s.rel = std::move(*rel);
+        s.st = *st;
+        enqueue(s);
     }
+    endWalk();
+    if (pool.empty()) work(); // too few files for the threads
 
-    // Parsing is the cost, and files are independent: they are parsed on up
-    // to four threads (each with its own parser), while this thread reports
-    // progress and writes the results in file order, in one transaction.
-    struct Parsed {
-        bool read = false;
-        int64_t bytes = 0;
-        std::vector<CodeSymbol> symbols;
-    };
-    std::vector<Parsed> parsed(changed.size());
-    std::vector<std::atomic<bool>> ready(changed.size());
-    std::atomic<size_t> next{0};
-    auto work = [&] {
-        for (size_t j; (j = next.fetch_add(1)) < changed.size();) {
-            const std::string& rel = files[changed[j]].first;
-            if (auto text = readFile(opts_.root + "/" + rel)) {
-                Parsed& p = parsed[j];
-                p.read = true;
-                p.bytes = int64_t(text->size());
-                for (auto& s :
-                     syntax::extractSymbols(syntax::languageFor(rel, *text).value_or(""), *text))
-                    p.symbols.push_back({rel, s.qualified, s.kind, s.hash, s.shapeHash});
-            }
-            ready[j].store(true, std::memory_order_release);
-            ready[j].notify_one();
+    // Many files to write: a cache that holds the transaction.
+    struct Cache {
+        Index& index;
+        explicit Cache(Index& i, bool large)
+            : index(i) {
+            if (large) index.setWriteCache(64);
         }
-    };
-    size_t workers =
-        changed.size() < 16 ? 0 : std::clamp<size_t>(std::thread::hardware_concurrency(), 1, 4);
-    std::vector<std::jthread> pool;
-    for (size_t w = 0; w < workers; ++w)
-        pool.emplace_back(work);
-    if (workers == 0) work();
-
+        ~Cache() { index.setWriteCache(0); }
+    } cache(*t->index, slots.size() >= kThreadedFrom);
     auto tx = t->index->writeScope();
-    for (size_t j = 0; j < changed.size(); ++j) {
-        ready[j].wait(false, std::memory_order_acquire);
-        if (progress && (j + 1) % 200 == 0) progress(j + 1, changed.size());
-        Parsed& p = parsed[j];
-        if (!p.read) continue;
-        r.symbols += p.symbols.size();
-        r.bytes += p.bytes;
+    for (size_t j = 0; j < slots.size(); ++j) {
+        Slot& s = slots[j];
+        s.done.wait(false, std::memory_order_acquire);
+        if (progress && (j + 1) % 200 == 0) progress(j + 1, slots.size());
+        if (!s.read) continue;
+        r.symbols += s.symbols.size();
+        r.bytes += s.bytes;
         ++r.parsed;
-        t->index->putCodeFile(files[changed[j]].first, files[changed[j]].second, p.symbols);
-        p = Parsed{};
+        t->index->putCodeFile(s.rel, s.st, s.symbols);
+        s.symbols = {};
     }
     pool.clear();
     for (auto& [gone, st] : known) {
@@ -126,7 +179,7 @@ CodeIndexReport Engine::indexCode(const std::function<void(size_t, size_t)>& pro
     tx.commit();
     codeIndexed_ = true;
     lastCodeWalk_ = std::chrono::steady_clock::now();
-    if (progress) progress(changed.size(), changed.size());
+    if (progress) progress(slots.size(), slots.size());
     return r;
 }
 

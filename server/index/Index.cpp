@@ -818,6 +818,10 @@ void Index::putCodeFile(const std::string& path, const FileStat& st,
     ++codeChanges_;
 }
 
+void Index::setWriteCache(int mib) {
+    db_.exec("PRAGMA cache_size=" + std::to_string(mib > 0 ? -1024 * mib : -2000));
+}
+
 void Index::dropCodeFile(const std::string& path) {
     dropCodeSymbols_.bind(1, path).exec();
     dropCodeFile_.bind(1, path).exec();

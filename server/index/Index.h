@@ -178,6 +178,10 @@ public:
     uint64_t codeChanges() const { return codeChanges_; }
     std::vector<CodeSymbol> symbolsWithShape(const std::string& shape);
     sql::Transaction writeScope() { return sql::Transaction(db_, true); }
+    // The page cache for a large write (the code index's first fill), in
+    // MiB; 0 restores the default. With the default 2 MB, SQLite spills the
+    // transaction's pages to the log and reads them back.
+    void setWriteCache(int mib);
 
     // How SQLite plans each keyed lookup (name, EXPLAIN QUERY PLAN details):
     // a lookup whose plan walks a whole table or a whole status costs time

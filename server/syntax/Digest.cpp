@@ -14,13 +14,13 @@
 // self-references, keeps the shape: that is how a renamed anchor is found.
 // hash is the digest of the shape digest, the name's items and the name: a
 // rename changes it, and so does any other change of the items. Both are
-// SHA-256 (libsodium), cut to 16 bytes (32 hex chars).
+// SHA-256 (Sha256.h), cut to 16 bytes (32 hex chars).
+#include "syntax/Sha256.h"
 #include "syntax/SyntaxInternal.h"
 #include "util/Hash.h"
 
 #include <algorithm>
 #include <array>
-#include <sodium.h>
 #include <tuple>
 
 namespace engram::syntax::detail {
@@ -29,23 +29,6 @@ namespace {
 
 // Tags beyond the walk's own (Walk.cpp), so they cannot be confused with items.
 constexpr unsigned char kPlaceholder = 0x10, kChild = 0x11, kMaskedChild = 0x12;
-
-class Sha256 {
-public:
-    Sha256() { crypto_hash_sha256_init(&st_); }
-    void add(const void* p, size_t n) {
-        if (n) crypto_hash_sha256_update(&st_, static_cast<const unsigned char*>(p), n);
-    }
-    void add(unsigned char tag) { add(&tag, 1); }
-    Digest finish() {
-        Digest d;
-        crypto_hash_sha256_final(&st_, d.data());
-        return d;
-    }
-
-private:
-    crypto_hash_sha256_state st_;
-};
 
 // Feeds the source bytes [from, to) the way the token digest sees them:
 // without comments (the sorted spans in `comments`, from *next on), white

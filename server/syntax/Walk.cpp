@@ -407,7 +407,7 @@ private:
     void gap(Level& p, uint32_t upto) {
         if (upto <= p.lastEnd || !emitting()) return;
         std::string_view g = text(p.lastEnd, upto);
-        if (p.inString && (spec_.flagsOf(p.node) & kConcat) && blank(g)) return;
+        if (p.inString && (spec_.flags[p.sym] & kConcat) && blank(g)) return;
         if (p.inString) {
             run_.append(g);
             return;
@@ -435,7 +435,10 @@ private:
         Level* parent = levels_.empty() ? nullptr : &levels_.back();
         uint32_t s = ts_node_start_byte(n), e = ts_node_end_byte(n);
         uint32_t from = s;
-        if (unparsed_ && !unparsed_->macros.empty() && parent && (spec_.flagsOf(n) & kDefinition)) {
+        // The node's table index: every flag and type lookup below uses it
+        // (asking the node again costs a call into tree-sitter each time).
+        const TSSymbol sym = spec_.index(n);
+        if (unparsed_ && !unparsed_->macros.empty() && parent && (spec_.flags[sym] & kDefinition)) {
             // Hidden macros opening this definition are part of it.
             if (uint32_t p = macroPrelude(s); p < s) {
                 Def probe;
@@ -453,7 +456,7 @@ private:
         L.node = n;
         L.end = e;
         L.lastEnd = s;
-        L.sym = spec_.index(n);
+        L.sym = sym;
         uint16_t fl = spec_.flags[L.sym];
         if (fl & kComment) {
             L.extra = true;
@@ -526,7 +529,7 @@ private:
                 compactCode(t, scratch_);
                 t = scratch_;
             }
-            if (parent && (spec_.flagsOf(parent->node) & kTokens) && punctuation(t)) {
+            if (parent && (spec_.flags[parent->sym] & kTokens) && punctuation(t)) {
                 for (size_t i = 0; i < t.size(); ++i)
                     item(kAnon, t.substr(i, 1));
                 return false;

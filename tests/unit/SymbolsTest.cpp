@@ -4,8 +4,10 @@
 // edit, shapes that survive a rename, and incremental re-parsing.
 #include "syntax/Symbols.h"
 #include "support/LanguageCases.h"
+#include "syntax/Sha256.h"
 
 #include <algorithm>
+#include <array>
 #include <catch2/catch.hpp>
 #include <cctype>
 #include <cstdlib>
@@ -567,4 +569,40 @@ TEST_CASE("an unknown language has no symbols", "[symbols]") {
     CHECK(doc.text() == "aXYc");
     CHECK(doc.symbols().empty());
     CHECK(extractSymbols("python", "").empty());
+}
+
+TEST_CASE("the symbol digests' SHA-256 equals libsodium's for any input and any chunking") {
+    // Stored anchors depend on these digests byte for byte, whichever way
+    // they are computed (the processor's SHA instructions when it has them).
+    INFO("SHA extensions used: " << engram::syntax::detail::Sha256::kAccelerated);
+    std::mt19937_64 rng(20261123);
+    std::vector<size_t> lengths;
+    for (size_t n = 0; n <= 200; ++n)
+        lengths.push_back(n);
+    for (size_t n : {255, 256, 257, 1000, 4095, 4096, 65537})
+        lengths.push_back(n);
+    for (size_t n : lengths) {
+        std::string msg(n, '\0');
+        for (auto& c : msg)
+            c = char(rng());
+        std::array<unsigned char, 32> expected;
+        crypto_hash_sha256(expected.data(), reinterpret_cast<const unsigned char*>(msg.data()),
+                           msg.size());
+        for (int split = 0; split < 3; ++split) {
+            engram::syntax::detail::Sha256 h;
+            size_t at = 0;
+            while (at < n) {
+                // Whole, then byte by byte, then random pieces up to 130 bytes.
+                size_t piece = split == 0 ? n : split == 1 ? 1 : 1 + rng() % 130;
+                piece = std::min(piece, n - at);
+                if (piece == 1 && split == 1)
+                    h.add(static_cast<unsigned char>(msg[at]));
+                else
+                    h.add(msg.data() + at, piece);
+                at += piece;
+            }
+            INFO("length " << n << ", split " << split);
+            CHECK(h.finish() == expected);
+        }
+    }
 }
