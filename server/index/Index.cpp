@@ -315,7 +315,6 @@ void Index::upsert(const Claim& c, const FileStat& st) {
 
 Index::Row Index::Row::of(const Claim& c) {
     Row r;
-    std::string anchors, evidence;
     for (auto& t : c.tags)
         r.tags += (r.tags.empty() ? "" : ", ") + t;
     for (auto& a : c.anchors) {
