@@ -84,7 +84,7 @@ bool Engine::ready(Tier& t) {
     // indexing into its own file. The writers' lock makes one process create
     // it and every other one open that same file.
     auto lock = t.store->lock();
-    t.stopScan();
+    t.stopScan(); // its connection reads the file about to be reopened
     t.index = std::make_unique<Index>(*t.store);
     ++t.opens;
     if (t.index->freshlyCreated()) {
@@ -102,10 +102,10 @@ SyncReport Engine::reconcileOnOpen(Tier& t) {
     // known completely (files added, removed, renamed or replaced: git
     // reuses a replaced file's inode, so only a stat of each file says which)
     // is reconciled completely before anything is answered.
+    t.stopScan();
     auto known = t.index->settledDirMark();
     if (!opts_.backgroundReconcile || t.index->stats().total <= opts_.inlineReconcileMax ||
         !known || dirMark(t.store->claimsDir()) != known) {
-        t.stopScan();
         SyncReport r = t.index->sync();
         recordArrivals(t, r);
         t.swept = true;
@@ -114,7 +114,6 @@ SyncReport Engine::reconcileOnOpen(Tier& t) {
     // The directory is as last known: the only change it can hide is a file
     // rewritten in place. Those are found by a stat of each on a thread;
     // meanwhile every claim served is checked against its file.
-    t.stopScan();
     startScan(t, true);
     return {};
 }

@@ -12,7 +12,6 @@
 #include "index/Pretokenized.h"
 #include "index/Reconcile.h"
 
-#include "store/ClaimFile.h"
 #include "store/Store.h"
 
 #include <algorithm>
@@ -27,41 +26,23 @@ namespace {
 
 struct LoadedFile {
     std::string name;
-    FileStat stat;
-    std::optional<Claim> claim; // or the error below
+    Index::ClaimFileRead file;
     Index::Row row;
     std::array<sql::Pretokenized, 4> fts; // label, text, tags, code
-    int line = 0;
-    std::string error;
 };
 
 // Everything about one claim file that needs no connection; nullopt when it
 // is not a claim file or vanished since the listing.
 std::optional<LoadedFile> loadFile(const std::string& dir, const std::string& name) {
     if (name.size() < 4 || name.compare(name.size() - 3, 3, ".md") != 0) return std::nullopt;
-    std::string id = name.substr(0, name.size() - 3);
-    std::string full = dir + "/" + name;
-    LoadedFile f;
-    f.name = name;
-    if (!Store::validId(id)) {
-        auto st = statFile(full);
-        if (!st) return std::nullopt;
-        f.stat = *st;
-        f.error = "the file name is not a valid claim id (a-z, 0-9, '-', '_')";
-        return f;
+    auto read = Index::readClaimFile(dir, name.substr(0, name.size() - 3));
+    if (!read) return std::nullopt;
+    LoadedFile f{name, std::move(*read), {}, {}};
+    if (const auto& c = f.file.claim) {
+        f.row = Index::Row::of(*c);
+        f.fts = {sql::Pretokenized::of(c->label), sql::Pretokenized::of(f.row.text),
+                 sql::Pretokenized::of(f.row.tags), sql::Pretokenized::of(f.row.code)};
     }
-    auto text = readFile(full, &f.stat);
-    if (!text) return std::nullopt;
-    try {
-        f.claim = parseClaim(*text, id);
-    } catch (const ClaimFileError& e) {
-        f.line = e.line;
-        f.error = e.what();
-        return f;
-    }
-    f.row = Index::Row::of(*f.claim);
-    f.fts = {sql::Pretokenized::of(f.claim->label), sql::Pretokenized::of(f.row.text),
-             sql::Pretokenized::of(f.row.tags), sql::Pretokenized::of(f.row.code)};
     return f;
 }
 
@@ -189,13 +170,13 @@ SyncReport Index::bulkLoad() {
         return s.empty() ? std::optional<std::string_view>() : std::optional<std::string_view>(s);
     };
     loadClaimFiles(store_.claimsDir(), [&](LoadedFile&& f) {
-        if (!f.claim) {
-            setBroken("claims/" + f.name, f.line, f.error, f.stat);
+        if (!f.file.claim) {
+            setBroken("claims/" + f.name, f.file.line, f.file.error, f.file.stat);
             ++r.broken;
             return;
         }
-        const Claim& c = *f.claim;
-        int64_t rowid = insertRow(c, f.row, f.stat);
+        const Claim& c = *f.file.claim;
+        int64_t rowid = insertRow(c, f.row, f.file.stat);
         // The same columns the insert trigger would index, with the terms
         // the reading thread already computed.
         const std::array<sql::ReplayColumn, 4> columns{{{c.label, &f.fts[0]},

@@ -545,6 +545,28 @@ std::string changes(const Claim& was, const Claim& now) {
 
 } // namespace
 
+std::optional<Index::ClaimFileRead> Index::readClaimFile(const std::string& claimsDir,
+                                                         const std::string& id) {
+    std::string full = claimsDir + "/" + id + ".md";
+    ClaimFileRead f;
+    if (!Store::validId(id)) {
+        auto st = statFile(full);
+        if (!st) return std::nullopt;
+        f.stat = *st;
+        f.error = "the file name is not a valid claim id (a-z, 0-9, '-', '_')";
+        return f;
+    }
+    auto text = readFile(full, &f.stat);
+    if (!text) return std::nullopt;
+    try {
+        f.claim = parseClaim(*text, id);
+    } catch (const ClaimFileError& e) {
+        f.line = e.line;
+        f.error = e.what();
+    }
+    return f;
+}
+
 SyncReport Index::syncImpl(const std::vector<std::string>& ids) {
     // Each id is looked at afresh: the caller (a file watch, a scan, a
     // served row found changed) already knows these files need it.
@@ -576,30 +598,25 @@ SyncReport Index::syncImpl(const std::vector<std::string>& ids) {
         if (auto it = broken.find(rel); it != broken.end() && it->second.mtimeNs == st->mtimeNs &&
                                         it->second.size == st->size && it->second.ino == st->ino)
             continue;
-        if (!Store::validId(id)) {
+        auto f = readClaimFile(store_.claimsDir(), id);
+        if (!f) continue;
+        if (!f->claim) {
             if (before) removeId(id);
-            setBroken(rel, 0, "the file name is not a valid claim id (a-z, 0-9, '-', '_')", *st);
+            setBroken(rel, f->line, f->error, f->stat);
             ++r.broken;
+            if (Store::validId(id))
+                r.arrivals.push_back({"change", id, rel + " no longer parses: " + f->error});
             continue;
         }
-        auto text = readFile(full);
-        if (!text) continue;
-        try {
-            Claim c = parseClaim(*text, id);
-            upsert(c, *st);
-            ++(before ? r.updated : r.added);
-            if (!before) {
-                r.arrivals.push_back({"arrive", c.id + "@" + std::to_string(c.version),
-                                      rel + " appeared (" + describe(c) + ")"});
-            } else if (auto what = changes(before->claim, c); !what.empty()) {
-                r.arrivals.push_back(
-                    {"change", c.id + "@" + std::to_string(c.version), rel + " changed: " + what});
-            }
-        } catch (const ClaimFileError& e) {
-            if (before) removeId(id);
-            setBroken(rel, e.line, e.what(), *st);
-            ++r.broken;
-            r.arrivals.push_back({"change", id, rel + " no longer parses: " + e.what()});
+        const Claim& c = *f->claim;
+        upsert(c, f->stat);
+        ++(before ? r.updated : r.added);
+        if (!before) {
+            r.arrivals.push_back({"arrive", c.id + "@" + std::to_string(c.version),
+                                  rel + " appeared (" + describe(c) + ")"});
+        } else if (auto what = changes(before->claim, c); !what.empty()) {
+            r.arrivals.push_back(
+                {"change", c.id + "@" + std::to_string(c.version), rel + " changed: " + what});
         }
     }
     tx.commit();

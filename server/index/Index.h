@@ -92,6 +92,17 @@ public:
         std::string tags, code, anchors, evidence, text, heads, contentHash;
         static Row of(const Claim& c);
     };
+    // One claim file read for the index: the stat of the file that was read
+    // (not of the path a moment before) and the claim, or why it cannot be
+    // indexed (line, message). nullopt when it cannot be read (gone).
+    struct ClaimFileRead {
+        FileStat stat;
+        std::optional<Claim> claim;
+        int line = 0;
+        std::string error;
+    };
+    static std::optional<ClaimFileRead> readClaimFile(const std::string& claimsDir,
+                                                      const std::string& id);
 
     // 3: promotion columns; symbol shapes mask every spelling of the symbol's
     // name (code_symbols written by version 2 carry the older digests).
