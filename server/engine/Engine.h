@@ -191,6 +191,13 @@ private:
     // Re-reads claims whose files were found changed while serving them.
     void reread(const std::vector<std::pair<Tier*, std::string>>& claims);
     RecallResult recallChecked(const RecallRequest& req, bool rowsReread);
+    struct TierPass;
+    static void forEachPass(std::vector<TierPass>& passes,
+                            const std::function<void(TierPass&)>& fn);
+    void candidatePass(TierPass& p, const std::vector<std::string>& queryTerms,
+                       const std::optional<std::string>& focusPath, bool committedOnly,
+                       size_t keep);
+    static void shareBudget(std::vector<TierPass>& passes, size_t keep);
 
     EngineOptions opts_;
     std::string fingerprint_;

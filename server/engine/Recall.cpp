@@ -12,6 +12,11 @@
 // because counting a long posting list is itself proportional to the store.
 // The text relevance is then weighed with confidence, recency, feedback and
 // closeness to the file in focus.
+//
+// With tier all, other projects' stores share one scoring budget instead of
+// each scoring its own (shareBudget), take fewer rows per term, and are
+// read on two threads, so asking 20 stores costs a few single-store
+// recalls rather than twenty.
 #include "engine/Anchoring.h"
 #include "engine/Engine.h"
 #include "engine/Tier.h"
@@ -23,6 +28,9 @@
 
 #include <algorithm>
 #include <cmath>
+#include <exception>
+#include <iterator>
+#include <thread>
 #include <unordered_map>
 #include <unordered_set>
 
@@ -32,17 +40,16 @@ namespace {
 
 constexpr int kCandidateCap = 400; // rows considered by the cheap pass
 constexpr int kPerTermCap = 400;   // newest rows taken per query term
-constexpr int kScoredCap = 48;     // rows read and fully scored
+// Per term in another project's store (tier all): those stores share one
+// scoring budget (shareBudget), and a term's newest rows cost FTS5 time in
+// proportion to how many are taken (about 63 us for 400, 30 us for 100 on
+// a 5k-claim store), paid once per store.
+constexpr int kOtherPerTermCap = 100;
+constexpr int kScoredCap = 48; // rows read and fully scored
 constexpr int kMaxLimit = 200;
 constexpr double kK1 = 1.2, kB = 0.75;
 // Field weights: a label or tag names what a claim is about; the text says it.
 constexpr double kWeightLabel = 3.0, kWeightTags = 2.0, kWeightCode = 2.0, kWeightText = 1.0;
-
-struct QueryTerm {
-    std::string term;
-    int64_t df = 0;
-    double idf = 0;
-};
 
 // Term frequencies of the query's terms in one field.
 std::unordered_map<std::string, int> termCounts(std::string_view field,
@@ -60,6 +67,176 @@ double lengthNorm(size_t len, double avg) {
 }
 
 } // namespace
+
+// One tier's part of a recall: its statistics, its snapshot, and its
+// candidates ranked by the cheap score, best first.
+struct Engine::TierPass {
+    struct QueryTerm {
+        std::string term;
+        int64_t df = 0;
+        double idf = 0;
+    };
+    Tier* tier = nullptr;
+    IndexStats stats;
+    std::string storeName;
+    // All lookups of this tier see one snapshot and take the file locks once.
+    std::unique_ptr<sql::Transaction> snapshot;
+    std::vector<QueryTerm> qterms;
+    std::vector<std::pair<double, int64_t>> ranked; // (cheap score, rowid)
+    int64_t candidates = 0;
+    struct Scored {
+        RecallRow row;
+        Tier* from;
+        FileStat file; // the claim file as indexed
+    };
+    std::vector<Scored> scored;
+};
+
+void Engine::forEachPass(std::vector<TierPass>& passes, const std::function<void(TierPass&)>& fn) {
+    // Two threads (the machines engram serves have at least two cores) pay
+    // off only past a few tiers; the default scope has two.
+    constexpr size_t kParallelFrom = 4;
+    if (passes.size() < kParallelFrom) {
+        for (auto& p : passes)
+            fn(p);
+        return;
+    }
+    std::exception_ptr failed;
+    std::thread other([&] {
+        try {
+            for (size_t i = 1; i < passes.size(); i += 2)
+                fn(passes[i]);
+        } catch (...) {
+            failed = std::current_exception();
+        }
+    });
+    std::exception_ptr mine;
+    try {
+        for (size_t i = 0; i < passes.size(); i += 2)
+            fn(passes[i]);
+    } catch (...) {
+        mine = std::current_exception();
+    }
+    other.join();
+    if (mine) std::rethrow_exception(mine);
+    if (failed) std::rethrow_exception(failed);
+}
+
+void Engine::candidatePass(TierPass& p, const std::vector<std::string>& queryTerms,
+                           const std::optional<std::string>& focusPath, bool committedOnly,
+                           size_t keep) {
+    Tier& t = *p.tier;
+    p.stats = t.index->stats();
+    p.storeName = t.root.empty() ? t.store->dir() : t.root;
+    p.snapshot.reset(new sql::Transaction(t.index->readScope()));
+    const IndexStats& st = p.stats;
+
+    // Candidate generation, bounded: each term contributes at most
+    // kPerTermCap of its newest rows, rarest terms first.
+    std::vector<std::vector<int64_t>> lists;
+    double n = double(std::max<int64_t>(st.total, 1));
+    std::pair<int64_t, int64_t> span{0, 0};
+    const int perTerm = t.name == "other" ? kOtherPerTermCap : kPerTermCap;
+    for (auto& term : queryTerms) {
+        auto rows = t.index->match(term, perTerm);
+        TierPass::QueryTerm q{term, int64_t(rows.size()), 0};
+        if (int(rows.size()) == perTerm) {
+            // Saturated: estimate the document frequency from how much of
+            // the rowid space the term's newest matches cover, rather than
+            // counting a long posting list.
+            if (span.second == 0) span = t.index->rowidSpan();
+            double covered = double(span.second - rows.back() + 1);
+            double all = double(span.second - span.first + 1);
+            q.df = std::clamp<int64_t>(int64_t(double(perTerm) * all / covered), perTerm,
+                                       std::max<int64_t>(st.total, perTerm));
+        }
+        q.idf = std::log(1.0 + (n - double(q.df) + 0.5) / (double(q.df) + 0.5));
+        p.qterms.push_back(q);
+        lists.push_back(std::move(rows));
+    }
+    std::vector<size_t> order(p.qterms.size());
+    for (size_t i = 0; i < order.size(); ++i)
+        order[i] = i;
+    std::sort(order.begin(), order.end(),
+              [&](size_t a, size_t b) { return p.qterms[a].df < p.qterms[b].df; });
+
+    // A cheap first pass (the idf of the query terms each candidate is known
+    // to hold, plus focus) picks the few rows worth reading and re-tokenizing
+    // for the full BM25F score.
+    std::unordered_map<int64_t, double> cheap;
+    cheap.reserve(kCandidateCap);
+    std::vector<int64_t> rowids;
+    rowids.reserve(kCandidateCap);
+    auto add = [&](int64_t id, double w) {
+        auto [it, inserted] = cheap.try_emplace(id, 0.0);
+        if (inserted) {
+            if (int(rowids.size()) >= kCandidateCap) {
+                cheap.erase(it);
+                return;
+            }
+            rowids.push_back(id);
+        }
+        it->second += w;
+    };
+    if (focusPath)
+        for (auto id : t.index->anchoredIn(*focusPath, kCandidateCap / 4))
+            add(id, 1000.0);
+    if (!p.qterms.empty()) {
+        for (size_t i : order)
+            for (auto id : lists[i])
+                add(id, p.qterms[i].idf);
+    } else {
+        // No query: the newest claims (of the allowed statuses) in order.
+        auto recent = committedOnly ? t.index->recent(ClaimStatus::Committed, kCandidateCap)
+                                    : t.index->recent(std::nullopt, kCandidateCap);
+        for (auto id : recent)
+            add(id, 0.0);
+    }
+    p.candidates = int64_t(rowids.size());
+    p.ranked.reserve(rowids.size());
+    for (auto id : rowids)
+        p.ranked.emplace_back(cheap[id], id);
+    // Best cheap score first, then newest: a total order.
+    size_t top = std::min(keep, p.ranked.size());
+    std::partial_sort(p.ranked.begin(), p.ranked.begin() + ptrdiff_t(top), p.ranked.end(),
+                      [](const auto& a, const auto& b) {
+                          return a.first != b.first ? a.first > b.first : a.second > b.second;
+                      });
+    p.ranked.resize(top);
+}
+
+void Engine::shareBudget(std::vector<TierPass>& passes, size_t keep) {
+    // The bound project and the medulla each keep their `keep` best. Other
+    // projects (tier all) share one budget of `keep`, so reading and fully
+    // scoring rows costs the same with 3 stores or 300: the best cheap
+    // scores win, ties go round the stores (by rank within each, then by
+    // the registry's order), which keeps the choice deterministic.
+    struct Pick {
+        double cheap;
+        size_t rank, pass;
+        int64_t rowid;
+    };
+    std::vector<Pick> pool;
+    for (size_t i = 0; i < passes.size(); ++i)
+        if (passes[i].tier->name == "other")
+            for (size_t r = 0; r < passes[i].ranked.size(); ++r)
+                pool.push_back({passes[i].ranked[r].first, r, i, passes[i].ranked[r].second});
+    if (pool.size() <= keep) return;
+    std::sort(pool.begin(), pool.end(), [](const Pick& a, const Pick& b) {
+        if (a.cheap != b.cheap) return a.cheap > b.cheap;
+        if (a.rank != b.rank) return a.rank < b.rank;
+        return a.pass < b.pass;
+    });
+    pool.resize(keep);
+    for (auto& p : passes)
+        if (p.tier->name == "other") p.ranked.clear();
+    // Back in each store's own order (the pool kept its relative order).
+    std::sort(pool.begin(), pool.end(), [](const Pick& a, const Pick& b) {
+        return a.pass != b.pass ? a.pass < b.pass : a.rank < b.rank;
+    });
+    for (auto& k : pool)
+        passes[k.pass].ranked.emplace_back(k.cheap, k.rowid);
+}
 
 RecallResult Engine::recall(const RecallRequest& req) {
     return recallChecked(req, false);
@@ -107,98 +284,32 @@ RecallResult Engine::recallChecked(const RecallRequest& req, bool rowsReread) {
     };
 
     int64_t now = nowUnix();
-    int64_t candidates = 0;
-    struct Scored {
-        RecallRow row;
-        Tier* from;
-        FileStat file; // the claim file as indexed
-    };
-    std::vector<Scored> rows;
+    size_t keep = size_t(std::max(kScoredCap, req.limit * 3));
     // Invariant 1: the bound project and the medulla, and other projects
     // only when asked for by name (tier all), each row saying where it is from.
-    for (Tier* tp : recallTiers(req.tier, result.unreachable)) {
-        Tier& t = *tp;
-        if (!ready(t)) continue;
-        auto st = t.index->stats();
-        const std::string storeName = t.root.empty() ? t.store->dir() : t.root;
-        MemoryExists me{t.name, storeName, st.committed,
-                        st.frontier + st.retracted + st.superseded};
-        result.memoryExists.push_back(me);
+    std::vector<TierPass> passes;
+    for (Tier* tp : recallTiers(req.tier, result.unreachable))
+        if (ready(*tp)) passes.emplace_back().tier = tp;
+    // The candidate passes only read each tier's own connection, so with
+    // many stores (tier all) they run on two threads.
+    forEachPass(passes, [&](TierPass& p) {
+        candidatePass(p, queryTerms, focusPath, req.include.empty(), keep);
+    });
+    int64_t candidates = 0;
+    for (auto& p : passes) {
+        const Tier& t = *p.tier;
+        result.memoryExists.push_back({t.name, p.storeName, p.stats.committed,
+                                       p.stats.frontier + p.stats.retracted + p.stats.superseded});
+        candidates += p.candidates;
+    }
+    shareBudget(passes, keep);
 
-        // All lookups of this tier see one snapshot and take the file locks once.
-        auto snapshot = t.index->readScope();
-
-        // Candidate generation, bounded: each term contributes at most
-        // kPerTermCap of its newest rows, rarest terms first.
-        std::vector<QueryTerm> qterms;
-        std::vector<std::vector<int64_t>> lists;
-        double n = double(std::max<int64_t>(st.total, 1));
-        std::pair<int64_t, int64_t> span{0, 0};
-        for (auto& term : queryTerms) {
-            auto rows = t.index->match(term, kPerTermCap);
-            QueryTerm q{term, int64_t(rows.size()), 0};
-            if (int(rows.size()) == kPerTermCap) {
-                // Saturated: estimate the document frequency from how much
-                // of the rowid space the newest kPerTermCap matches cover,
-                // rather than counting a long posting list.
-                if (span.second == 0) span = t.index->rowidSpan();
-                double covered = double(span.second - rows.back() + 1);
-                double all = double(span.second - span.first + 1);
-                q.df = std::clamp<int64_t>(int64_t(double(kPerTermCap) * all / covered),
-                                           kPerTermCap, std::max<int64_t>(st.total, kPerTermCap));
-            }
-            q.idf = std::log(1.0 + (n - double(q.df) + 0.5) / (double(q.df) + 0.5));
-            qterms.push_back(q);
-            lists.push_back(std::move(rows));
-        }
-        std::vector<size_t> order(qterms.size());
-        for (size_t i = 0; i < order.size(); ++i)
-            order[i] = i;
-        std::sort(order.begin(), order.end(),
-                  [&](size_t a, size_t b) { return qterms[a].df < qterms[b].df; });
-
-        // A cheap first pass (the idf of the query terms each candidate is
-        // known to hold, plus focus) picks the few rows worth reading and
-        // re-tokenizing for the full BM25F score.
-        std::unordered_map<int64_t, double> cheap;
-        std::vector<int64_t> rowids;
-        auto add = [&](int64_t id, double w) {
-            auto [it, inserted] = cheap.try_emplace(id, 0.0);
-            if (inserted) {
-                if (int(rowids.size()) >= kCandidateCap) {
-                    cheap.erase(it);
-                    return;
-                }
-                rowids.push_back(id);
-            }
-            it->second += w;
-        };
-        if (focusPath)
-            for (auto id : t.index->anchoredIn(*focusPath, kCandidateCap / 4))
-                add(id, 1000.0);
-        if (!qterms.empty()) {
-            for (size_t i : order)
-                for (auto id : lists[i])
-                    add(id, qterms[i].idf);
-        } else {
-            // No query: the newest claims (of the allowed statuses) in order.
-            auto recent = req.include.empty()
-                              ? t.index->recent(ClaimStatus::Committed, kCandidateCap)
-                              : t.index->recent(std::nullopt, kCandidateCap);
-            for (auto id : recent)
-                add(id, 0.0);
-        }
-        candidates += int64_t(rowids.size());
-        size_t keep = size_t(std::max(kScoredCap, req.limit * 3));
-        if (rowids.size() > keep) {
-            std::stable_sort(rowids.begin(), rowids.end(), [&](int64_t a, int64_t b) {
-                double ca = cheap[a], cb = cheap[b];
-                return ca != cb ? ca > cb : a > b;
-            });
-            rowids.resize(keep);
-        }
-
-        for (auto rowid : rowids) {
+    // Reading and fully scoring the chosen rows, on the pass's thread too.
+    forEachPass(passes, [&](TierPass& p) {
+        Tier& t = *p.tier;
+        const IndexStats& st = p.stats;
+        const auto& qterms = p.qterms;
+        for (auto& [cheap, rowid] : p.ranked) {
             auto ic = t.index->byRowid(rowid);
             if (!ic || !statusAllowed(ic->claim.status) || !kindAllowed(ic->claim.kind)) continue;
             const Claim& c = ic->claim;
@@ -255,21 +366,25 @@ RecallResult Engine::recallChecked(const RecallRequest& req, bool rowsReread) {
                 row.why.push_back("feedback +" + std::to_string(c.feedback.correct) + "/-" +
                                   std::to_string(c.feedback.wrong));
             if (qterms.empty()) row.why.push_back("recent");
-            row.claim = c;
             row.tier = t.name;
-            row.store = storeName;
+            row.store = p.storeName;
             row.provenance = provenanceChain(c);
             if (c.created) {
                 row.ageSeconds = now - *c.created;
                 int64_t fresh = c.verified.value_or(*c.created);
                 row.stale = now - fresh > int64_t(opts_.staleDays) * 86400;
             }
-            rows.push_back({std::move(row), &t, ic->file});
+            row.claim = std::move(ic->claim); // `c` is not used past here
+            p.scored.push_back({std::move(row), &t, ic->file});
         }
-    }
+        p.snapshot.reset();
+    });
+    std::vector<TierPass::Scored> rows;
+    for (auto& p : passes)
+        std::move(p.scored.begin(), p.scored.end(), std::back_inserter(rows));
     result.envelope.observed.candidates = candidates;
 
-    std::sort(rows.begin(), rows.end(), [](const Scored& x, const Scored& y) {
+    std::sort(rows.begin(), rows.end(), [](const auto& x, const auto& y) {
         const RecallRow &a = x.row, &b = y.row;
         if (a.score != b.score) return a.score > b.score;
         if (a.claim.id != b.claim.id) return a.claim.id < b.claim.id;

@@ -248,3 +248,59 @@ TEST_CASE("a store of 25 live claims answers a query matching none honestly", "[
     CHECK(r.envelope.recovery.method == "engram/recall");
     CHECK_FALSE(r.envelope.recovery.reason.empty());
 }
+
+TEST_CASE("tier all over many projects: rows keep their store, the best row wins, answers repeat",
+          "[tiers]") {
+    // Enough other projects that their candidates are read on two threads
+    // and share one scoring budget, each with more matching claims than
+    // that budget.
+    TempDir home, parent;
+    const std::string bound = parent.path() + "/bound";
+    makeDirs(bound);
+    Engine x(EngineOptions{bound, "test", home.path(), 30, "test"});
+    constexpr int kProjects = 6, kClaims = 60;
+    for (int p = 0; p < kProjects; ++p) {
+        std::string root = parent.path() + "/proj" + std::to_string(p);
+        makeDirs(root);
+        Engine e(EngineOptions{root, "test", home.path(), 30, "test"});
+        RememberRequest r;
+        r.agent = "codex:maker";
+        // Every store the same size, so a term weighs the same in each; the
+        // rare word first in its store, where the others hold a common row.
+        r.text = std::string("cache eviction ") + (p == kProjects - 1 ? "zebra" : "walrus") +
+                 " rule of proj" + std::to_string(p);
+        e.remember(r);
+        for (int i = 0; i < kClaims; ++i) {
+            r.text = "cache note " + std::to_string(i) + " of proj" + std::to_string(p);
+            e.remember(r);
+        }
+    }
+    RecallRequest req;
+    req.query = "cache zebra";
+    req.tier = "all";
+    req.limit = 16;
+    auto first = x.recall(req);
+    REQUIRE(first.rows.size() == 16);
+    // The one claim holding the rare word is the best, in the last store.
+    CHECK(first.rows[0].claim.text == "cache eviction zebra rule of proj5");
+    std::set<std::string> stores;
+    for (auto& row : first.rows) {
+        CHECK(row.tier == "other");
+        // Each row names the store it was read from.
+        auto proj = row.claim.text.substr(row.claim.text.rfind(' ') + 1);
+        CHECK(row.store == parent.path() + "/" + proj);
+        if (&row != &first.rows[0]) stores.insert(row.store);
+    }
+    // Candidates that score the same go round the stores instead of filling
+    // the budget from the first one (which alone holds enough).
+    CHECK(stores.size() >= 2);
+    CHECK(first.memoryExists.size() == kProjects); // the bound store and the medulla are empty
+    for (int round = 0; round < 5; ++round) {
+        auto again = x.recall(req);
+        REQUIRE(again.rows.size() == first.rows.size());
+        for (size_t i = 0; i < again.rows.size(); ++i) {
+            CHECK(again.rows[i].claim.id == first.rows[i].claim.id);
+            CHECK(again.rows[i].store == first.rows[i].store);
+        }
+    }
+}
