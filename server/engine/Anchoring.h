@@ -67,6 +67,10 @@ public:
     std::string contentKey(const std::string& rel);
     // The open document's text, or nullptr.
     const std::string* documentText(const std::string& rel) const;
+    // Whether the editor holds `rel` open (its text is the document's).
+    bool hasDocument(const std::string& rel) const {
+        return open_.count(rel) || openPlain_.count(rel);
+    }
     // Where else in the workspace a definition with this shape exists (the
     // code index); lets check() follow a symbol that moved to another file.
     void setShapeLookup(std::function<std::vector<CodeSymbol>(const std::string&)> lookup) {

@@ -32,6 +32,7 @@ Engine::Engine(EngineOptions opts)
     , started_(nowUnix())
     , anchorer_(opts_.root) {
     anchorer_.setShapeLookup([this](const std::string& shape) { return symbolsWithShape(shape); });
+    if (opts_.watchFiles) treeWatch_ = std::make_unique<TreeWatch>(opts_.root);
     auto project = std::make_unique<Tier>();
     project->name = "project";
     project->store =
@@ -445,6 +446,7 @@ StatusResult Engine::status(const std::optional<std::string>& requestedRoot) {
     if (!opts_.home.empty())
         for (auto& root : Registry(opts_.home).roots())
             r.registered.push_back({root, bool(statFile(root + "/.engram/claims"))});
+    applyTreeChanges();
     for (auto& t : tiers_) {
         if (!t->index) continue;
         for (auto& b : t->index->brokenFiles())
@@ -458,54 +460,99 @@ StatusResult Engine::status(const std::optional<std::string>& requestedRoot) {
 void Engine::addAnchorHealth(Tier& t, StatusResult::AnchorHealth& total) {
     // Over anchored live claims only (unanchored claims have nothing to
     // check), file by file, reusing each file's count while nothing it
-    // depends on changed (Tier::FileHealth): a status call costs a stat per
-    // anchored file, not a check per anchor.
+    // depends on changed (Tier::FileHealth): a status call costs a look at
+    // each file reported changed (or a stat per anchored file when nothing
+    // watches them), not a check per anchor.
     if (t.healthOpens != t.opens) {
         t.health.clear();
         t.healthOpens = t.opens;
+        t.healthGeneration = -1;
+    }
+    // Which files hold anchors changes only with the claims: listed again
+    // when the index's generation moved.
+    int64_t generation = t.index->stats().generation;
+    if (generation != t.healthGeneration) {
+        std::map<std::string, Tier::FileHealth> listed;
+        for (auto& p : t.index->anchorPaths()) {
+            auto it = t.health.find(p.path);
+            Tier::FileHealth h = it != t.health.end() ? std::move(it->second) : Tier::FileHealth{};
+            if (h.changes != p.changes) h.counted = false;
+            h.changes = p.changes;
+            listed.emplace(p.path, std::move(h));
+        }
+        t.health = std::move(listed);
+        t.healthGeneration = generation;
     }
     uint64_t code = 0;
     for (auto& other : tiers_)
         if (other->index) code += other->index->codeChanges() + other->opens;
-    std::unordered_map<std::string, Tier::FileHealth> seen;
-    for (auto& p : t.index->anchorPaths()) {
-        std::string key = anchorer_.contentKey(p.path);
-        auto it = t.health.find(p.path);
-        bool current = it != t.health.end() && !key.empty() && it->second.changes == p.changes &&
-                       it->second.contentKey == key &&
-                       (it->second.allIntact || it->second.codeChanges == code);
-        Tier::FileHealth h;
-        if (current) {
-            h = std::move(it->second);
-        } else {
-            h.changes = p.changes;
-            h.contentKey = key;
-            h.codeChanges = code;
-            for (auto rowid : t.index->anchoredIn(p.path, 1 << 30)) {
-                auto ic = t.index->byRowid(rowid);
-                if (!ic || ic->claim.status != ClaimStatus::Committed) continue;
-                for (auto& a : ic->claim.anchors) {
-                    if (a.path != p.path) continue;
-                    auto s = anchorer_.check(a).state;
-                    if (s == "intact")
-                        ++h.counts.intact;
-                    else if (s == "drifted")
-                        ++h.counts.drifted;
-                    else if (s == "moved")
-                        ++h.counts.moved;
-                    else
-                        ++h.counts.orphaned;
-                }
+    auto recount = [&](const std::string& path, Tier::FileHealth& h, uint64_t code) {
+        h.counts = {};
+        h.codeChanges = code;
+        h.counted = true;
+        for (auto rowid : t.index->anchoredIn(path, 1 << 30)) {
+            auto ic = t.index->byRowid(rowid);
+            if (!ic || ic->claim.status != ClaimStatus::Committed) continue;
+            for (auto& a : ic->claim.anchors) {
+                if (a.path != path) continue;
+                auto s = anchorer_.check(a).state;
+                if (s == "intact")
+                    ++h.counts.intact;
+                else if (s == "drifted")
+                    ++h.counts.drifted;
+                else if (s == "moved")
+                    ++h.counts.moved;
+                else
+                    ++h.counts.orphaned;
             }
-            h.allIntact = h.counts.drifted + h.counts.moved + h.counts.orphaned == 0;
+        }
+        h.allIntact = h.counts.drifted + h.counts.moved + h.counts.orphaned == 0;
+    };
+    for (auto& [path, h] : t.health) {
+        bool look = h.stale || !h.watched || !h.counted ||
+                    (!h.allIntact && h.codeChanges != code) || anchorer_.hasDocument(path) ||
+                    h.contentKey.compare(0, 9, "document ") == 0;
+        if (look) {
+            // Watched before it is looked at: a change after the look is
+            // then always reported.
+            h.watched = treeWatch_ && treeWatch_->watchPath(path);
+            std::string key = anchorer_.contentKey(path);
+            // A reported change is recounted whatever the key says: a
+            // rewrite can keep the size and put the mtime back.
+            bool current = h.counted && !h.stale && !key.empty() && h.contentKey == key &&
+                           (h.allIntact || h.codeChanges == code);
+            if (!current) recount(path, h, code);
+            h.contentKey = key;
+            // Within the racy window the key proves nothing: look again.
+            h.stale = key.empty();
         }
         total.intact += h.counts.intact;
         total.drifted += h.counts.drifted;
         total.moved += h.counts.moved;
         total.orphaned += h.counts.orphaned;
-        seen.emplace(p.path, std::move(h));
     }
-    t.health = std::move(seen);
+}
+
+void Engine::applyTreeChanges() {
+    if (!treeWatch_) return;
+    auto changes = treeWatch_->drain();
+    if (changes.paths.empty() && changes.trees.empty()) return;
+    for (auto& t : tiers_) {
+        for (auto& p : changes.paths)
+            if (auto it = t->health.find(p); it != t->health.end()) it->second.stale = true;
+        for (auto& tree : changes.trees) {
+            if (tree.empty()) {
+                for (auto& [_, h] : t->health)
+                    h.stale = true;
+                continue;
+            }
+            if (auto it = t->health.find(tree); it != t->health.end()) it->second.stale = true;
+            std::string prefix = tree + "/";
+            for (auto it = t->health.lower_bound(prefix);
+                 it != t->health.end() && it->first.compare(0, prefix.size(), prefix) == 0; ++it)
+                it->second.stale = true;
+        }
+    }
 }
 
 GetResult Engine::get(const std::string& id) {

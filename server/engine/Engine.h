@@ -14,6 +14,7 @@
 #include "engine/Requests.h"
 #include "index/Index.h"
 #include "store/Store.h"
+#include "util/TreeWatch.h"
 
 #include <chrono>
 #include <functional>
@@ -41,6 +42,10 @@ struct EngineOptions {
     // Holds the start-up sweep back this long (ENGRAM_RECONCILE_HOLD_MS): lets
     // tests observe answers served before it finishes. 0 in use.
     int64_t reconcileHoldMs = 0;
+    // Long-lived servers watch the directories of anchored files (inotify),
+    // so engram/status looks again only at files reported changed instead
+    // of a stat of every anchored file per call.
+    bool watchFiles = false;
 };
 
 struct CodeIndexReport {
@@ -187,6 +192,8 @@ private:
     SyncReport reconcileOnOpen(Tier& t);
     // Adds the tier's anchor health to `total`, recounting changed files only.
     void addAnchorHealth(Tier& t, StatusResult::AnchorHealth& total);
+    // Marks the files engram/status counted that the TreeWatch reported.
+    void applyTreeChanges();
     void startScan(Tier& t, bool opening);
     // Re-reads claims whose files were found changed while serving them.
     void reread(const std::vector<std::pair<Tier*, std::string>>& claims);
@@ -207,6 +214,7 @@ private:
     bool registered_ = false;
     bool teamChecked_ = false;
     Anchorer anchorer_;
+    std::unique_ptr<TreeWatch> treeWatch_; // opts_.watchFiles
     std::vector<std::string> configErrors_;
     bool codeIndexed_ = false;
     std::chrono::steady_clock::time_point lastCodeWalk_{};

@@ -6,6 +6,7 @@
 
 #include <atomic>
 #include <future>
+#include <map>
 #include <unordered_map>
 
 namespace engram {
@@ -41,16 +42,22 @@ struct Engine::Tier {
     // file is counted again only when its anchors changed (a claim written,
     // retracted or removed there), its text may have (an edit in the editor,
     // a save, a checkout), or, when something in it was not intact, the
-    // code index changed (a symbol may have moved to another file).
+    // code index changed (a symbol may have moved to another file). With a
+    // TreeWatch, "its text may have" is an event; without one, a stat.
     struct FileHealth {
         int64_t changes = 0;      // Index::anchorPaths' counter when counted
         std::string contentKey;   // Anchorer::contentKey when counted
         uint64_t codeChanges = 0; // the code index's changes when counted
         bool allIntact = true;
+        bool counted = false; // counts hold for `changes`
+        bool watched = false; // a change to the file's text will be reported
+        bool stale = true;    // reported changed (or new): look again
         StatusResult::AnchorHealth counts;
     };
-    std::unordered_map<std::string, FileHealth> health;
-    uint64_t healthOpens = 0; // the index `health` was counted against
+    // Ordered, so a directory's files are one range (a directory renamed).
+    std::map<std::string, FileHealth> health;
+    int64_t healthGeneration = -1; // the index's generation `health` lists
+    uint64_t healthOpens = 0;      // the index `health` was counted against
 
     // Cancels a running scan and waits for it (the future's destructor).
     void stopScan() {

@@ -42,6 +42,7 @@ Folder* Workspaces::add(const std::string& root, const std::string& source,
     if (byRoot(root)) return nullptr;
     EngineOptions opts{root, source, home_, 30, version_};
     opts.backgroundReconcile = true; // a long-lived server: answer first, check the rest after
+    opts.watchFiles = true;          // status looks only at anchored files reported changed
     folders_.push_back(std::make_unique<Folder>(std::move(opts), loop_, std::move(onChange)));
     return folders_.back().get();
 }

@@ -49,6 +49,7 @@ void Workspaces::bind(const std::vector<std::string>& roots, const std::string& 
     for (auto& r : roots) {
         EngineOptions opts{r, source, home_, 30, version_};
         opts.backgroundReconcile = true; // see lsp/Workspaces.cpp
+        opts.watchFiles = true;
         list_.push_back(std::make_unique<Workspace>(std::move(opts)));
         // Watching starts before the first call reads anything, so no change
         // falls between the index's first sync and the watch.

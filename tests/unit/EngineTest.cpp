@@ -9,6 +9,8 @@
 #include <catch2/catch.hpp>
 #include <ctime>
 #include <fcntl.h>
+#include <filesystem>
+#include <fstream>
 #include <sys/stat.h>
 
 using namespace engram;
@@ -19,7 +21,15 @@ namespace {
 struct Workspace {
     TempDir root;
     TempDir home;
-    Engine engine{{root.path(), "test", home.path(), 30, "test"}};
+    Engine engine;
+
+    explicit Workspace(bool watchFiles = false)
+        : engine(options(root, home, watchFiles)) {}
+    static EngineOptions options(const TempDir& root, const TempDir& home, bool watchFiles) {
+        EngineOptions o{root.path(), "test", home.path(), 30, "test"};
+        o.watchFiles = watchFiles;
+        return o;
+    }
 
     RememberResult remember(const std::string& text, const std::string& label = "",
                             double confidence = 0.7) {
@@ -265,8 +275,11 @@ TEST_CASE("status keeps anchor health per file and agrees with a full count afte
     // after each kind of change its counts must equal those of an engine
     // that counts everything afresh. Files are given mtimes in the past
     // (each write a different one), so the per-file reuse is exercised and
-    // not bypassed as too recent to trust.
-    Workspace w;
+    // not bypassed as too recent to trust. Both ways of noticing a changed
+    // file: a stat of each (one-shot commands), the directory watch (servers).
+    const bool watch = GENERATE(false, true);
+    CAPTURE(watch);
+    Workspace w(watch);
     int64_t age = 1000;
     auto put = [&](const std::string& rel, const std::string& text) {
         w.root.write(rel, text);
@@ -330,4 +343,35 @@ TEST_CASE("status keeps anchor health per file and agrees with a full count afte
     // A file removed: its anchors are orphaned.
     removeFile(w.root / "src/b.py");
     agrees({3, 0, 0, 1});
+
+    // A checkout that replaces a file by renaming another over it.
+    put("src/b.py.new", b);
+    std::filesystem::rename(w.root / "src/b.py.new", w.root / "src/b.py");
+    agrees({4, 0, 0, 0});
+
+    // The directory moved out of the workspace and another put in its place.
+    TempDir aside;
+    std::filesystem::rename(w.root / "src", aside / "src");
+    agrees({0, 0, 0, 4});
+    put("src/a.py", "def f():\n    return 7\n\ndef g():\n    return 2\n");
+    put("src/b.py", b);
+    agrees({3, 1, 0, 0});
+    std::filesystem::remove_all(w.root / "src");
+    std::filesystem::rename(aside / "src", w.root / "src");
+    agrees({4, 0, 0, 0});
+
+    if (watch) {
+        // Same size, same inode, mtime put back: a stat cannot tell, the
+        // watch does.
+        struct stat before;
+        REQUIRE(::stat((w.root / "src/a.py").c_str(), &before) == 0);
+        {
+            std::ofstream out(w.root / "src/a.py", std::ios::in | std::ios::out);
+            out.seekp(std::streamoff(a.find("return 1") + 7));
+            out << "9";
+        }
+        timespec same[2] = {before.st_atim, before.st_mtim};
+        REQUIRE(::utimensat(AT_FDCWD, (w.root / "src/a.py").c_str(), same, 0) == 0);
+        CHECK(counts(w.engine.status().anchorHealth) == std::array<int64_t, 4>{3, 1, 0, 0});
+    }
 }
