@@ -436,7 +436,92 @@ json toJson(const StatusResult& r) {
               {"drifted", r.anchorHealth.drifted},
               {"moved", r.anchorHealth.moved},
               {"orphaned", r.anchorHealth.orphaned}}},
-            {"broken_files", broken}};
+            {"broken_files", broken},
+            {"inbox", toJson(r.inbox)}};
+}
+
+ReportRequest parseReport(const json& params) {
+    Params p(params);
+    ReportRequest r;
+    r.reportClass = p.reqString("class");
+    r.kind = p.optString("kind").value_or("");
+    r.what = p.reqString("what");
+    r.expected = p.optString("expected").value_or("");
+    r.excerpt = p.optString("excerpt").value_or("");
+    // The project the report is about ("none": no project). "root" in every
+    // request is the root the caller believes it is bound to, so this one
+    // has its own name.
+    r.root = p.optString("project");
+    r.agent = p.reqString("agent");
+    r.answers = p.optStrings("answers");
+    r.external = p.optBool("external").value_or(false);
+    r.resolution = p.optString("resolution").value_or("");
+    return r;
+}
+
+InboxRequest parseInbox(const json& params) {
+    Params p(params);
+    InboxRequest r;
+    r.state = p.optString("state");
+    r.all = p.optBool("all").value_or(false);
+    r.root = p.optString("root");
+    return r;
+}
+
+json toJson(const Report& r) {
+    json j = {{"id", r.id},
+              {"class", r.reportClass},
+              {"what", r.what},
+              {"root", r.root},
+              {"agent", r.agent},
+              {"filed", formatUtc(r.filed)},
+              {"external", r.external},
+              {"answers", r.answers}};
+    if (!r.kind.empty()) j["kind"] = r.kind;
+    if (!r.expected.empty()) j["expected"] = r.expected;
+    if (!r.excerpt.empty()) j["excerpt"] = r.excerpt;
+    if (!r.resolution.empty()) j["resolution"] = r.resolution;
+    return j;
+}
+
+json toJson(const ReportResult& r) {
+    return {{"report", toJson(r.report)},
+            {"duplicate", r.duplicate},
+            {"box", r.box.empty() ? json(nullptr) : json(r.box)},
+            {"pending", r.pending},
+            {"spooled", r.spooled}};
+}
+
+json toJson(const StatusResult::InboxCounts& c) {
+    return {{"open", c.open},
+            {"in_progress", c.inProgress},
+            {"answered", c.answered},
+            {"external", c.external},
+            {"answers", c.answers}};
+}
+
+json toJson(const InboxResult& r) {
+    json boxes = json::array();
+    for (auto& b : r.boxes) {
+        json reports = json::array();
+        for (auto& e : b.reports) {
+            json j = toJson(e.report);
+            j["state"] = e.state;
+            j["answered_by"] = e.answeredBy;
+            reports.push_back(std::move(j));
+        }
+        json bad = json::array();
+        for (auto& [line, why] : b.badLines)
+            bad.push_back({{"line", line}, {"problem", why}});
+        json box = {{"name", b.name},
+                    {"path", b.path},
+                    {"counts", toJson(b.counts)},
+                    {"reports", reports},
+                    {"bad_lines", bad}};
+        box["error"] = b.error.empty() ? json(nullptr) : json(b.error);
+        boxes.push_back(std::move(box));
+    }
+    return {{"envelope", toJson(r.envelope)}, {"boxes", boxes}};
 }
 
 json toJson(const SyncReport& r) {

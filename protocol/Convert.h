@@ -54,6 +54,12 @@ json toJson(const GetResult& r);
 json toJson(const LearnResult& r);
 json toJson(const StatusResult& r);
 json toJson(const SyncReport& r);
+ReportRequest parseReport(const json& params);
+InboxRequest parseInbox(const json& params);
+json toJson(const Report& r);
+json toJson(const ReportResult& r);
+json toJson(const InboxResult& r);
+json toJson(const StatusResult::InboxCounts& c);
 // One anchor of engram/anchors (and the MCP anchors tool); `text` is the
 // file as engram sees it, against which the range is given in UTF-16.
 json toJson(const AnchoredClaim& a, std::string_view text);

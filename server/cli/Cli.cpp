@@ -8,6 +8,7 @@
 #include "lsp/Log.h"
 #include "lsp/LspServer.h"
 #include "mcp/McpServer.h"
+#include "mcp/Render.h"
 #include "model/Error.h"
 #include "protocol/Convert.h"
 #include "protocol/Packet.h"
@@ -64,7 +65,16 @@ commands:
   review ID accept|reject --reason R   accept or reject a contribution [--agent NAME]
   verify-packet FILE|-           check a packet's hash, signature, binding and age
       [--lifetime SECONDS]       (default 86400); exit 0 valid, 1 invalid
-  status                         the bound root, stores, counts and anchor health
+  status                         the bound root, stores, counts, anchor health and the inbox
+  report --class C --what W      report memory that misled you (or anything about engram):
+      C = memory_misdelivery (with --kind leak|false_absence|wrong_store_write|
+      misattribution|vanished and --expected E) | field_report | answer (with
+      --answers ID... and, to close them, --resolution confirmed|fixed|
+      not_confirmed|duplicate|wont_fix); [--excerpt X] [--external] [--agent NAME];
+      about the bound root (--root DIR), or --no-project (the medulla's inbox)
+  inbox [--state S] [--all]      reports filed about this project with their states (open,
+                                 in_progress, answered, external, answer); --all: every box
+                                 on this machine and reports waiting for their project
   check [--format text|json|sarif] [--fail-on CODES] [--changed-since REF]
                                  memory diagnostics for CI: drifted, orphaned and moved
                                  anchors, stale claims, secrets in claim files, claim files
@@ -366,6 +376,40 @@ int cmdStatus(const Context& ctx) {
     return print(ctx, protocol::toJson(r), renderStatus(r));
 }
 
+// Reports and the inbox render as the MCP tools do: one text for both.
+int cmdReport(const Context& ctx) {
+    if (!ctx.args.positionals.empty())
+        throw UsageError("report: unexpected argument '" + ctx.args.positionals[0] +
+                         "' (say what happened with --what)");
+    ReportRequest r;
+    r.reportClass = ctx.args.get("--class").value_or("");
+    if (r.reportClass.empty()) throw UsageError("report: --class is required");
+    r.kind = ctx.args.get("--kind").value_or("");
+    r.what = ctx.args.get("--what").value_or("");
+    if (r.what.empty()) throw UsageError("report: --what is required (what happened)");
+    r.expected = ctx.args.get("--expected").value_or("");
+    r.excerpt = ctx.args.get("--excerpt").value_or("");
+    r.agent = ctx.args.get("--agent").value_or(defaultAgent());
+    r.answers = ctx.args.all("--answers");
+    r.external = ctx.args.has("--external");
+    r.resolution = ctx.args.get("--resolution").value_or("");
+    // The report concerns the bound root (--root chooses it) unless it is
+    // about no project.
+    if (ctx.args.has("--no-project")) r.root = "none";
+    Engine engine = makeEngine(ctx);
+    json j = protocol::toJson(engine.report(r));
+    return print(ctx, j, mcp::render::report(j));
+}
+
+int cmdInbox(const Context& ctx) {
+    InboxRequest r;
+    r.state = ctx.args.get("--state");
+    r.all = ctx.args.has("--all");
+    Engine engine = makeEngine(ctx);
+    json j = protocol::toJson(engine.inbox(r));
+    return print(ctx, j, mcp::render::inbox(j));
+}
+
 int cmdCheck(const Context& ctx) {
     if (!ctx.args.positionals.empty())
         throw UsageError("check: unexpected argument '" + ctx.args.positionals[0] + "'");
@@ -527,6 +571,14 @@ int cmdDoctor(const Context& ctx) {
           engine.configErrors().empty() ? "no problems" : engine.configErrors().front());
     check("claim files", st.brokenFiles.empty(),
           st.brokenFiles.empty() ? "all parse" : std::to_string(st.brokenFiles.size()) + " broken");
+    // Reports waiting for a project that is not on this machine: not a
+    // failure (they are filed when it appears), but named.
+    auto pending = engine.pendingReports();
+    std::string waiting;
+    for (auto& [root, n] : pending)
+        waiting += (waiting.empty() ? "" : "; ") + std::to_string(n) +
+                   (n == 1 ? " report waits for " : " reports wait for ") + root;
+    check("reports pending", true, waiting.empty() ? "none" : waiting);
     // A clone that never ran `engram init` merges claim files line by line.
     if (auto team = engine.teamSetup(false); team.git)
         check("git merge driver", team.problem.empty(),
@@ -562,6 +614,11 @@ int run(int argc, char** argv) {
         {"review", {{"--reason", "--agent"}, {}, {}}},
         {"verify-packet", {{"--lifetime"}, {}, {}}},
         {"status", {}},
+        {"report",
+         {{"--class", "--kind", "--what", "--expected", "--excerpt", "--agent", "--resolution"},
+          {"--answers"},
+          {"--external", "--no-project"}}},
+        {"inbox", {{"--state"}, {}, {"--all"}}},
         {"check", {{"--format", "--fail-on", "--changed-since"}, {}, {}}},
         {"init", {}},
         {"resolve", {{"--take", "--agent"}, {}, {}}},
@@ -633,6 +690,8 @@ int run(int argc, char** argv) {
         if (c == "review") return cmdReview(ctx);
         if (c == "verify-packet") return cmdVerifyPacket(ctx);
         if (c == "status") return cmdStatus(ctx);
+        if (c == "report") return cmdReport(ctx);
+        if (c == "inbox") return cmdInbox(ctx);
         if (c == "check") return cmdCheck(ctx);
         if (c == "reindex") return cmdReindex(ctx);
         if (c == "init") return cmdInit(ctx);

@@ -147,6 +147,8 @@ std::string renderStatus(const StatusResult& r) {
            " orphaned\n";
     for (auto& [file, why] : r.brokenFiles)
         out += "broken: " + file + ": " + why + "\n";
+    out += "inbox: " + std::to_string(r.inbox.open) + " open, " +
+           std::to_string(r.inbox.inProgress) + " in progress (engram inbox)\n";
     if (!r.registered.empty()) {
         out += "registered projects (recall --tier all reads them):\n";
         for (auto& reg : r.registered)

@@ -446,6 +446,21 @@ StatusResult Engine::status(const std::optional<std::string>& requestedRoot) {
     if (!opts_.home.empty())
         for (auto& root : Registry(opts_.home).roots())
             r.registered.push_back({root, bool(statFile(root + "/.engram/claims"))});
+    // The inbox's counts, read again only when the box changed.
+    try {
+        fileFromSpool(opts_.root);
+        auto st = statFile(boxPath(opts_.root));
+        if (!st || !inboxSeen_ || !sameFile(st, inboxSeen_->first)) {
+            auto box = readBox(opts_.root, boxPath(opts_.root), std::nullopt);
+            inboxSeen_.reset();
+            if (st && box.error.empty()) inboxSeen_.emplace(*st, box.counts);
+            r.inbox = box.counts;
+        } else {
+            r.inbox = inboxSeen_->second;
+        }
+    } catch (const FsError&) {
+        // Status still answers; engram inbox names what cannot be read.
+    }
     applyTreeChanges();
     for (auto& t : tiers_) {
         if (!t->index) continue;

@@ -126,6 +126,15 @@ public:
     std::set<std::string> changedSince(const std::string& ref);
 
     StatusResult status(const std::optional<std::string>& requestedRoot = std::nullopt);
+    // Files a report into the machine's spool and the inbox of the project
+    // it names (the medulla's for none; pending when that project is not on
+    // this machine). Idempotent: the id is the content's.
+    ReportResult report(const ReportRequest& req);
+    // The bound project's inbox with derived states; with `all`, every box.
+    InboxResult inbox(const InboxRequest& req);
+    // Reports waiting in the spool whose project is not on this machine:
+    // (root, count) (engram doctor).
+    std::vector<std::pair<std::string, int64_t>> pendingReports();
     // Memory diagnostics (engram check, the editor's Problems panel): every
     // live claim's anchors checked against the code, staleness, secrets in
     // claim files and claim files that do not parse; project tier only
@@ -194,6 +203,17 @@ private:
     void addAnchorHealth(Tier& t, StatusResult::AnchorHealth& total);
     // Marks the files engram/status counted that the TreeWatch reported.
     void applyTreeChanges();
+    // Files the spool's reports naming `root` into its box (a project that
+    // appeared since they were filed). Skipped while the spool is unchanged.
+    void fileFromSpool(const std::string& root);
+    std::string spoolPath() const;
+    // `inbox.jsonl merge=union` in the store's .gitattributes (engine/Team.cpp).
+    static void ensureInboxMerge(const std::string& storeDir);
+    std::string boxPath(const std::string& root) const; // "none": the medulla's
+    InboxBox readBox(const std::string& name, const std::string& path,
+                     const std::optional<std::string>& state);
+    std::optional<FileStat> spoolSeen_; // the spool as fileFromSpool last read it
+    std::optional<std::pair<FileStat, StatusResult::InboxCounts>> inboxSeen_; // status
     void startScan(Tier& t, bool opening);
     // Re-reads claims whose files were found changed while serving them.
     void reread(const std::vector<std::pair<Tier*, std::string>>& claims);

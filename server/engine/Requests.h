@@ -5,6 +5,7 @@
 #pragma once
 #include "model/Claim.h"
 #include "model/Envelope.h"
+#include "model/Report.h"
 
 #include <optional>
 #include <string>
@@ -150,6 +151,59 @@ struct StatusResult {
         int64_t intact = 0, drifted = 0, moved = 0, orphaned = 0;
     } anchorHealth;
     std::vector<std::pair<std::string, std::string>> brokenFiles; // file, "line N: why"
+    // The bound project's inbox, by state (reports arrive through git too).
+    struct InboxCounts {
+        int64_t open = 0, inProgress = 0, answered = 0, external = 0, answers = 0;
+    } inbox;
+};
+
+// ---- Reports and the inbox (BRIEF 13; engine/Reports.cpp) ----
+
+struct ReportRequest {
+    std::string reportClass; // memory_misdelivery | field_report | answer
+    std::string kind;        // memory_misdelivery only
+    std::string what, expected, excerpt;
+    std::optional<std::string> root; // absent: the bound root; "none": no project
+    std::string agent;
+    std::vector<std::string> answers;
+    bool external = false;
+    std::string resolution; // on an answer that closes what it answers
+};
+
+struct ReportResult {
+    Report report;          // as filed (an earlier identical report's time when already filed)
+    bool duplicate = false; // already in its box (or, pending, in the spool)
+    std::string box;        // the inbox it is in; empty while pending
+    bool pending = false;   // its project is not on this machine: kept in the spool
+    bool spooled = false;   // in the machine's spool (no $ENGRAM_HOME: no spool)
+};
+
+struct InboxRequest {
+    std::optional<std::string> state; // open | in_progress | answered | external | answer
+    bool all = false;                 // every known box, and the pending spool entries
+    std::optional<std::string> root;  // the root the caller believes it is bound to
+};
+
+struct InboxEntry {
+    Report report;
+    // open | in_progress | answered | external (reports); answer (answers:
+    // they are listed under what they answer and never counted open)
+    std::string state;
+    std::vector<std::string> answeredBy; // ids of the answers naming it, oldest first
+};
+
+struct InboxBox {
+    std::string name;  // the project's root, "medulla", or "pending" (the spool's unfiled reports)
+    std::string path;  // the box file (the spool for "pending")
+    std::string error; // why it could not be read; then `reports` is empty
+    std::vector<InboxEntry> reports;  // newest first, after the state filter
+    StatusResult::InboxCounts counts; // over every report in the box, before the filter
+    std::vector<std::pair<int, std::string>> badLines; // lines that are not reports
+};
+
+struct InboxResult {
+    Envelope envelope;
+    std::vector<InboxBox> boxes; // the bound project's first
 };
 
 // ---- Delegation packets (BRIEF 6; engine/Delegate.cpp, protocol/Packet.h) ----

@@ -24,6 +24,9 @@ const char* kAttributes = "# Written by engram: claim files are merged field by 
                           "# merge driver (run `engram init` once per clone to register it).\n"
                           "claims/*.md merge=engram\n"
                           "history/*.md merge=engram\n";
+const char* kInboxAttributes =
+    "# Reports are appended, never edited: a merge keeps both sides' lines.\n"
+    "inbox.jsonl merge=union\n";
 
 std::string shellQuote(const std::string& s) {
     std::string out = "'";
@@ -48,6 +51,16 @@ bool insideWorkTree(const std::string& root) {
 
 } // namespace
 
+void Engine::ensureInboxMerge(const std::string& storeDir) {
+    const std::string path = storeDir + "/.gitattributes";
+    auto have = readFile(path);
+    if (have && have->find("inbox.jsonl merge=union") != std::string::npos) return;
+    // A file people wrote is extended, never replaced.
+    std::string text = have ? *have + (have->empty() || have->ends_with("\n") ? "" : "\n") : "";
+    makeDirs(storeDir);
+    atomicWrite(path, text + kInboxAttributes);
+}
+
 TeamSetup Engine::teamSetup(bool write) {
     TeamSetup s;
     s.git = insideWorkTree(opts_.root);
@@ -62,6 +75,7 @@ TeamSetup Engine::teamSetup(bool write) {
                                  : std::string(kAttributes);
         makeDirs(store.dir());
         atomicWrite(attrPath, text);
+        ensureInboxMerge(store.dir());
         s.attributes = true;
         s.wrote.push_back(".engram/.gitattributes");
     }

@@ -33,7 +33,7 @@ const char* kEngramMethods[] = {"engram/remember", "engram/recall",       "engra
                                 "engram/retract",  "engram/learn",        "engram/status",
                                 "engram/reverify", "engram/anchors",      "engram/promote",
                                 "engram/delegate", "engram/verifyPacket", "engram/contribute",
-                                "engram/review"};
+                                "engram/review",   "engram/report",       "engram/inbox"};
 
 // Requests that change memory: open documents' diagnostics follow them.
 const std::set<std::string> kWrites = {"engram/remember", "engram/retract", "engram/learn",
@@ -61,6 +61,8 @@ LspServer::LspServer(ServerOptions opts)
         {"engram/learn", &LspServer::onLearn},
         {"engram/reverify", &LspServer::onReverify},
         {"engram/status", &LspServer::onStatus},
+        {"engram/report", &LspServer::onReport},
+        {"engram/inbox", &LspServer::onInbox},
         {"workspace/executeCommand", &LspServer::onExecuteCommand},
         {"textDocument/hover", &LspServer::onHover},
         {"textDocument/codeLens", &LspServer::onCodeLens},
@@ -452,6 +454,16 @@ json LspServer::onReverify(const json& params) {
     std::string id = p.reqString("id"), agent = p.reqString("agent"),
                 note = p.optString("note").value_or("");
     return protocol::toJson(bound(hintsOf(params)).engine.reverify(id, agent, note));
+}
+
+json LspServer::onReport(const json& params) {
+    ReportRequest req = protocol::parseReport(params);
+    return protocol::toJson(bound(hintsOf(params)).engine.report(req));
+}
+
+json LspServer::onInbox(const json& params) {
+    InboxRequest req = protocol::parseInbox(params);
+    return protocol::toJson(bound(hintsOf(params)).engine.inbox(req));
 }
 
 json LspServer::onStatus(const json& params) {

@@ -115,6 +115,8 @@ private:
     json onLearn(const json& params);
     json onReverify(const json& params);
     json onStatus(const json& params);
+    json onReport(const json& params);
+    json onInbox(const json& params);
     json onExecuteCommand(const json& params);
     json onAnchors(const json& params);
     // Documents and the features on them (lsp/Documents.cpp).

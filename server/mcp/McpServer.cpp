@@ -442,6 +442,12 @@ std::string McpServer::instructions() const {
         "- After relying on a claim, call learn with correct, wrong or partial.\n"
         "- An empty recall is not proof that nothing is known: read memory_exists and "
         "envelope.trust_mode, and call status when the binding looks wrong.\n"
+        "- When memory misled you, call report (class memory_misdelivery): a recall said "
+        "nothing about something you later found in the code or in memory (false_absence), a "
+        "row came from a project it should not have (leak), a claim you saw before is gone "
+        "(vanished), a claim names the wrong author or origin (misattribution), or a write "
+        "landed in the wrong store (wrong_store_write). Say what happened and what you "
+        "expected, with the call. Each report is counted and reaches the project's inbox.\n"
         "- Pass agent as tool:role (e.g. claude:maker) so the record says who wrote what.\n";
     if (findTool("contribute"))
         s += "- If you are a sub-agent working on a delegated task, report findings with "

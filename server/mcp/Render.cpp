@@ -285,6 +285,11 @@ std::string status(const json& r) {
            " moved, " + std::to_string(count(h, "orphaned")) + " orphaned\n";
     for (auto& f : member(r, "broken_files"))
         out += "broken: " + field(f, "file") + ": " + field(f, "problem") + "\n";
+    if (r.contains("inbox")) {
+        const json& i = member(r, "inbox");
+        out += "inbox: " + std::to_string(count(i, "open")) + " open, " +
+               std::to_string(count(i, "in_progress")) + " in progress\n";
+    }
     if (e.contains("recovery") && member(e, "recovery").is_object())
         out += "next: " + field(member(e, "recovery"), "method") + " (" +
                field(member(e, "recovery"), "reason") + ")\n";
@@ -343,6 +348,39 @@ std::string review(const json& r) {
     const json& c = member(r, "claim");
     return (field(r, "decision") == "accept" ? "Accepted: " : "Rejected: ") + field(c, "id") +
            " is now " + field(c, "status") + "\n";
+}
+
+std::string report(const json& r) {
+    const json& rep = member(r, "report");
+    std::string out = (r.value("duplicate", false) ? "Already filed: " : "Filed ") +
+                      field(rep, "id") + " (" + field(rep, "class") +
+                      (field(rep, "kind").empty() ? "" : "/" + field(rep, "kind")) + ")";
+    if (r.value("pending", false))
+        out += "; its project " + field(rep, "root") +
+               " is not on this machine, so it waits in the spool until it is";
+    else
+        out += " into " + field(r, "box");
+    return out + "\n";
+}
+
+std::string inbox(const json& r) {
+    std::string out;
+    for (auto& b : member(r, "boxes")) {
+        const json& c = member(b, "counts");
+        out += field(b, "name") + ": " + std::to_string(count(c, "open")) + " open, " +
+               std::to_string(count(c, "in_progress")) + " in progress, " +
+               std::to_string(count(c, "answered")) + " answered, " +
+               std::to_string(count(c, "external")) + " external\n";
+        if (auto e = field(b, "error"); !e.empty()) out += "  cannot be read: " + e + "\n";
+        for (auto& rep : member(b, "reports")) {
+            out += "  " + field(rep, "id") + " [" + field(rep, "state") + "] " +
+                   field(rep, "class") +
+                   (field(rep, "kind").empty() ? "" : "/" + field(rep, "kind")) + " by " +
+                   field(rep, "agent") + " on " + field(rep, "filed") + ": " + field(rep, "what") +
+                   "\n";
+        }
+    }
+    return out.empty() ? "No inbox.\n" : out;
 }
 
 } // namespace engram::mcp::render

@@ -48,6 +48,33 @@ json object(json properties, const Names& required, const char* description = nu
 
 const Names kKinds = {"fact", "decision", "convention", "gotcha", "preference", "todo"};
 const Names kAnchorStates = {"intact", "drifted", "moved", "orphaned", "unanchored"};
+const Names kMisdeliveryKinds = {"leak", "false_absence", "wrong_store_write", "misattribution",
+                                 "vanished"};
+
+json inboxCounts(const char* description = nullptr) {
+    return object({{"open", integer()},
+                   {"in_progress", integer()},
+                   {"answered", integer()},
+                   {"external", integer()},
+                   {"answers", integer()}},
+                  {"open", "in_progress", "answered", "external", "answers"}, description);
+}
+
+json report() {
+    return object({{"id", str("r- and 16 hex digits of the report's content")},
+                   {"class", str()},
+                   {"kind", str()},
+                   {"what", str()},
+                   {"expected", str()},
+                   {"excerpt", str()},
+                   {"root", str("The project it concerns, or none")},
+                   {"agent", str()},
+                   {"filed", str("When first filed (UTC)")},
+                   {"external", boolean()},
+                   {"answers", arrayOf(str())},
+                   {"resolution", str()}},
+                  {"id", "class", "what", "root", "agent", "filed", "external", "answers"});
+}
 
 // ---- results -------------------------------------------------------------
 
@@ -411,8 +438,74 @@ json statusOutput() {
             {"registered",
              arrayOf(object({{"root", str()}, {"reachable", boolean()}}, {"root", "reachable"}),
                      "Every project store served on this machine (what tier all reads)")},
+            {"inbox", inboxCounts("The bound project's reports by state")},
         },
         {"envelope", "anchor_health", "broken_files"});
+}
+
+json reportInput() {
+    json answers = arrayOf(str(), "Ids (r-...) of the reports this one answers");
+    return input(
+        {{"class", oneOf({"memory_misdelivery", "field_report", "answer"},
+                         "memory_misdelivery: memory misled you; field_report: anything else "
+                         "about engram; answer: a reply to reports (needs answers)")},
+         {"kind", oneOf(kMisdeliveryKinds,
+                        "For memory_misdelivery: leak (a claim from a project it should not "
+                        "reach), false_absence (recall said nothing, yet the store knew), "
+                        "wrong_store_write, misattribution (wrong author or origin), vanished "
+                        "(a claim that was there is gone)")},
+         {"what", str("What happened")},
+         {"expected", str("What you expected instead (required for memory_misdelivery)")},
+         {"excerpt", str("The call or an excerpt of it (the query, the rows)")},
+         {"project", str("Absolute root of the project it concerns (default: the bound root); "
+                         "'none' for a report about no project")},
+         {"agent", agentArg()},
+         {"answers", std::move(answers)},
+         {"external", boolean("About another tool, not engram: listed, never counted open")},
+         {"resolution", oneOf({"confirmed", "fixed", "not_confirmed", "duplicate", "wont_fix"},
+                              "On an answer: it closes the reports it answers")}},
+        {"class", "what"});
+}
+
+json reportOutput() {
+    return object({{"report", report()},
+                   {"duplicate", boolean("Already filed: nothing was added")},
+                   {"box", either("string", "null",
+                                  "The inbox it is in; null while its project is not here")},
+                   {"pending", boolean("Its project is not on this machine: it waits in the "
+                                       "spool and is filed when the project appears")},
+                   {"spooled", boolean("Kept in this machine's spool")}},
+                  {"report", "duplicate", "box", "pending", "spooled"});
+}
+
+json inboxInput() {
+    return input({{"state", oneOf({"open", "in_progress", "answered", "external", "answer"},
+                                  "Only reports in this state")},
+                  {"all", boolean("Every known box: registered projects, the medulla, and "
+                                  "reports waiting for a project not on this machine")}},
+                 {});
+}
+
+json inboxOutput() {
+    json entry = report();
+    entry["properties"]["state"] =
+        oneOf({"open", "in_progress", "answered", "external", "answer"},
+              "Derived from the answers: open (none), in_progress (answered, not closed), "
+              "answered (a closing answer), external (about another tool), answer (a reply)");
+    entry["properties"]["answered_by"] = arrayOf(str(), "Ids of the answers naming it");
+    entry["required"].push_back("state");
+    entry["required"].push_back("answered_by");
+    json box =
+        object({{"name", str("The project's root, medulla, or pending")},
+                {"path", str()},
+                {"counts", inboxCounts()},
+                {"reports", arrayOf(std::move(entry), "Newest first")},
+                {"bad_lines",
+                 arrayOf(object({{"line", integer()}, {"problem", str()}}, {"line", "problem"}))},
+                {"error", either("string", "null", "Why the box could not be read")}},
+               {"name", "path", "counts", "reports", "bad_lines", "error"});
+    return object({{"envelope", envelope()}, {"boxes", arrayOf(std::move(box))}},
+                  {"envelope", "boxes"});
 }
 
 json promoteInput() {

@@ -42,5 +42,9 @@ json contributeInput();
 json contributeOutput();
 json reviewInput();
 json reviewOutput();
+json reportInput();
+json reportOutput();
+json inboxInput();
+json inboxOutput();
 
 } // namespace engram::mcp::schema

@@ -100,6 +100,17 @@ json runReview(ToolCall& call, const json& args) {
     return protocol::toJson(call.engine.review(protocol::parseReview(withAgent)));
 }
 
+json runReport(ToolCall& call, const json& args) {
+    return protocol::toJson(
+        call.engine.report(protocol::parseReport(withDefaultAgent(call, args))));
+}
+
+json runInbox(ToolCall& call, const json& args) {
+    auto req = protocol::parseInbox(args);
+    req.root = call.requestedRoot;
+    return protocol::toJson(call.engine.inbox(req));
+}
+
 json runStatus(ToolCall& call, const json&) {
     return protocol::toJson(call.engine.status(call.requestedRoot));
 }
@@ -170,6 +181,17 @@ std::vector<Tool> makeTools() {
          "Show which workspace root is bound, how many claims each tier holds, anchor health and "
          "broken claim files; call it when an answer looks empty or wrong.",
          schema::statusInput(), schema::statusOutput(), Effect::Read, runStatus, render::status},
+        {"report", "Report a memory problem",
+         "File a report when memory misled you: a recall that said nothing although you later "
+         "found the answer in code or in memory (false_absence), a claim from a project it "
+         "should not reach (leak), a claim written to the wrong store, a wrong author or origin "
+         "(misattribution), a claim that vanished. It reaches the project's inbox and is "
+         "counted. Answer reports with class answer and answers; a resolution closes them.",
+         schema::reportInput(), schema::reportOutput(), Effect::Write, runReport, render::report},
+        {"inbox", "The project's inbox",
+         "List the reports filed about this project (or, with all, every box on this machine) "
+         "with their states: open, in_progress, answered, external.",
+         schema::inboxInput(), schema::inboxOutput(), Effect::Read, runInbox, render::inbox},
     };
     for (auto& t : list)
         t = withRoot(std::move(t));

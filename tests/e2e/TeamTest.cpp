@@ -579,3 +579,48 @@ TEST_CASE("team: without the driver, a retraction against a supersession and fee
     CHECK(findingsWith(t.ana, "engram.unmerged", pool).empty());
     CHECK(findingsWith(t.ana, "engram.unmerged", other).empty());
 }
+
+TEST_CASE("team: two clones exchange reports through git, each box ends with the union, once "
+          "each and without a conflict") {
+    Team t;
+    sharedClaim(t);
+    CHECK(contains(*slurp(t.ana.dir + "/.engram/.gitattributes"), "inbox.jsonl merge=union"));
+    auto file = [](const Clone& c, const std::string& what) {
+        return c
+            .ok({"report", "--class", "memory_misdelivery", "--kind", "false_absence", "--what",
+                 what, "--expected", "the pool claim"})["report"]["id"]
+            .get<std::string>();
+    };
+    // A report both file (the same words by the same kind of agent differ
+    // by agent, so this one is ana's, pulled by ben before the branches).
+    std::string shared = file(t.ana, "recall for 'pool' returned nothing on Monday");
+    t.ana.commitAll("report");
+    t.push(t.ana, "main");
+    t.pull(t.ben);
+    std::string a = file(t.ana, "recall for 'retry' returned nothing");
+    t.ana.commitAll("ana's report");
+    std::string b1 = file(t.ben, "recall for 'timeout' returned nothing");
+    std::string b2 = file(t.ben, "recall for 'socket' returned nothing");
+    t.ben.commitAll("ben's reports");
+
+    auto [ma, mb] = mergeBothWays(t);
+    INFO(describe(ma) << "\n" << describe(mb));
+    REQUIRE(ma.exitCode == 0);
+    REQUIRE(mb.exitCode == 0);
+    for (auto* c : {&t.ana, &t.ben}) {
+        std::string box = *slurp(c->dir + "/.engram/inbox.jsonl");
+        CHECK_FALSE(contains(box, "<<<<<<<"));
+        std::multiset<std::string> ids;
+        json inbox = c->ok({"inbox"});
+        for (auto& r : inbox["boxes"][0]["reports"])
+            ids.insert(r["id"].get<std::string>());
+        CHECK(ids == std::multiset<std::string>{shared, a, b1, b2});
+        // Each report on one line, once.
+        CHECK(std::count(box.begin(), box.end(), '\n') == 4);
+    }
+    // The teammate's reports are the box's own: ben answers ana's.
+    t.ben.ok({"report", "--class", "answer", "--what", "reproduced", "--answers", a});
+    json states = t.ben.ok({"inbox", "--state", "in_progress"});
+    REQUIRE(states["boxes"][0]["reports"].size() == 1);
+    CHECK(states["boxes"][0]["reports"][0]["id"] == a);
+}

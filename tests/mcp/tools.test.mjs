@@ -220,6 +220,43 @@ describe('tools', () => {
     assert.match(textOf(wrong), /decision/);
   });
 
+  test('report files into the project inbox once; an answer moves it; a secret is refused', async () => {
+    const args = {
+      class: 'memory_misdelivery',
+      kind: 'false_absence',
+      what: "recall for 'pool size' said nothing",
+      expected: 'the pool claim',
+      excerpt: "recall({query: 'pool size'})",
+    };
+    const first = await ok('report', args);
+    const id = first.structuredContent.report.id;
+    assert.match(id, /^r-[0-9a-f]{16}$/);
+    assert.equal(first.structuredContent.box, path.join(ws.root, '.engram', 'inbox.jsonl'));
+    assert.equal(first.structuredContent.report.agent, 'mcp:engram-tests');
+    const again = await ok('report', args);
+    assert.equal(again.structuredContent.duplicate, true);
+    const lines = fs.readFileSync(path.join(ws.root, '.engram', 'inbox.jsonl'), 'utf8').trim().split('\n');
+    assert.equal(lines.length, 1);
+    assert.equal(JSON.parse(lines[0]).id, id);
+    const spool = fs.readFileSync(path.join(ws.home, 'reports', 'spool.jsonl'), 'utf8').trim().split('\n');
+    assert.equal(spool.length, 1);
+
+    let box = (await ok('inbox')).structuredContent.boxes[0];
+    assert.equal(box.reports[0].state, 'open');
+    assert.equal((await ok('status')).structuredContent.inbox.open, 1);
+    await ok('report', { class: 'answer', what: 'confirmed: the index missed a rename', answers: [id], resolution: 'confirmed' });
+    box = (await ok('inbox', { state: 'answered' })).structuredContent.boxes[0];
+    assert.deepEqual(box.reports.map((r) => r.id), [id]);
+    assert.equal(box.counts.open, 0);
+
+    const token = 'gh' + 'p_' + 'aB3xY9kQ'.repeat(5).slice(0, 36);
+    const refused = await s.call('report', { ...args, what: `the token ${token} leaked` });
+    assert.equal(refused.isError, true);
+    assert.match(textOf(refused), /github-token/);
+    assert.ok(!fs.readFileSync(path.join(ws.root, '.engram', 'inbox.jsonl'), 'utf8').includes(token));
+    assert.ok(!fs.readFileSync(path.join(ws.home, 'reports', 'spool.jsonl'), 'utf8').includes(token));
+  });
+
   test('the schemas can fail: a result with a missing field does not validate', async () => {
     const r = await s.call('get', { id: (await ok('recall', { query: 'pool size' })).structuredContent.rows[0].id });
     const broken = structuredClone(r.structuredContent);

@@ -1,0 +1,283 @@
+// Reports and the inbox (BRIEF 13): filing into the machine's spool and the
+// project's box, filing what waited once its project appears, and states
+// derived from the answers, never stored.
+#include "engine/Checks.h"
+#include "engine/Engine.h"
+#include "engine/Tier.h"
+#include "model/Error.h"
+#include "store/Registry.h"
+#include "store/ReportFile.h"
+#include "store/Store.h"
+#include "util/Fs.h"
+#include "util/Paths.h"
+#include "util/Time.h"
+
+#include <algorithm>
+#include <map>
+#include <sys/stat.h>
+
+namespace engram {
+
+namespace {
+
+bool isReportId(const std::string& id) {
+    return id.size() == 18 && id.starts_with("r-") &&
+           id.find_first_not_of("0123456789abcdef", 2) == std::string::npos;
+}
+
+bool isDirectory(const std::string& p) {
+    struct stat st;
+    return ::stat(p.c_str(), &st) == 0 && S_ISDIR(st.st_mode);
+}
+
+// A box lives in its project's store: laid out (with the .gitignore that
+// keeps the writers' lock out of git) before the first report arrives.
+void ensureStore(const std::string& root) {
+    Store(root + "/.engram", "project", root.substr(root.find_last_of('/') + 1)).ensureLayout();
+}
+
+void count(StatusResult::InboxCounts& c, const std::string& state) {
+    if (state == "open") ++c.open;
+    if (state == "in_progress") ++c.inProgress;
+    if (state == "answered") ++c.answered;
+    if (state == "external") ++c.external;
+    if (state == "answer") ++c.answers;
+}
+
+} // namespace
+
+std::string Engine::spoolPath() const {
+    return opts_.home.empty() ? std::string() : opts_.home + "/reports/spool.jsonl";
+}
+
+std::string Engine::boxPath(const std::string& root) const {
+    if (root == "none")
+        return opts_.home.empty() ? std::string() : opts_.home + "/medulla/inbox.jsonl";
+    return root + "/.engram/inbox.jsonl";
+}
+
+ReportResult Engine::report(const ReportRequest& req) {
+    // Validation first, naming the field; nothing is written on a refusal.
+    if (!isReportClass(req.reportClass))
+        throw invalidField("class", "must be memory_misdelivery, field_report or answer");
+    if (req.reportClass == "memory_misdelivery") {
+        if (!isMisdeliveryKind(req.kind))
+            throw invalidField("kind", "a memory_misdelivery report needs a kind: leak, "
+                                       "false_absence, wrong_store_write, misattribution or "
+                                       "vanished");
+    } else if (!req.kind.empty()) {
+        throw invalidField("kind", "only a memory_misdelivery report has a kind");
+    }
+    auto text = [](const char* field, const std::string& v) {
+        checkUtf8(field, v);
+        if (v.size() > kMaxText)
+            throw invalidField(field, "is longer than " + std::to_string(kMaxText) + " bytes");
+    };
+    text("what", req.what);
+    text("expected", req.expected);
+    text("excerpt", req.excerpt);
+    if (trimmed(req.what).empty()) throw invalidField("what", "must say what happened");
+    if (req.reportClass == "memory_misdelivery" && trimmed(req.expected).empty())
+        throw invalidField("expected", "a memory_misdelivery report must say what was expected");
+    checkLine("agent", req.agent, kMaxShort, true);
+    for (size_t i = 0; i < req.answers.size(); ++i)
+        if (!isReportId(req.answers[i]))
+            throw invalidField("answers[" + std::to_string(i) + "]",
+                               "'" + req.answers[i] +
+                                   "' is not a report id (r- and 16 hex digits)");
+    if (req.reportClass == "answer" && req.answers.empty())
+        throw invalidField("answers", "an answer names the reports it answers");
+    if (!req.resolution.empty()) {
+        if (!isResolution(req.resolution))
+            throw invalidField("resolution", "must be confirmed, fixed, not_confirmed, duplicate "
+                                             "or wont_fix");
+        if (req.answers.empty())
+            throw invalidField("resolution", "only an answer (with answers) closes reports");
+    }
+    std::string root = opts_.root;
+    if (req.root) {
+        if (*req.root == "none") {
+            root = "none";
+        } else {
+            checkLine("root", *req.root, 4096, true);
+            if ((*req.root)[0] != '/')
+                throw invalidField("root", "must be an absolute path, or 'none' for a report "
+                                           "about no project");
+            root = canonicalPath(*req.root);
+        }
+    }
+    if (root == "none" && opts_.home.empty())
+        throw invalidField("root", "a report about no project goes to the medulla's inbox, and "
+                                   "there is no engram home (set ENGRAM_HOME or --home)");
+    scanForSecrets("what", req.what);
+    scanForSecrets("expected", req.expected);
+    scanForSecrets("excerpt", req.excerpt);
+    scanForSecrets("agent", req.agent);
+
+    Report r;
+    r.reportClass = req.reportClass;
+    r.kind = req.kind;
+    r.what = req.what;
+    r.expected = req.expected;
+    r.excerpt = req.excerpt;
+    r.root = root;
+    r.agent = req.agent;
+    r.answers = req.answers;
+    r.external = req.external;
+    r.resolution = req.resolution;
+    r.id = reportId(r);
+    r.filed = nowUnix();
+
+    ReportResult out;
+    // The spool first: it is this machine's record of every report, and
+    // the source a box can always be filed from again.
+    if (const std::string spool = spoolPath(); !spool.empty()) {
+        out.spooled = true;
+        bool added = fileReport(spool, r);
+        if (!added) {
+            for (auto& have : readReportBox(spool).reports)
+                if (have.id == r.id) r.filed = have.filed;
+        }
+        out.duplicate = !added;
+    }
+    const std::string box = boxPath(root);
+    // A project is on this machine when its directory is; its store is
+    // created for the box if need be. Else the report waits in the spool.
+    if (root != "none" && !isDirectory(root)) {
+        if (!out.spooled)
+            throw invalidField("root", "'" + root +
+                                           "' is not on this machine, and without an "
+                                           "engram home there is no spool to keep the report in");
+        out.pending = true;
+    } else {
+        if (root != "none") ensureStore(root);
+        bool added = fileReport(box, r);
+        if (!added)
+            for (auto& have : readReportBox(box).reports)
+                if (have.id == r.id) r.filed = have.filed;
+        out.duplicate = !added;
+        out.box = box;
+        ensureInboxMerge(parentDir(box));
+    }
+    out.report = r;
+    return out;
+}
+
+void Engine::fileFromSpool(const std::string& root) {
+    const std::string spool = spoolPath();
+    if (spool.empty() || root == "none" || !isDirectory(root)) return;
+    auto st = statFile(spool);
+    if (!st) return;
+    if (root == opts_.root && spoolSeen_ && sameFile(st, *spoolSeen_)) return;
+    bool filed = false;
+    for (auto& r : readReportBox(spool).reports)
+        if (r.root == root) {
+            ensureStore(root);
+            filed |= fileReport(boxPath(root), r);
+        }
+    if (filed) ensureInboxMerge(root + "/.engram");
+    if (root == opts_.root) spoolSeen_ = st;
+}
+
+InboxBox Engine::readBox(const std::string& name, const std::string& path,
+                         const std::optional<std::string>& state) {
+    InboxBox box;
+    box.name = name;
+    box.path = path;
+    ReportBoxRead read;
+    try {
+        read = readReportBox(path);
+    } catch (const std::exception& e) {
+        box.error = e.what();
+        return box;
+    }
+    box.badLines = read.badLines;
+    // The reply graph: who answers whom, and whether any answer closes.
+    std::map<std::string, std::vector<const Report*>> answeredBy;
+    for (auto& r : read.reports)
+        for (auto& target : r.answers)
+            answeredBy[target].push_back(&r);
+    std::vector<InboxEntry> all;
+    for (auto& r : read.reports) {
+        InboxEntry e;
+        e.report = r;
+        auto it = answeredBy.find(r.id);
+        bool closed = false;
+        if (it != answeredBy.end())
+            for (auto* a : it->second) {
+                e.answeredBy.push_back(a->id);
+                closed |= !a->resolution.empty();
+            }
+        if (r.reportClass == "answer")
+            e.state = "answer";
+        else if (r.external)
+            e.state = "external";
+        else if (closed)
+            e.state = "answered";
+        else if (it != answeredBy.end())
+            e.state = "in_progress";
+        else
+            e.state = "open";
+        count(box.counts, e.state);
+        if (!state || *state == e.state) all.push_back(std::move(e));
+    }
+    // Newest first; the id orders reports filed in the same second.
+    std::stable_sort(all.begin(), all.end(), [](const InboxEntry& a, const InboxEntry& b) {
+        if (a.report.filed != b.report.filed) return a.report.filed > b.report.filed;
+        return a.report.id < b.report.id;
+    });
+    box.reports = std::move(all);
+    return box;
+}
+
+InboxResult Engine::inbox(const InboxRequest& req) {
+    if (req.state && *req.state != "open" && *req.state != "in_progress" &&
+        *req.state != "answered" && *req.state != "external" && *req.state != "answer")
+        throw invalidField("state", "must be open, in_progress, answered, external or answer");
+    InboxResult out;
+    out.envelope = envelope("engram/inbox", req.root);
+    if (out.envelope.binding.mismatch) return out;
+    fileFromSpool(opts_.root);
+    out.boxes.push_back(readBox(opts_.root, boxPath(opts_.root), req.state));
+    if (!req.all) return out;
+    if (!opts_.home.empty()) {
+        for (auto& root : Registry(opts_.home).roots()) {
+            if (root == opts_.root) continue;
+            if (!isDirectory(root)) {
+                InboxBox gone;
+                gone.name = root;
+                gone.path = boxPath(root);
+                gone.error = "the project is not on this machine any more (" + root + ")";
+                out.boxes.push_back(std::move(gone));
+                continue;
+            }
+            fileFromSpool(root);
+            out.boxes.push_back(readBox(root, boxPath(root), req.state));
+        }
+        out.boxes.push_back(readBox("medulla", boxPath("none"), req.state));
+        // The spool's reports whose project is not here: listed, not filed.
+        InboxBox pending = readBox("pending", spoolPath(), std::nullopt);
+        std::erase_if(pending.reports, [&](const InboxEntry& e) {
+            return e.report.root == "none" || isDirectory(e.report.root);
+        });
+        pending.counts = {};
+        pending.badLines.clear(); // the spool's own problems are doctor's
+        for (auto& e : pending.reports)
+            count(pending.counts, e.state);
+        std::erase_if(pending.reports,
+                      [&](const InboxEntry& e) { return req.state && e.state != *req.state; });
+        out.boxes.push_back(std::move(pending));
+    }
+    return out;
+}
+
+std::vector<std::pair<std::string, int64_t>> Engine::pendingReports() {
+    std::map<std::string, int64_t> byRoot;
+    const std::string spool = spoolPath();
+    if (spool.empty()) return {};
+    for (auto& r : readReportBox(spool).reports)
+        if (r.root != "none" && !isDirectory(r.root)) ++byRoot[r.root];
+    return {byRoot.begin(), byRoot.end()};
+}
+
+} // namespace engram
