@@ -500,6 +500,17 @@ json toJson(const StatusResult::InboxCounts& c) {
             {"answers", c.answers}};
 }
 
+json toJson(const std::vector<ConfusionWeek>& weeks) {
+    json out = json::array();
+    for (auto& w : weeks)
+        out.push_back({{"week", w.week},
+                       {"confirmed_misdeliveries", w.confirmed},
+                       {"live_claims", w.liveClaims},
+                       {"recalls", w.recalls},
+                       {"per_thousand_recalls", w.perThousand ? json(*w.perThousand) : json()}});
+    return out;
+}
+
 json toJson(const InboxResult& r) {
     json boxes = json::array();
     for (auto& b : r.boxes) {

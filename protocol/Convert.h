@@ -60,6 +60,7 @@ json toJson(const Report& r);
 json toJson(const ReportResult& r);
 json toJson(const InboxResult& r);
 json toJson(const StatusResult::InboxCounts& c);
+json toJson(const std::vector<ConfusionWeek>& weeks);
 // One anchor of engram/anchors (and the MCP anchors tool); `text` is the
 // file as engram sees it, against which the range is given in UTF-16.
 json toJson(const AnchoredClaim& a, std::string_view text);

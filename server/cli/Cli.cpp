@@ -22,6 +22,7 @@
 #include "util/Process.h"
 
 #include <charconv>
+#include <cstdio>
 #include <cstdlib>
 #include <fstream>
 #include <iostream>
@@ -370,10 +371,27 @@ int cmdVerifyPacket(const Context& ctx) {
     return r.valid ? 0 : 1;
 }
 
+// The confusion rate, a line per ISO week (engram doctor).
+std::string renderConfusion(const std::vector<ConfusionWeek>& weeks) {
+    std::string out = "confusion rate by ISO week (confirmed misdelivery reports per 1,000 "
+                      "recalls served):\n";
+    if (weeks.empty()) return out + "  no recalls or reports counted yet\n";
+    for (auto& w : weeks) {
+        char rate[32] = "-";
+        if (w.perThousand) std::snprintf(rate, sizeof rate, "%.2f", *w.perThousand);
+        out += "  " + w.week + ": " + std::to_string(w.confirmed) + " confirmed, " +
+               std::to_string(w.recalls) + " recalls, " + std::to_string(w.liveClaims) +
+               " live claims, rate " + rate + "\n";
+    }
+    return out;
+}
+
 int cmdStatus(const Context& ctx) {
     Engine engine = makeEngine(ctx);
     auto r = engine.status();
-    return print(ctx, protocol::toJson(r), renderStatus(r));
+    json j = protocol::toJson(r);
+    if (ctx.json) j["confusion"] = protocol::toJson(engine.confusionSeries());
+    return print(ctx, j, renderStatus(r));
 }
 
 // Reports and the inbox render as the MCP tools do: one text for both.
@@ -579,11 +597,13 @@ int cmdDoctor(const Context& ctx) {
         waiting += (waiting.empty() ? "" : "; ") + std::to_string(n) +
                    (n == 1 ? " report waits for " : " reports wait for ") + root;
     check("reports pending", true, waiting.empty() ? "none" : waiting);
+    auto confusion = engine.confusionSeries();
     // A clone that never ran `engram init` merges claim files line by line.
     if (auto team = engine.teamSetup(false); team.git)
         check("git merge driver", team.problem.empty(),
               team.problem.empty() ? "claim files merge with " + team.driverCommand : team.problem);
-    print(ctx, {{"ok", ok}, {"checks", checks}}, human);
+    human += renderConfusion(confusion);
+    print(ctx, {{"ok", ok}, {"checks", checks}, {"confusion", protocol::toJson(confusion)}}, human);
     return ok ? 0 : 1;
 }
 

@@ -63,7 +63,13 @@ Engine::Engine(EngineOptions opts)
         configErrors_.push_back(e);
 }
 
-Engine::~Engine() = default;
+Engine::~Engine() {
+    try {
+        flushUsage();
+    } catch (const std::exception&) {
+        // Usage counts are statistics: losing the last minute's is harmless.
+    }
+}
 
 std::string Engine::projectDir() const {
     return tiers_[0]->store->dir();

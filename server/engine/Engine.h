@@ -18,6 +18,7 @@
 
 #include <chrono>
 #include <functional>
+#include <map>
 #include <memory>
 #include <set>
 #include <string>
@@ -135,6 +136,14 @@ public:
     // Reports waiting in the spool whose project is not on this machine:
     // (root, count) (engram doctor).
     std::vector<std::pair<std::string, int64_t>> pendingReports();
+    // The confusion rate per ISO week, oldest first: confirmed misdelivery
+    // reports (every box on this machine and the spool) against recalls
+    // served and live claims (this machine's usage counter).
+    std::vector<ConfusionWeek> confusionSeries();
+    // Writes the recalls counted since the last flush to the usage counter
+    // (`$ENGRAM_HOME/usage/recalls.tsv`). Done at most once a minute while
+    // serving, and when the engine goes away.
+    void flushUsage();
     // Memory diagnostics (engram check, the editor's Problems panel): every
     // live claim's anchors checked against the code, staleness, secrets in
     // claim files and claim files that do not parse; project tier only
@@ -213,6 +222,10 @@ private:
     InboxBox readBox(const std::string& name, const std::string& path,
                      const std::optional<std::string>& state);
     std::optional<FileStat> spoolSeen_; // the spool as fileFromSpool last read it
+    // Recalls counted and not yet written: (UTC day, store) -> (recalls, live claims).
+    std::map<std::pair<std::string, std::string>, std::pair<int64_t, int64_t>> usage_;
+    std::chrono::steady_clock::time_point usageFlushed_ = std::chrono::steady_clock::now();
+    void countRecall(const std::vector<MemoryExists>& stores);
     std::optional<std::pair<FileStat, StatusResult::InboxCounts>> inboxSeen_; // status
     void startScan(Tier& t, bool opening);
     // Re-reads claims whose files were found changed while serving them.

@@ -14,6 +14,7 @@
 
 #include <algorithm>
 #include <map>
+#include <set>
 #include <sys/stat.h>
 
 namespace engram {
@@ -278,6 +279,118 @@ std::vector<std::pair<std::string, int64_t>> Engine::pendingReports() {
     for (auto& r : readReportBox(spool).reports)
         if (r.root != "none" && !isDirectory(r.root)) ++byRoot[r.root];
     return {byRoot.begin(), byRoot.end()};
+}
+
+// ---- the confusion rate ----------------------------------------------------
+//
+// Recalls served are counted in memory per UTC day and store, with the
+// store's live claims at the time, and appended to
+// `$ENGRAM_HOME/usage/recalls.tsv` ("day<TAB>store<TAB>recalls<TAB>live")
+// at most once a minute and when the engine goes away: the counter lives
+// outside every repository (never committed), costs a recall nothing but a
+// map update, and a crash loses at most a minute of counts.
+
+void Engine::countRecall(const std::vector<MemoryExists>& stores) {
+    if (opts_.home.empty()) return;
+    std::string day = formatUtc(nowUnix()).substr(0, 10);
+    for (auto& s : stores) {
+        auto& [recalls, live] = usage_[{day, s.store}];
+        ++recalls;
+        live = s.live;
+    }
+    if (std::chrono::steady_clock::now() - usageFlushed_ > std::chrono::minutes(1)) {
+        try {
+            flushUsage();
+        } catch (const std::exception&) {
+            // A home that cannot be written: the counts wait for the next try.
+        }
+    }
+}
+
+void Engine::flushUsage() {
+    usageFlushed_ = std::chrono::steady_clock::now();
+    if (usage_.empty() || opts_.home.empty()) return;
+    std::string lines;
+    for (auto& [key, counts] : usage_)
+        lines += key.first + "\t" + key.second + "\t" + std::to_string(counts.first) + "\t" +
+                 std::to_string(counts.second) + "\n";
+    makeDirs(opts_.home + "/usage");
+    appendDurable(opts_.home + "/usage/recalls.tsv", lines);
+    usage_.clear();
+}
+
+std::vector<ConfusionWeek> Engine::confusionSeries() {
+    flushUsage();
+    std::map<std::string, ConfusionWeek> weeks;
+    auto week = [&](const std::string& w) -> ConfusionWeek& {
+        auto& row = weeks[w];
+        row.week = w;
+        return row;
+    };
+    // Recalls and live claims. A store's live count for a week is the last
+    // one recorded in it; lines that do not parse are skipped.
+    std::map<std::pair<std::string, std::string>, int64_t> liveAt; // (week, store) -> live
+    if (auto text = readFile(opts_.home + "/usage/recalls.tsv")) {
+        size_t at = 0;
+        while (at < text->size()) {
+            size_t end = text->find('\n', at);
+            if (end == std::string::npos) end = text->size();
+            std::string line = text->substr(at, end - at);
+            at = end + 1;
+            std::vector<std::string> f;
+            for (size_t from = 0;;) {
+                size_t tab = line.find('\t', from);
+                f.push_back(line.substr(from, tab == std::string::npos ? tab : tab - from));
+                if (tab == std::string::npos) break;
+                from = tab + 1;
+            }
+            auto day = f.size() == 4 ? parseUtc(f[0]) : std::nullopt;
+            if (!day) continue;
+            char* e1 = nullptr;
+            char* e2 = nullptr;
+            long long recalls = std::strtoll(f[2].c_str(), &e1, 10);
+            long long live = std::strtoll(f[3].c_str(), &e2, 10);
+            if (*e1 || *e2 || recalls < 0 || live < 0) continue;
+            std::string w = isoWeek(*day);
+            week(w).recalls += recalls;
+            liveAt[{w, f[1]}] = live;
+        }
+    }
+    for (auto& [key, live] : liveAt)
+        week(key.first).liveClaims += live;
+    // Confirmed misdeliveries: every report this machine can see, once each.
+    std::map<std::string, Report> reports;
+    auto take = [&](const std::string& path) {
+        try {
+            // A report's time is the earliest any copy of it says.
+            for (auto& r : readReportBox(path).reports)
+                if (auto [it, added] = reports.emplace(r.id, r); !added)
+                    it->second.filed = std::min(it->second.filed, r.filed);
+        } catch (const std::exception&) {
+            // An unreadable box is named by engram inbox --all.
+        }
+    };
+    if (!spoolPath().empty()) take(spoolPath());
+    take(boxPath(opts_.root));
+    if (!opts_.home.empty()) {
+        take(boxPath("none"));
+        for (auto& root : Registry(opts_.home).roots())
+            if (root != opts_.root) take(boxPath(root));
+    }
+    std::set<std::string> confirmed;
+    for (auto& [id, r] : reports)
+        if (confirms(r.resolution))
+            for (auto& target : r.answers)
+                confirmed.insert(target);
+    for (auto& [id, r] : reports)
+        if (r.reportClass == "memory_misdelivery" && confirmed.count(id))
+            ++week(isoWeek(r.filed)).confirmed;
+    std::vector<ConfusionWeek> out;
+    for (auto& [w, row] : weeks) {
+        if (row.recalls > 0) row.perThousand = 1000.0 * double(row.confirmed) / double(row.recalls);
+        out.push_back(row);
+    }
+    return out;
 }
 
 } // namespace engram

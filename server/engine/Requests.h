@@ -201,6 +201,16 @@ struct InboxBox {
     std::vector<std::pair<int, std::string>> badLines; // lines that are not reports
 };
 
+// One ISO week of the confusion rate (BRIEF 13): confirmed misdelivery
+// reports against the memory served that week.
+struct ConfusionWeek {
+    std::string week;       // "2026-W47"
+    int64_t confirmed = 0;  // memory_misdelivery reports filed that week, answered as confirmed
+    int64_t liveClaims = 0; // across the stores served that week (the last count seen in it)
+    int64_t recalls = 0;    // recalls served, summed over stores
+    std::optional<double> perThousand; // confirmed per 1,000 recalls; none without recalls
+};
+
 struct InboxResult {
     Envelope envelope;
     std::vector<InboxBox> boxes; // the bound project's first

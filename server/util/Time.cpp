@@ -4,6 +4,7 @@
 
 #include <chrono>
 #include <cstdio>
+#include <ctime>
 
 namespace engram {
 
@@ -70,6 +71,15 @@ std::string humanAge(int64_t s) {
     if (s < 86400 * 60) return unit(s / 86400, "day");
     if (s < 86400 * 730) return unit(s / (86400 * 30), "month");
     return unit(s / (86400 * 365), "year");
+}
+
+std::string isoWeek(int64_t unixSeconds) {
+    std::time_t t = std::time_t(unixSeconds);
+    std::tm tm{};
+    ::gmtime_r(&t, &tm);
+    char buf[16];
+    std::strftime(buf, sizeof buf, "%G-W%V", &tm);
+    return buf;
 }
 
 } // namespace engram

@@ -12,6 +12,9 @@ int64_t nowUnix();
 std::string formatUtc(int64_t unixSeconds);
 // Accepts "YYYY-MM-DDTHH:MM:SSZ" (and a date alone); nullopt otherwise.
 std::optional<int64_t> parseUtc(std::string_view s);
+// "2026-W47": the ISO 8601 week (Monday first; week 1 holds the year's
+// first Thursday) of a UTC time.
+std::string isoWeek(int64_t unixSeconds);
 // "3 days", "5 hours", "just now": ages shown to people and agents.
 std::string humanAge(int64_t seconds);
 

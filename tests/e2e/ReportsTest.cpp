@@ -264,3 +264,74 @@ TEST_CASE("reports: engram serve files a report, lists the inbox and counts it i
     CHECK(contains(reply["error"]["message"].get<std::string>(), "kind"));
     CHECK(server.call("engram/inbox", json::object())["boxes"][0]["reports"].size() == 2);
 }
+
+TEST_CASE("reports: doctor prints the confusion rate per ISO week from reports and recalls spread "
+          "over several weeks",
+          "[e2e][reports]") {
+    Machine m;
+    auto report = [&](const std::string& what) {
+        return m.misdelivery(m.root, what)["report"]["id"].get<std::string>();
+    };
+    auto answer = [&](const std::string& id, const std::string& resolution) {
+        m.ok(m.root, {"report", "--class", "answer", "--what", "looked at " + id, "--answers", id,
+                      "--resolution", resolution});
+    };
+    std::string r1 = report("a leak seen in week 45");
+    std::string r2 = report("a false absence in week 46, not reproduced");
+    std::string r3 = report("a vanished claim in week 46");
+    answer(r1, "confirmed");
+    answer(r2, "not_confirmed");
+    answer(r3, "fixed");
+    // A field report answered as confirmed is no misdelivery.
+    std::string f = m.ok(
+        m.root, {"report", "--class", "field_report", "--what", "doctor is slow"})["report"]["id"];
+    answer(f, "confirmed");
+    // The dates are injected: each report's line in the box says when it
+    // was filed (as a teammate's line would; the id does not cover it).
+    const std::map<std::string, std::string> filedOn = {
+        {r1, "2026-11-03"}, {r2, "2026-11-11"}, {r3, "2026-11-12"}, {f, "2026-11-12"}};
+    std::string box = *slurp(m.box(m.root)), edited;
+    for (size_t at = 0; at < box.size();) {
+        size_t end = box.find('\n', at);
+        json line = json::parse(box.substr(at, end - at));
+        at = end + 1;
+        if (auto day = filedOn.find(line["id"]); day != filedOn.end()) {
+            auto t = runProgram({"date", "-u", "-d", day->second + "T12:00:00Z", "+%s"});
+            line["filed"] = std::stoll(t.out);
+        }
+        edited += line.dump() + "\n";
+    }
+    spew(m.box(m.root), edited);
+    // Recalls served in those weeks, two stores.
+    std::string usage = m.home.path() + "/usage/recalls.tsv";
+    fs::create_directories(m.home.path() + "/usage");
+    spew(usage, "2026-11-02\t" + m.root + "\t100\t50\n" + "2026-11-03\t" + m.root + "\t20\t55\n" +
+                    "2026-11-04\t" + m.home.path() + "/medulla\t10\t5\n" + "2026-11-10\t" + m.root +
+                    "\t200\t60\nnot a line\n");
+
+    json doctor =
+        json::parse(runCli({"--root", m.root, "--home", m.home.path(), "--json", "doctor"}).out);
+    std::map<std::string, json> weeks;
+    for (auto& w : doctor["confusion"])
+        weeks[w["week"]] = w;
+    REQUIRE(weeks.count("2026-W45"));
+    REQUIRE(weeks.count("2026-W46"));
+    CHECK(weeks["2026-W45"]["confirmed_misdeliveries"] == 1);
+    CHECK(weeks["2026-W45"]["recalls"] == 130);
+    CHECK(weeks["2026-W45"]["live_claims"] == 60); // the last count of each store, summed
+    CHECK(weeks["2026-W45"]["per_thousand_recalls"].get<double>() == Approx(1000.0 / 130.0));
+    CHECK(weeks["2026-W46"]["confirmed_misdeliveries"] == 1); // r3 fixed; r2 not confirmed
+    CHECK(weeks["2026-W46"]["recalls"] == 200);
+    CHECK(weeks["2026-W46"]["per_thousand_recalls"].get<double>() == Approx(5.0));
+
+    // A recall served now is counted in this week's row.
+    m.ok(m.root, {"recall", "pool"});
+    json status = m.ok(m.root, {"status"});
+    int64_t recallsNow = 0;
+    for (auto& w : status["confusion"])
+        if (w["week"] != "2026-W45" && w["week"] != "2026-W46")
+            recallsNow += w["recalls"].get<int64_t>();
+    CHECK(recallsNow >= 1);
+    auto text = runCli({"--root", m.root, "--home", m.home.path(), "doctor"});
+    CHECK(contains(text.out, "2026-W45: 1 confirmed, 130 recalls, 60 live claims, rate 7.69"));
+}

@@ -34,12 +34,29 @@ h.run('nvim commands', function()
   vim.cmd('Engram nonsense')
   h.ok(h.message("^engram: unknown subcommand 'nonsense'; use one of: delegate, hover, memories"), 'unknown subcommand')
 
+  -- A report filed by an agent (the CLI, the same ENGRAM_HOME) shows in the status.
+  vim.fn.system({
+    h.binary(),
+    '--root',
+    root,
+    'report',
+    '--class',
+    'memory_misdelivery',
+    '--kind',
+    'false_absence',
+    '--what',
+    'recall said nothing about the clock',
+    '--expected',
+    'the clock claim',
+  })
+  h.eq(0, vim.v.shell_error, 'engram report')
   vim.cmd('Engram status')
   local status = h.wait('the status report', function()
     return h.message('^engram: bound to ')
   end)
   h.ok(status.msg:find(root, 1, true), 'status names the root: ' .. status.msg)
   h.ok(status.msg:find('project  0 live', 1, true), 'status counts the project claims: ' .. status.msg)
+  h.ok(status.msg:find('inbox    1 open, 0 in progress', 1, true), 'status counts the inbox: ' .. status.msg)
 
   -- A line range anchors those lines.
   vim.cmd('3,3Engram remember the module reads the clock through time.time')

@@ -96,6 +96,19 @@ function M.status_lines(s)
   for _, b in ipairs(s.broken_files or {}) do
     table.insert(lines, ('  broken   %s: %s'):format(b.file, b.problem))
   end
+  -- The project's reports (older servers send no inbox).
+  if s.inbox then
+    local i = s.inbox
+    table.insert(
+      lines,
+      ('  inbox    %d open, %d in progress, %d answered, %d external'):format(
+        i.open,
+        i.in_progress,
+        i.answered,
+        i.external
+      )
+    )
+  end
   return lines
 end
 

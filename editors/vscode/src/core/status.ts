@@ -19,12 +19,17 @@ export function statusBarView(status: StatusResult): StatusBarView {
     if (h.drifted) parts.push(`${h.drifted} drifted`);
     if (h.orphaned) parts.push(`${h.orphaned} orphaned`);
     if (status.broken_files.length) parts.push(`${status.broken_files.length} broken`);
+    const open = (status.inbox?.open ?? 0) + (status.inbox?.in_progress ?? 0);
+    if (open) parts.push(`${open} ${open === 1 ? 'report' : 'reports'} open`);
     const tiers = status.envelope.store
         .map((s) => `${s.tier}: ${s.claims.committed}${s.exists ? '' : ' (no store yet)'}`)
         .join(', ');
     return {
         text: parts.join(' · '),
-        tooltip: `engram bound to ${status.envelope.binding.root}\n${tiers}\nClick for the status report.`,
+        tooltip:
+            `engram bound to ${status.envelope.binding.root}\n${tiers}\n` +
+            (open ? `${open} open in the project's inbox (engram inbox)\n` : '') +
+            'Click for the status report.',
         warning: h.drifted + h.orphaned + status.broken_files.length > 0,
     };
 }
@@ -67,6 +72,10 @@ export function statusReport(folder: string, status: StatusResult): string[] {
     }
     lines.push(`  anchors      ${h.intact} intact, ${h.drifted} drifted, ${h.moved} moved, ${h.orphaned} orphaned`);
     for (const b of status.broken_files) lines.push(`  broken file  ${b.file}: ${b.problem}`);
+    if (status.inbox) {
+        const i = status.inbox;
+        lines.push(`  inbox        ${i.open} open, ${i.in_progress} in progress, ${i.answered} answered, ${i.external} external`);
+    }
     if (e.next_suggested) lines.push(`  next         ${e.next_suggested}`);
     return lines;
 }

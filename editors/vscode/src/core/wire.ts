@@ -81,10 +81,21 @@ export interface AnchorHealth {
     orphaned: number;
 }
 
+/** The bound project's reports by state (engram/report, engram/inbox). */
+export interface InboxCounts {
+    open: number;
+    in_progress: number;
+    answered: number;
+    external: number;
+    answers: number;
+}
+
 export interface StatusResult {
     envelope: Envelope;
     anchor_health: AnchorHealth;
     broken_files: { file: string; problem: string }[];
+    /** Absent from servers older than the inbox. */
+    inbox?: InboxCounts;
 }
 
 /** One entry of `engram/anchors`: a claim anchored in the asked-for file. */

@@ -52,6 +52,17 @@ test('orphaned anchors and broken claim files are counted too', () => {
     );
 });
 
+test('open reports in the inbox are counted, in progress with them, never external ones', () => {
+    const s = status(0);
+    s.inbox = { open: 1, in_progress: 1, answered: 4, external: 3, answers: 5 };
+    const v = statusBarView(s);
+    assert.equal(v.text, 'engram: 42 · 2 reports open');
+    assert.match(v.tooltip, /2 open in the project's inbox/);
+    assert.ok(statusReport('/w', s).some((l) => l.includes('inbox        1 open, 1 in progress, 4 answered, 3 external')));
+    s.inbox = { open: 0, in_progress: 0, answered: 4, external: 3, answers: 5 };
+    assert.equal(statusBarView(s).text, 'engram: 42');
+});
+
 test('a server that is not running says so', () => {
     assert.equal(statusBarDown('missing').text, 'engram: not found');
     assert.equal(statusBarDown('crashed').warning, true);
