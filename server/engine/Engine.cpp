@@ -190,6 +190,17 @@ std::vector<std::string> Engine::pollReconcile() {
     return changed;
 }
 
+void Engine::recheckClaims() {
+    Tier& t = *tiers_[0];
+    if (!t.index || t.scan) return;
+    if (opts_.backgroundReconcile) {
+        startScan(t, false);
+    } else {
+        auto lock = t.store->lock();
+        recordArrivals(t, t.index->sync());
+    }
+}
+
 bool Engine::reconciling() const {
     for (auto& t : tiers_)
         if (t->index && !t->swept) return true;

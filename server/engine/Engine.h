@@ -163,6 +163,9 @@ public:
     std::vector<std::string> pollReconcile();
     // True while some tier's index is not yet checked against every file.
     bool reconciling() const;
+    // Checks every project claim file against the index again, in the
+    // background (a watch that could not see some changes until now).
+    void recheckClaims();
 
     // Brings the workspace's code index up to date (engine/CodeIndex.cpp);
     // progress(done, total) is called now and then.

@@ -5,12 +5,36 @@
 #include "lsp/Log.h"
 #include "util/Fs.h"
 
+#include <cerrno>
+#include <climits>
+#include <cstdlib>
+#include <cstring>
+#include <sys/inotify.h>
+#include <unistd.h>
+
 namespace engram::lsp {
 
 namespace {
 
 // How long the directory must stay quiet before the changes are read.
 constexpr uint64_t kQuietMs = 50;
+
+// Entries created, removed and renamed, and the directory itself: events of
+// the directory, which cost the kernel nothing per entry to set up.
+constexpr uint32_t kEntryMask = IN_CREATE | IN_DELETE | IN_DELETE_SELF | IN_MOVE_SELF |
+                                IN_MOVED_FROM | IN_MOVED_TO | IN_ONLYDIR;
+// In-place writes to the files in it (events on a child).
+constexpr uint32_t kWriteMask = IN_ATTRIB | IN_MODIFY | IN_CLOSE_WRITE;
+// A directory larger than this (about 25,000 claim files) is watched in two
+// stages (see ClaimsWatch.h). ENGRAM_WATCH_STAGED_BYTES overrides it (tests).
+int64_t stagedDirBytes() {
+    if (const char* v = std::getenv("ENGRAM_WATCH_STAGED_BYTES"); v && *v) {
+        char* end = nullptr;
+        long long n = std::strtoll(v, &end, 10);
+        if (end && *end == '\0' && n >= 0) return n;
+    }
+    return 1 << 20;
+}
 
 } // namespace
 
@@ -24,20 +48,32 @@ ClaimsWatch::~ClaimsWatch() {
 }
 
 bool ClaimsWatch::start() {
-    if (event_) return false;
+    if (poll_) return false;
     if (!statFile(dir_)) return false; // the first write creates it; tried again later
-    event_ = new uv_fs_event_t;
-    uv_fs_event_init(loop_, event_);
-    event_->data = this;
-    int rc = uv_fs_event_start(
-        event_,
-        [](uv_fs_event_t* h, const char* name, int, int status) {
-            static_cast<ClaimsWatch*>(h->data)->onEvent(name, status);
-        },
-        dir_.c_str(), 0);
-    if (rc != 0) {
+    fd_ = UniqueFd(::inotify_init1(IN_NONBLOCK | IN_CLOEXEC));
+    if (!fd_) {
+        logLine("cannot watch " + dir_ + ": inotify_init1 failed");
+        return false;
+    }
+    poll_ = new uv_poll_t;
+    if (int rc = uv_poll_init(loop_, poll_, fd_.get()); rc != 0) {
         logLine("cannot watch " + dir_ + ": " + uv_strerror(rc));
-        closeHandle(event_);
+        delete poll_;
+        poll_ = nullptr;
+        fd_ = UniqueFd();
+        return false;
+    }
+    poll_->data = this;
+    uv_poll_start(poll_, UV_READABLE,
+                  [](uv_poll_t* h, int, int) { static_cast<ClaimsWatch*>(h->data)->onReadable(); });
+    auto st = statFile(dir_);
+    complete_ = !st || st->size <= stagedDirBytes();
+    if (::inotify_add_watch(fd_.get(), dir_.c_str(), kEntryMask | (complete_ ? kWriteMask : 0)) <
+        0) {
+        logLine("cannot watch " + dir_ + ": " + std::strerror(errno));
+        uv_poll_stop(poll_);
+        closeHandle(poll_);
+        fd_ = UniqueFd();
         return false;
     }
     timer_ = new uv_timer_t;
@@ -46,25 +82,51 @@ bool ClaimsWatch::start() {
     return true;
 }
 
+bool ClaimsWatch::completeWatch() {
+    if (!poll_ || complete_) return false;
+    complete_ = true;
+    if (::inotify_add_watch(fd_.get(), dir_.c_str(), kEntryMask | kWriteMask) < 0) {
+        logLine("cannot watch writes in " + dir_ + ": " + std::strerror(errno));
+        return false;
+    }
+    return true;
+}
+
 void ClaimsWatch::stop() {
-    if (event_) uv_fs_event_stop(event_);
+    if (poll_) uv_poll_stop(poll_);
     if (timer_) uv_timer_stop(timer_);
-    closeHandle(event_);
+    closeHandle(poll_);
     closeHandle(timer_);
+    fd_ = UniqueFd();
+    complete_ = false;
     ids_.clear();
     full_ = false;
 }
 
-void ClaimsWatch::onEvent(const char* name, int status) {
-    std::string n = name ? name : "";
-    if (status < 0 || n.empty())
-        full_ = true;
-    else if (n.size() > 3 && n.compare(n.size() - 3, 3, ".md") == 0)
-        ids_.insert(n.substr(0, n.size() - 3));
-    else
-        return; // temporary files of atomic writes
-    uv_timer_start(
-        timer_, [](uv_timer_t* t) { static_cast<ClaimsWatch*>(t->data)->onQuiet(); }, kQuietMs, 0);
+void ClaimsWatch::onReadable() {
+    alignas(inotify_event) char buf[64 * (sizeof(inotify_event) + NAME_MAX + 1)];
+    bool any = false;
+    while (true) {
+        ssize_t n = ::read(fd_.get(), buf, sizeof buf);
+        if (n <= 0) break; // EAGAIN: drained
+        for (char* p = buf; p < buf + n;) {
+            auto* ev = reinterpret_cast<inotify_event*>(p);
+            p += sizeof(inotify_event) + ev->len;
+            std::string name = ev->len ? std::string(ev->name) : std::string();
+            if (ev->mask & (IN_Q_OVERFLOW | IN_DELETE_SELF | IN_MOVE_SELF | IN_IGNORED) ||
+                name.empty()) {
+                full_ = true;
+                any = true;
+            } else if (name.size() > 3 && name.compare(name.size() - 3, 3, ".md") == 0) {
+                ids_.insert(name.substr(0, name.size() - 3));
+                any = true;
+            } // else: temporary files of atomic writes
+        }
+    }
+    if (any)
+        uv_timer_start(
+            timer_, [](uv_timer_t* t) { static_cast<ClaimsWatch*>(t->data)->onQuiet(); }, kQuietMs,
+            0);
 }
 
 void ClaimsWatch::onQuiet() {

@@ -134,6 +134,12 @@ void LspServer::pollReconcile() {
             // The check's file tables are gone: hand their pages back, as
             // after the start-up sync, so an idle server stays small.
             if (was && !f->engine.reconciling()) ::malloc_trim(0);
+            // A large claims directory is watched for in-place writes only
+            // once start-up is over (lsp/ClaimsWatch.h), when no request
+            // waits; the files are then checked again, so a rewrite made
+            // before it was in place is still seen.
+            if (queue_.empty() && !f->engine.reconciling() && f->watch.completeWatch())
+                f->engine.recheckClaims();
         } catch (const std::exception& e) {
             logLine("reconciling " + f->root() + " failed: " + e.what());
         }
