@@ -4,10 +4,10 @@
 
 #include "lsp/Log.h"
 #include "util/Fs.h"
+#include "util/TreeWatch.h"
 
 #include <cerrno>
 #include <climits>
-#include <cstdlib>
 #include <cstring>
 #include <sys/inotify.h>
 #include <unistd.h>
@@ -25,17 +25,6 @@ constexpr uint32_t kEntryMask = IN_CREATE | IN_DELETE | IN_DELETE_SELF | IN_MOVE
                                 IN_MOVED_FROM | IN_MOVED_TO | IN_ONLYDIR;
 // In-place writes to the files in it (events on a child).
 constexpr uint32_t kWriteMask = IN_ATTRIB | IN_MODIFY | IN_CLOSE_WRITE;
-// A directory larger than this (about 25,000 claim files) is watched in two
-// stages (see ClaimsWatch.h). ENGRAM_WATCH_STAGED_BYTES overrides it (tests).
-int64_t stagedDirBytes() {
-    if (const char* v = std::getenv("ENGRAM_WATCH_STAGED_BYTES"); v && *v) {
-        char* end = nullptr;
-        long long n = std::strtoll(v, &end, 10);
-        if (end && *end == '\0' && n >= 0) return n;
-    }
-    return 1 << 20;
-}
-
 } // namespace
 
 ClaimsWatch::ClaimsWatch(uv_loop_t* loop, std::string dir, OnChange onChange)
@@ -67,7 +56,7 @@ bool ClaimsWatch::start() {
     uv_poll_start(poll_, UV_READABLE,
                   [](uv_poll_t* h, int, int) { static_cast<ClaimsWatch*>(h->data)->onReadable(); });
     auto st = statFile(dir_);
-    complete_ = !st || st->size <= stagedDirBytes();
+    complete_ = !st || st->size <= stagedWatchBytes();
     if (::inotify_add_watch(fd_.get(), dir_.c_str(), kEntryMask | (complete_ ? kWriteMask : 0)) <
         0) {
         logLine("cannot watch " + dir_ + ": " + std::strerror(errno));

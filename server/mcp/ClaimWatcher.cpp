@@ -1,6 +1,8 @@
 // inotify on a store's claims directory, drained on demand.
 #include "mcp/ClaimWatcher.h"
 
+#include "util/TreeWatch.h"
+
 #include <cerrno>
 #include <climits>
 #include <sys/inotify.h>
@@ -10,8 +12,11 @@ namespace engram::mcp {
 
 namespace {
 
-constexpr uint32_t kMask = IN_CLOSE_WRITE | IN_MOVED_TO | IN_MOVED_FROM | IN_DELETE | IN_ATTRIB |
-                           IN_DELETE_SELF | IN_MOVE_SELF;
+// Entries created, removed, renamed, and the directory itself; then writes
+// in place, which cost a visit of every cached entry to set up.
+constexpr uint32_t kEntryMask = IN_CREATE | IN_MOVED_TO | IN_MOVED_FROM | IN_DELETE |
+                                IN_DELETE_SELF | IN_MOVE_SELF | IN_ONLYDIR;
+constexpr uint32_t kWriteMask = IN_CLOSE_WRITE | IN_ATTRIB;
 
 // A claim file's id, or empty for anything else (atomic writes' temporary
 // files are named `<id>.md.tmp-*` and are never claims).
@@ -32,8 +37,16 @@ bool ClaimWatcher::start() {
         fd_ = UniqueFd(::inotify_init1(IN_NONBLOCK | IN_CLOEXEC));
         if (!fd_) return false; // no inotify: calls still see engram's own writes
     }
-    wd_ = ::inotify_add_watch(fd_.get(), dir_.c_str(), kMask | IN_ONLYDIR);
+    auto st = statFile(dir_);
+    complete_ = !st || st->size <= stagedWatchBytes();
+    wd_ = ::inotify_add_watch(fd_.get(), dir_.c_str(), kEntryMask | (complete_ ? kWriteMask : 0));
     return wd_ >= 0;
+}
+
+bool ClaimWatcher::completeWatch() {
+    if (wd_ < 0 || complete_) return false;
+    complete_ = true;
+    return ::inotify_add_watch(fd_.get(), dir_.c_str(), kEntryMask | kWriteMask) >= 0;
 }
 
 ClaimChanges ClaimWatcher::drain() {

@@ -32,6 +32,10 @@ public:
     // brings everything up to date.
     bool start();
     bool watching() const { return wd_ >= 0; }
+    // A large directory is watched for entries first and for in-place
+    // writes once start-up is over (util/TreeWatch.h, stagedWatchBytes).
+    // True when this call added them: the caller checks the files again.
+    bool completeWatch();
     // The changes queued since the last drain.
     ClaimChanges drain();
 
@@ -39,6 +43,7 @@ private:
     std::string dir_;
     UniqueFd fd_;
     int wd_ = -1;
+    bool complete_ = false;
 };
 
 } // namespace engram::mcp

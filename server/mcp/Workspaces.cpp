@@ -120,6 +120,9 @@ void Workspaces::catchUp(Workspace& ws) {
         std::vector<std::string> ids(changes.ids.begin(), changes.ids.end());
         ws.engine.refresh(&ids);
     }
+    // Start-up is over: in-place writes are watched too, and the files
+    // checked again for any made before (see ClaimWatcher.h).
+    if (!ws.engine.reconciling() && ws.watcher.completeWatch()) ws.engine.recheckClaims();
 }
 
 } // namespace engram::mcp
