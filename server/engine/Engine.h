@@ -220,7 +220,8 @@ private:
     void fileFromSpool(const std::string& root);
     std::string spoolPath() const;
     // `inbox.jsonl merge=union` in the store's .gitattributes (engine/Team.cpp).
-    static void ensureInboxMerge(const std::string& storeDir);
+    // True when it wrote the line.
+    static bool ensureInboxMerge(const std::string& storeDir);
     std::string boxPath(const std::string& root) const; // "none": the medulla's
     InboxBox readBox(const std::string& name, const std::string& path,
                      const std::optional<std::string>& state);

@@ -51,14 +51,15 @@ bool insideWorkTree(const std::string& root) {
 
 } // namespace
 
-void Engine::ensureInboxMerge(const std::string& storeDir) {
+bool Engine::ensureInboxMerge(const std::string& storeDir) {
     const std::string path = storeDir + "/.gitattributes";
     auto have = readFile(path);
-    if (have && have->find("inbox.jsonl merge=union") != std::string::npos) return;
+    if (have && have->find("inbox.jsonl merge=union") != std::string::npos) return false;
     // A file people wrote is extended, never replaced.
     std::string text = have ? *have + (have->empty() || have->ends_with("\n") ? "" : "\n") : "";
     makeDirs(storeDir);
     atomicWrite(path, text + kInboxAttributes);
+    return true;
 }
 
 TeamSetup Engine::teamSetup(bool write) {
@@ -78,6 +79,9 @@ TeamSetup Engine::teamSetup(bool write) {
         ensureInboxMerge(store.dir());
         s.attributes = true;
         s.wrote.push_back(".engram/.gitattributes");
+    } else if (s.attributes && write && ensureInboxMerge(store.dir())) {
+        // A store from before reports: its inbox merges line by line too.
+        s.wrote.push_back(".engram/.gitattributes (inbox.jsonl merge=union)");
     }
     std::string exe = selfExecutable();
     std::string want =

@@ -209,6 +209,15 @@ TEST_CASE("team: the first write in a repository registers the merge driver, and
     t.ben.remember("the cache is flushed nightly", "cache", 0.7);
     CHECK(contains(gitOk(t.ben.dir, {"config", "--get", "merge.engram.driver"}).out,
                    "merge-driver %O %A %B %P"));
+    // A store from before reports (its .gitattributes names the claims
+    // only): init adds the inbox's union merge, once.
+    const std::string attrs = t.ben.dir + "/.engram/.gitattributes";
+    spew(attrs, "claims/*.md merge=engram\nhistory/*.md merge=engram\n");
+    json old = t.ben.ok({"init"});
+    CHECK(old["wrote"] == json::array({".engram/.gitattributes (inbox.jsonl merge=union)"}));
+    CHECK(contains(*slurp(attrs), "claims/*.md merge=engram\nhistory/*.md merge=engram\n"));
+    CHECK(contains(*slurp(attrs), "inbox.jsonl merge=union"));
+    CHECK(t.ben.ok({"init"})["wrote"].empty());
 }
 
 TEST_CASE("team: supersede against supersede merges with the driver, keeps every version, is "
