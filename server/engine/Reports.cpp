@@ -9,13 +9,13 @@
 #include "store/ReportFile.h"
 #include "store/Store.h"
 #include "util/Fs.h"
+#include "util/Lines.h"
 #include "util/Paths.h"
 #include "util/Time.h"
 
 #include <algorithm>
 #include <map>
 #include <set>
-#include <sys/stat.h>
 
 namespace engram {
 
@@ -24,11 +24,6 @@ namespace {
 bool isReportId(const std::string& id) {
     return id.size() == 18 && id.starts_with("r-") &&
            id.find_first_not_of("0123456789abcdef", 2) == std::string::npos;
-}
-
-bool isDirectory(const std::string& p) {
-    struct stat st;
-    return ::stat(p.c_str(), &st) == 0 && S_ISDIR(st.st_mode);
 }
 
 // A box lives in its project's store: laid out (with the .gitignore that
@@ -134,12 +129,9 @@ ReportResult Engine::report(const ReportRequest& req) {
     // the source a box can always be filed from again.
     if (const std::string spool = spoolPath(); !spool.empty()) {
         out.spooled = true;
-        bool added = fileReport(spool, r);
-        if (!added) {
-            for (auto& have : readReportBox(spool).reports)
-                if (have.id == r.id) r.filed = have.filed;
-        }
-        out.duplicate = !added;
+        auto filed = fileReport(spool, r);
+        r.filed = filed.filed;
+        out.duplicate = !filed.added;
     }
     const std::string box = boxPath(root);
     // A project is on this machine when its directory is; its store is
@@ -152,11 +144,9 @@ ReportResult Engine::report(const ReportRequest& req) {
         out.pending = true;
     } else {
         if (root != "none") ensureStore(root);
-        bool added = fileReport(box, r);
-        if (!added)
-            for (auto& have : readReportBox(box).reports)
-                if (have.id == r.id) r.filed = have.filed;
-        out.duplicate = !added;
+        auto filed = fileReport(box, r);
+        r.filed = filed.filed;
+        out.duplicate = !filed.added;
         out.box = box;
         ensureInboxMerge(parentDir(box));
     }
@@ -174,7 +164,7 @@ void Engine::fileFromSpool(const std::string& root) {
     for (auto& r : readReportBox(spool).reports)
         if (r.root == root) {
             ensureStore(root);
-            filed |= fileReport(boxPath(root), r);
+            filed |= fileReport(boxPath(root), r).added;
         }
     if (filed) ensureInboxMerge(root + "/.engram");
     if (root == opts_.root) spoolSeen_ = st;
@@ -315,7 +305,9 @@ void Engine::flushUsage() {
         lines += key.first + "\t" + key.second + "\t" + std::to_string(counts.first) + "\t" +
                  std::to_string(counts.second) + "\n";
     makeDirs(opts_.home + "/usage");
-    appendDurable(opts_.home + "/usage/recalls.tsv", lines);
+    // Statistics, written from a recall's path: no sync (a crash may lose
+    // the last flush, as it may the last minute's counts).
+    appendFile(opts_.home + "/usage/recalls.tsv", lines);
     usage_.clear();
 }
 
@@ -331,30 +323,19 @@ std::vector<ConfusionWeek> Engine::confusionSeries() {
     // one recorded in it; lines that do not parse are skipped.
     std::map<std::pair<std::string, std::string>, int64_t> liveAt; // (week, store) -> live
     if (auto text = readFile(opts_.home + "/usage/recalls.tsv")) {
-        size_t at = 0;
-        while (at < text->size()) {
-            size_t end = text->find('\n', at);
-            if (end == std::string::npos) end = text->size();
-            std::string line = text->substr(at, end - at);
-            at = end + 1;
-            std::vector<std::string> f;
-            for (size_t from = 0;;) {
-                size_t tab = line.find('\t', from);
-                f.push_back(line.substr(from, tab == std::string::npos ? tab : tab - from));
-                if (tab == std::string::npos) break;
-                from = tab + 1;
-            }
+        forEachLine(*text, [&](std::string_view line, int) {
+            auto f = splitFields(line, '\t');
             auto day = f.size() == 4 ? parseUtc(f[0]) : std::nullopt;
-            if (!day) continue;
+            if (!day) return;
             char* e1 = nullptr;
             char* e2 = nullptr;
             long long recalls = std::strtoll(f[2].c_str(), &e1, 10);
             long long live = std::strtoll(f[3].c_str(), &e2, 10);
-            if (*e1 || *e2 || recalls < 0 || live < 0) continue;
+            if (*e1 || *e2 || recalls < 0 || live < 0) return;
             std::string w = isoWeek(*day);
             week(w).recalls += recalls;
             liveAt[{w, f[1]}] = live;
-        }
+        });
     }
     for (auto& [key, live] : liveAt)
         week(key.first).liveClaims += live;

@@ -1,22 +1,14 @@
 // Watching one store's claims directory for changes made by anything but
 // this server (git, a person's editor, the CLI, another engram).
 //
-// inotify on the directory, polled by the loop, collects the ids of the
-// claim files that changed and fires the callback once the burst is over (a
-// `git checkout` touches many files at once). The watch owns its two libuv
-// handles; they are closed when it stops or is destroyed, and freed by libuv
-// afterwards, so no callback can reach a watch that is gone.
-//
-// On a large directory the watch starts in two stages. Watching for
-// in-place writes makes the kernel visit every cached entry of the
-// directory while holding its lock (about 0.1 s at a million claim files,
-// during which any lookup in it waits), so a large store is first watched
-// for entries created, removed and renamed (what engram's atomic writes and
-// git do), and the in-place writes are added by complete() once start-up is
-// over; the caller then re-checks the files, so an in-place rewrite made in
-// between is still seen.
+// The directory's ClaimWatcher (store/ClaimWatcher.h: inotify, in two
+// stages on a large directory) is polled by the loop; the ids of the claim
+// files that changed are collected and the callback fires once the burst is
+// over (a `git checkout` touches many files at once). The watch owns its
+// two libuv handles; they are closed when it stops or is destroyed, and
+// freed by libuv afterwards, so no callback can reach a watch that is gone.
 #pragma once
-#include "util/Fs.h"
+#include "store/ClaimWatcher.h"
 
 #include <functional>
 #include <set>
@@ -40,12 +32,10 @@ public:
     // watch is already running, or inotify refused (logged).
     bool start();
     void stop();
-    bool watching() const { return poll_ != nullptr; }
-    // Whether in-place writes to claim files are reported too.
-    bool complete() const { return complete_; }
-    // Adds in-place writes to a watch started in stages (see above). True
-    // when that changed the watch (the caller re-checks the files).
-    bool completeWatch();
+    bool watching() const { return watcher_.watching(); }
+    // Adds in-place writes to a watch started in stages. True when that
+    // changed the watch (the caller re-checks the files).
+    bool completeWatch() { return watcher_.completeWatch(); }
     const std::string& dir() const { return dir_; }
 
 private:
@@ -55,8 +45,7 @@ private:
     uv_loop_t* loop_;
     std::string dir_;
     OnChange onChange_;
-    UniqueFd fd_;
-    bool complete_ = false;
+    ClaimWatcher watcher_;
     uv_poll_t* poll_ = nullptr;
     uv_timer_t* timer_ = nullptr;
     std::set<std::string> ids_;

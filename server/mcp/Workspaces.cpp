@@ -121,7 +121,7 @@ void Workspaces::catchUp(Workspace& ws) {
         ws.engine.refresh(&ids);
     }
     // Start-up is over: in-place writes are watched too, and the files
-    // checked again for any made before (see ClaimWatcher.h).
+    // checked again for any made before (see store/ClaimWatcher.h).
     if (!ws.engine.reconciling() && ws.watcher.completeWatch()) ws.engine.recheckClaims();
 }
 

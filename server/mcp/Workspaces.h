@@ -11,7 +11,7 @@
 // routes itself.
 #pragma once
 #include "engine/Engine.h"
-#include "mcp/ClaimWatcher.h"
+#include "store/ClaimWatcher.h"
 
 #include <memory>
 #include <optional>

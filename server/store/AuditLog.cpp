@@ -7,6 +7,7 @@
 #include "store/ClaimFile.h"
 #include "util/Fs.h"
 #include "util/Hash.h"
+#include "util/Lines.h"
 #include "util/Time.h"
 
 #include <fcntl.h>
@@ -21,17 +22,6 @@ static std::string body(const AuditEntry& e) {
     return std::to_string(e.seq) + "\t" + formatUtc(e.time) + "\t" + escapeValue(e.act) + "\t" +
            escapeValue(e.claim) + "\t" + escapeValue(e.agent) + "\t" + escapeValue(e.detail) +
            "\t" + e.prev;
-}
-
-static std::vector<std::string> splitTabs(const std::string& line) {
-    std::vector<std::string> out(1);
-    for (char c : line) {
-        if (c == '\t')
-            out.emplace_back();
-        else
-            out.back() += c;
-    }
-    return out;
 }
 
 // The last complete line of the log, read from the end so appends stay O(1).
@@ -53,7 +43,7 @@ AuditEntry AuditLog::append(std::string act, std::string claim, std::string agen
     AuditEntry e{
         0,        nowUnix(), std::move(act), std::move(claim), std::move(agent), std::move(detail),
         kGenesis, ""};
-    auto last = splitTabs(lastLine(path_));
+    auto last = splitFields(lastLine(path_), '\t');
     if (last.size() == 8) {
         e.seq = std::atoll(last[0].c_str()) + 1;
         e.prev = last[7];
@@ -68,7 +58,7 @@ AuditEntry AuditLog::append(std::string act, std::string claim, std::string agen
 
 void AuditLog::appendAll(const std::vector<std::array<std::string, 4>>& entries) {
     if (entries.empty()) return;
-    auto last = splitTabs(lastLine(path_));
+    auto last = splitFields(lastLine(path_), '\t');
     int64_t seq = last.size() == 8 ? std::atoll(last[0].c_str()) : 0;
     std::string prev = last.size() == 8 ? last[7] : kGenesis;
     std::string text;
@@ -97,7 +87,7 @@ AuditVerdict AuditLog::verify() const {
         pos = nl + 1;
         if (line.empty()) continue;
         ++v.entries;
-        auto f = splitTabs(line);
+        auto f = splitFields(line, '\t');
         if (f.size() != 8) {
             v = {false, v.entries, v.entries, "malformed entry"};
             return v;

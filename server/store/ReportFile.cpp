@@ -5,6 +5,7 @@
 
 #include "util/Fs.h"
 #include "util/Hash.h"
+#include "util/Lines.h"
 
 #include <nlohmann/json.hpp>
 #include <unordered_set>
@@ -132,24 +133,15 @@ ReportBoxRead parseBox(const std::string& text) {
     ReportBoxRead out;
     out.exists = true;
     std::unordered_set<std::string> seen;
-    size_t at = 0;
-    int lineNo = 0;
-    while (at < text.size()) {
-        size_t end = text.find('\n', at);
-        if (end == std::string::npos) end = text.size();
-        std::string line = text.substr(at, end - at);
-        at = end + 1;
-        ++lineNo;
-        if (line.find_first_not_of(" \t\r") == std::string::npos) continue;
+    forEachLine(text, [&](std::string_view line, int number) {
+        if (line.find_first_not_of(" \t\r") == std::string_view::npos) return;
         std::string error;
-        auto r = parseReportLine(line, error);
-        if (!r) {
-            out.badLines.emplace_back(lineNo, error);
-            continue;
-        }
-        if (!seen.insert(r->id).second) continue;
-        out.reports.push_back(std::move(*r));
-    }
+        auto r = parseReportLine(std::string(line), error);
+        if (!r)
+            out.badLines.emplace_back(number, error);
+        else if (seen.insert(r->id).second)
+            out.reports.push_back(std::move(*r));
+    });
     return out;
 }
 
@@ -164,7 +156,7 @@ ReportBoxRead readReportBox(const std::string& path) {
     return parseBox(*text);
 }
 
-bool fileReport(const std::string& path, const Report& r) {
+FiledReport fileReport(const std::string& path, const Report& r) {
     std::string dir = parentDir(path);
     makeDirs(dir);
     FileLock lock(dir + "/lock");
@@ -173,12 +165,12 @@ bool fileReport(const std::string& path, const Report& r) {
     std::string id = r.id.empty() ? reportId(r) : r.id;
     if (text)
         for (auto& have : parseBox(*text).reports)
-            if (have.id == id) return false;
+            if (have.id == id) return {false, have.filed};
     // A box whose last line lacks its newline (a hand edit) gets one first,
     // so the new line is never glued to it.
     std::string prefix = text && !text->empty() && text->back() != '\n' ? "\n" : "";
     appendDurable(path, prefix + reportLine(r) + "\n");
-    return true;
+    return {true, r.filed};
 }
 
 } // namespace engram

@@ -34,8 +34,12 @@ ReportBoxRead readReportBox(const std::string& path);
 
 // Appends `r` to the box at `path` unless a report with its id is there,
 // holding the `lock` file beside it (a store's writers' lock, so a box and
-// its store's claims are never written at once by two processes). True
-// when appended. Creates the directory.
-bool fileReport(const std::string& path, const Report& r);
+// its store's claims are never written at once by two processes). Creates
+// the directory.
+struct FiledReport {
+    bool added = false;
+    int64_t filed = 0; // when the copy in the box was filed (r's own when added)
+};
+FiledReport fileReport(const std::string& path, const Report& r);
 
 } // namespace engram

@@ -124,11 +124,19 @@ void atomicWrite(const std::string& path, std::string_view contents) {
     fsyncDir(parentDir(path));
 }
 
-void appendDurable(const std::string& path, std::string_view contents) {
+static void appendTo(const std::string& path, std::string_view contents, bool sync) {
     UniqueFd fd(::open(path.c_str(), O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644));
     if (!fd) throw sysError("cannot open", path);
     writeAll(fd.get(), contents, path);
-    if (::fdatasync(fd.get()) != 0) throw sysError("cannot fsync", path);
+    if (sync && ::fdatasync(fd.get()) != 0) throw sysError("cannot fsync", path);
+}
+
+void appendDurable(const std::string& path, std::string_view contents) {
+    appendTo(path, contents, true);
+}
+
+void appendFile(const std::string& path, std::string_view contents) {
+    appendTo(path, contents, false);
 }
 
 void makeDirs(const std::string& path) {

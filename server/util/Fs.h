@@ -68,6 +68,8 @@ std::optional<std::string> readFile(const std::string& path, FileStat* stat = nu
 void atomicWrite(const std::string& path, std::string_view contents);
 // Appends and fdatasyncs; used by the audit log.
 void appendDurable(const std::string& path, std::string_view contents);
+// O_APPEND without a sync: for statistics that may lose their last write.
+void appendFile(const std::string& path, std::string_view contents);
 void fsyncDir(const std::string& dir);
 // The directory part of a path ("." when there is none).
 std::string parentDir(const std::string& path);

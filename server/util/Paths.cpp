@@ -48,7 +48,7 @@ std::string rootFingerprint(const std::string& canonicalRoot) {
     return sha256Hex(canonicalRoot).substr(0, 16);
 }
 
-static bool isDir(const std::string& p) {
+bool isDirectory(const std::string& p) {
     struct stat st;
     return ::stat(p.c_str(), &st) == 0 && S_ISDIR(st.st_mode);
 }
@@ -56,7 +56,7 @@ static bool isDir(const std::string& p) {
 std::string discoverRoot(const std::string& start) {
     std::string dir = canonicalPath(start);
     for (std::string cur = dir;;) {
-        if (isDir(cur + "/.engram") || isDir(cur + "/.git") ||
+        if (isDirectory(cur + "/.engram") || isDirectory(cur + "/.git") ||
             ::access((cur + "/.git").c_str(), F_OK) == 0)
             return cur;
         if (cur == "/") break;

@@ -12,6 +12,8 @@ namespace engram {
 // Absolute, symlink-free form of an existing path; an absolute lexical
 // normalisation when it does not exist.
 std::string canonicalPath(const std::string& path);
+// Whether `p` names a directory (following symlinks).
+bool isDirectory(const std::string& p);
 // First 16 hex digits of SHA-256 of the canonical absolute path.
 std::string rootFingerprint(const std::string& canonicalRoot);
 // The nearest ancestor of `start` holding `.engram/` or `.git/`, else start.

@@ -4,7 +4,6 @@
 #include <algorithm>
 #include <cerrno>
 #include <climits>
-#include <cstdlib>
 #include <sys/inotify.h>
 #include <unistd.h>
 
@@ -22,15 +21,6 @@ std::string join(const std::string& dir, std::string_view name) {
 }
 
 } // namespace
-
-int64_t stagedWatchBytes() {
-    if (const char* v = std::getenv("ENGRAM_WATCH_STAGED_BYTES"); v && *v) {
-        char* end = nullptr;
-        long long n = std::strtoll(v, &end, 10);
-        if (end && *end == '\0' && n >= 0) return n;
-    }
-    return 1 << 20;
-}
 
 TreeWatch::TreeWatch(std::string root)
     : root_(std::move(root))

@@ -19,13 +19,6 @@
 
 namespace engram {
 
-// Above this many bytes of directory (about 25,000 entries), a claims
-// directory is watched for in-place writes to its files only after start-up:
-// adding that watch makes the kernel visit every cached entry under the
-// directory's lock (about 0.1 s at a million). ENGRAM_WATCH_STAGED_BYTES
-// overrides it (tests).
-int64_t stagedWatchBytes();
-
 class TreeWatch {
 public:
     explicit TreeWatch(std::string root);

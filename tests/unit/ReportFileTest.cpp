@@ -63,11 +63,13 @@ TEST_CASE("a box skips lines it cannot read, naming them, and de-duplicates by c
     TempDir tmp;
     const std::string box = tmp / "store/inbox.jsonl";
     Report r = sample();
-    REQUIRE(fileReport(box, r));
-    CHECK_FALSE(fileReport(box, r)); // the same content: not appended again
+    REQUIRE(fileReport(box, r).added);
+    CHECK_FALSE(fileReport(box, r).added); // the same content: not appended again
     Report later = r;
     later.filed += 60;
-    CHECK_FALSE(fileReport(box, later));
+    auto again = fileReport(box, later);
+    CHECK_FALSE(again.added);
+    CHECK(again.filed == r.filed); // the box's copy says when it was filed
     // Hand edits: a broken line, a line of the wrong shape, the first line
     // again with a forged id, and no newline at the end.
     std::string edited = *readFile(box);
@@ -86,7 +88,7 @@ TEST_CASE("a box skips lines it cannot read, naming them, and de-duplicates by c
     // An append after a last line with no newline starts a line of its own.
     Report other = sample();
     other.what = "another";
-    REQUIRE(fileReport(box, other));
+    REQUIRE(fileReport(box, other).added);
     read = readReportBox(box);
     CHECK(read.reports.size() == 2);
     CHECK(read.badLines.size() == 3);

@@ -1,14 +1,13 @@
 // inotify on a store's claims directory, drained on demand.
-#include "mcp/ClaimWatcher.h"
-
-#include "util/TreeWatch.h"
+#include "store/ClaimWatcher.h"
 
 #include <cerrno>
 #include <climits>
+#include <cstdlib>
 #include <sys/inotify.h>
 #include <unistd.h>
 
-namespace engram::mcp {
+namespace engram {
 
 namespace {
 
@@ -16,7 +15,18 @@ namespace {
 // in place, which cost a visit of every cached entry to set up.
 constexpr uint32_t kEntryMask = IN_CREATE | IN_MOVED_TO | IN_MOVED_FROM | IN_DELETE |
                                 IN_DELETE_SELF | IN_MOVE_SELF | IN_ONLYDIR;
-constexpr uint32_t kWriteMask = IN_CLOSE_WRITE | IN_ATTRIB;
+constexpr uint32_t kWriteMask = IN_MODIFY | IN_CLOSE_WRITE | IN_ATTRIB;
+
+// Above this many bytes of directory (about 25,000 entries) the watch is
+// staged (see ClaimWatcher.h). ENGRAM_WATCH_STAGED_BYTES overrides it (tests).
+int64_t stagedWatchBytes() {
+    if (const char* v = std::getenv("ENGRAM_WATCH_STAGED_BYTES"); v && *v) {
+        char* end = nullptr;
+        long long n = std::strtoll(v, &end, 10);
+        if (end && *end == '\0' && n >= 0) return n;
+    }
+    return 1 << 20;
+}
 
 // A claim file's id, or empty for anything else (atomic writes' temporary
 // files are named `<id>.md.tmp-*` and are never claims).
@@ -78,4 +88,4 @@ ClaimChanges ClaimWatcher::drain() {
     return out;
 }
 
-} // namespace engram::mcp
+} // namespace engram
