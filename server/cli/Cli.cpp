@@ -3,13 +3,13 @@
 
 #include "cli/Args.h"
 #include "cli/Check.h"
-#include "cli/Render.h"
 #include "engine/Engine.h"
 #include "lsp/Log.h"
 #include "lsp/LspServer.h"
 #include "mcp/McpServer.h"
-#include "mcp/Render.h"
 #include "model/Error.h"
+#include "ops/Operation.h"
+#include "ops/Terminal.h"
 #include "protocol/Convert.h"
 #include "protocol/Packet.h"
 #include "store/AuditLog.h"
@@ -35,7 +35,9 @@ using protocol::json;
 
 namespace {
 
-const char* kUsage = R"(engram: memory for coding agents, anchored to code.
+// `engram --help`: the operations' own lines (ops/Operations.cpp) between
+// these two parts.
+const char* kUsageHead = R"(engram: memory for coding agents, anchored to code.
 
 usage: engram [--root DIR] [--home DIR] [--json] COMMAND [ARGS]
 
@@ -44,39 +46,10 @@ commands:
   mcp [--log FILE]               run the MCP server on stdio (agents spawn this); without
                                  --root or $ENGRAM_ROOT it binds to the client's roots when
                                  the client shares them, else to the discovered root
-  remember TEXT...               record a claim (TEXT '-' reads standard input)
-      [--label L] [--kind fact|decision|convention|gotcha|preference|todo]
-      [--tag T]... [--confidence 0..1] [--agent NAME] [--tier project|medulla]
-      [--anchor PATH#SYMBOL | PATH:LINE | PATH:START-END | PATH]...
-      [--evidence TYPE:VALUE]... [--force-reason R]
-  recall [QUERY...]              find claims [--tier project|medulla|all] [--path P] [--kind K]...
-      [--include frontier|retracted|superseded]... [--limit N] [--max-chars N]
-  get ID                         one claim with its history
-  promote ID --reason R          copy a project claim into the medulla, your memory across
-                                 projects [--agent NAME]
-  retract ID --reason R          withdraw a claim [--agent NAME]
-  learn ID VERDICT               record correct|wrong|partial [--note N] [--agent NAME]
-  reverify ID                    re-stamp a claim's anchors after checking it against the
-                                 changed code [--note N] [--agent NAME]
-  delegate --task T               a bounded, content-addressed memory packet for a sub-agent
-      [--path P]... [--symbol S]... [--max-items N] [--max-chars N] [--sign] [--agent NAME]
-  contribute [FILE|-]            a sub-agent's findings (JSON: an array of items, or
-      [--agent NAME] [--packet-id ID]   {"items": [...]}), stored as frontier claims for review;
-                                 exit 1 when an item was refused (a secret)
-  review ID accept|reject --reason R   accept or reject a contribution [--agent NAME]
-  verify-packet FILE|-           check a packet's hash, signature, binding and age
-      [--lifetime SECONDS]       (default 86400); exit 0 valid, 1 invalid
-  status                         the bound root, stores, counts, anchor health and the inbox
-  report --class C --what W      report memory that misled you (or anything about engram):
-      C = memory_misdelivery (with --kind leak|false_absence|wrong_store_write|
-      misattribution|vanished and --expected E) | field_report | answer (with
-      --answers ID... and, to close them, --resolution confirmed|fixed|
-      not_confirmed|duplicate|wont_fix); [--excerpt X] [--external] [--agent NAME];
-      about the bound root (--root DIR), or --no-project (the medulla's inbox)
-  inbox [--state S] [--all]      reports filed about this project with their states (open,
-                                 in_progress, answered, external, answer); --all: every box
-                                 on this machine and reports waiting for their project
-  check [--format text|json|sarif] [--fail-on CODES] [--changed-since REF]
+)";
+
+const char* kUsageTail =
+    R"(  check [--format text|json|sarif] [--fail-on CODES] [--changed-since REF]
                                  memory diagnostics for CI: drifted, orphaned and moved
                                  anchors, stale claims, secrets in claim files, claim files
                                  that do not parse (project tier). Exit 0 when no finding
@@ -116,6 +89,13 @@ global flags:
 exit codes: 0 ok, 1 findings or refusal, 2 usage error
 )";
 
+std::string usage() {
+    std::string out = kUsageHead;
+    for (auto& op : ops::operations())
+        if (op.cli.name) out += op.cli.help;
+    return out + kUsageTail;
+}
+
 struct Context {
     Args args;
     std::string root, rootSource, home;
@@ -136,8 +116,12 @@ std::string defaultAgent() {
     return std::string("human:") + (user && *user ? user : "unknown");
 }
 
+EngineOptions engineOptions(const Context& ctx) {
+    return {ctx.root, ctx.rootSource, ctx.home, 30, ENGRAM_VERSION};
+}
+
 Engine makeEngine(const Context& ctx) {
-    return Engine({ctx.root, ctx.rootSource, ctx.home, 30, ENGRAM_VERSION});
+    return Engine(engineOptions(ctx));
 }
 
 template <class T>
@@ -147,35 +131,6 @@ T number(const std::string& flag, const std::string& v) {
     if (r.ec != std::errc() || r.ptr != v.data() + v.size())
         throw UsageError(flag + ": '" + v + "' is not a number");
     return out;
-}
-
-// --anchor PATH#SYMBOL | PATH:LINE | PATH:START-END | PATH
-AnchorSpec parseAnchorFlag(const std::string& v) {
-    AnchorSpec a;
-    if (auto hash = v.find('#'); hash != std::string::npos) {
-        a.path = v.substr(0, hash);
-        a.symbol = v.substr(hash + 1);
-        if (a.path.empty() || a.symbol->empty()) throw UsageError("--anchor: expected PATH#SYMBOL");
-        return a;
-    }
-    auto colon = v.rfind(':');
-    if (colon != std::string::npos && colon + 1 < v.size()) {
-        std::string spec = v.substr(colon + 1);
-        bool numeric = spec.find_first_not_of("0123456789-") == std::string::npos;
-        if (numeric) {
-            a.path = v.substr(0, colon);
-            auto dash = spec.find('-');
-            if (dash == std::string::npos) {
-                a.line = number<int>("--anchor", spec);
-            } else {
-                a.lines = std::make_pair(number<int>("--anchor", spec.substr(0, dash)),
-                                         number<int>("--anchor", spec.substr(dash + 1)));
-            }
-            return a;
-        }
-    }
-    a.path = v;
-    return a;
 }
 
 std::string joined(const std::vector<std::string>& parts) {
@@ -193,182 +148,112 @@ int print(const Context& ctx, const json& j, const std::string& human) {
     return 0;
 }
 
-int cmdRemember(const Context& ctx) {
-    RememberRequest r;
-    if (ctx.args.positionals.size() == 1 && ctx.args.positionals[0] == "-") {
-        r.text.assign(std::istreambuf_iterator<char>(std::cin), {});
+// ---- operations (ops/Operations.cpp) --------------------------------------
+// The words and flags become the operation's JSON parameters, which the
+// same parser as on the wire then judges; its complaints are told back in
+// terms of the flag or word they came from.
+
+std::string readStdin() {
+    return std::string(std::istreambuf_iterator<char>(std::cin), {});
+}
+
+void applyFlag(json& params, const ops::Flag& f, const Args& args) {
+    using K = ops::FlagKind;
+    auto value = [&](const std::string& v) -> json { return f.convert ? f.convert(v) : json(v); };
+    switch (f.kind) {
+    case K::Switch:
+        if (args.has(f.name)) params[f.param] = f.value;
+        return;
+    case K::Texts:
+        if (auto all = args.all(f.name); !all.empty()) {
+            json list = json::array();
+            for (auto& v : all)
+                list.push_back(value(v));
+            params[f.param] = std::move(list);
+        }
+        return;
+    case K::Integer:
+        if (auto v = args.get(f.name)) params[f.param] = number<int64_t>(f.name, *v);
+        return;
+    case K::Number:
+        if (auto v = args.get(f.name)) params[f.param] = number<double>(f.name, *v);
+        return;
+    case K::Text:
+        if (auto v = args.get(f.name)) params[f.param] = value(*v);
+        return;
+    }
+}
+
+json operationParams(const ops::Command& cmd, const Args& args) {
+    json params = json::object();
+    const auto& words = args.positionals;
+    if (cmd.input) {
+        cmd.input(params, words);
     } else {
-        r.text = joined(ctx.args.positionals);
+        size_t used = 0;
+        for (auto& p : cmd.positionals) {
+            if (used >= words.size()) break;
+            if (!p.rest) {
+                params[p.param] = words[used++];
+                continue;
+            }
+            std::vector<std::string> rest(words.begin() + long(used), words.end());
+            params[p.param] = rest.size() == 1 && rest[0] == "-" ? readStdin() : joined(rest);
+            used = words.size();
+        }
+        if (used < words.size())
+            throw UsageError(std::string(cmd.name) + ": unexpected argument '" + words[used] + "'");
     }
-    if (r.text.empty()) throw UsageError("remember: give the claim text (or '-' to read stdin)");
-    r.label = ctx.args.get("--label");
-    r.kind = ctx.args.get("--kind");
-    r.tags = ctx.args.all("--tag");
-    if (auto c = ctx.args.get("--confidence")) r.confidence = number<double>("--confidence", *c);
-    r.agent = ctx.args.get("--agent").value_or(defaultAgent());
-    for (auto& a : ctx.args.all("--anchor"))
-        r.anchors.push_back(parseAnchorFlag(a));
-    for (auto& e : ctx.args.all("--evidence")) {
-        auto colon = e.find(':');
-        if (colon == std::string::npos) throw UsageError("--evidence: expected TYPE:VALUE");
-        r.evidence.push_back({e.substr(0, colon), e.substr(colon + 1)});
+    for (auto& f : cmd.flags)
+        applyFlag(params, f, args);
+    return params;
+}
+
+// The word or flag a parameter path ("kinds[1]", "anchors[0].path") came
+// from: "--kind", "ID", "VERDICT (or --verdict)".
+std::string sourceOf(const ops::Command& cmd, const std::string& field) {
+    std::string param = field.substr(0, field.find_first_of(".["));
+    std::string word, flag;
+    for (auto& p : cmd.positionals)
+        if (param == p.param) word = p.display;
+    for (auto& f : cmd.flags)
+        if (param == f.param) flag = f.name;
+    if (!word.empty() && !flag.empty()) return word + " (or " + flag + ")";
+    return word.empty() ? flag : word;
+}
+
+int runOperation(const Context& ctx, const ops::Operation& op) {
+    const ops::Command& cmd = op.cli;
+    try {
+        json params = operationParams(cmd, ctx.args);
+        std::optional<Engine> engine;
+        ops::Call call;
+        call.bind = [&]() -> Engine& {
+            if (!engine) engine.emplace(engineOptions(ctx));
+            return *engine;
+        };
+        call.defaultAgent = defaultAgent();
+        call.terminal = !ctx.json;
+        ops::Outcome out = op.run(call, params);
+        print(ctx, out.value, out.text ? *out.text : op.render(out.value));
+        return out.refused ? 1 : 0;
+    } catch (const EngramError& e) {
+        if (e.kind != ErrorKind::InvalidParams) throw;
+        for (auto& [key, value] : e.details) {
+            const auto* field = std::get_if<std::string>(&value);
+            if (key != "field" || !field) continue;
+            std::string source = sourceOf(cmd, *field);
+            std::string message = e.what();
+            if (source.empty() || message.rfind(*field + ": ", 0) != 0) break;
+            // Still InvalidParams (as JSON under --json), in the CLI's terms.
+            std::string problem = message.substr(field->size() + 2);
+            bool phrase = problem.rfind("is ", 0) == 0 || problem.rfind("must ", 0) == 0;
+            throw EngramError(
+                ErrorKind::InvalidParams,
+                std::string(cmd.name) + ": " + source + (phrase ? " " : ": ") + problem, e.details);
+        }
+        throw;
     }
-    r.tier = ctx.args.get("--tier").value_or("project");
-    r.forceReason = ctx.args.get("--force-reason").value_or("");
-    Engine engine = makeEngine(ctx);
-    auto result = engine.remember(r);
-    return print(ctx, protocol::toJson(result), renderRemember(result));
-}
-
-int cmdRecall(const Context& ctx) {
-    RecallRequest r;
-    if (!ctx.args.positionals.empty()) r.query = joined(ctx.args.positionals);
-    r.tier = ctx.args.get("--tier");
-    r.path = ctx.args.get("--path");
-    r.kinds = ctx.args.all("--kind");
-    for (auto& k : r.kinds)
-        if (!isKnownKind(k)) throw UsageError("--kind: unknown kind '" + k + "'");
-    for (auto& s : ctx.args.all("--include")) {
-        auto st = parseStatus(s);
-        if (!st || *st == ClaimStatus::Committed)
-            throw UsageError("--include: must be frontier, retracted or superseded");
-        r.include.push_back(*st);
-    }
-    if (auto l = ctx.args.get("--limit")) r.limit = number<int>("--limit", *l);
-    if (auto m = ctx.args.get("--max-chars")) r.maxChars = number<int>("--max-chars", *m);
-    Engine engine = makeEngine(ctx);
-    auto result = engine.recall(r);
-    print(ctx, protocol::toJson(result), renderRecall(result));
-    return 0;
-}
-
-std::string oneId(const Context& ctx, const char* cmd) {
-    if (ctx.args.positionals.empty()) throw UsageError(std::string(cmd) + ": give a claim id");
-    return ctx.args.positionals[0];
-}
-
-int cmdGet(const Context& ctx) {
-    Engine engine = makeEngine(ctx);
-    auto r = engine.get(oneId(ctx, "get"));
-    return print(ctx, protocol::toJson(r), renderGet(r));
-}
-
-int cmdRetract(const Context& ctx) {
-    auto reason = ctx.args.get("--reason");
-    if (!reason) throw UsageError("retract: --reason is required");
-    Engine engine = makeEngine(ctx);
-    auto c = engine.retract(oneId(ctx, "retract"), ctx.args.get("--agent").value_or(defaultAgent()),
-                            *reason);
-    return print(ctx, {{"claim", protocol::toJson(c)}}, "Retracted: " + renderClaimLine(c) + "\n");
-}
-
-int cmdLearn(const Context& ctx) {
-    if (ctx.args.positionals.size() < 2 && !ctx.args.get("--verdict"))
-        throw UsageError("learn: give a claim id and a verdict (correct, wrong or partial)");
-    std::string verdict =
-        ctx.args.get("--verdict")
-            .value_or(ctx.args.positionals.size() > 1 ? ctx.args.positionals[1] : "");
-    Engine engine = makeEngine(ctx);
-    auto r =
-        engine.learn(oneId(ctx, "learn"), verdict, ctx.args.get("--agent").value_or(defaultAgent()),
-                     ctx.args.get("--note").value_or(""));
-    auto& f = r.claim.feedback;
-    return print(ctx, protocol::toJson(r),
-                 "Recorded '" + verdict + "' for " + r.claim.id + ": " + std::to_string(f.correct) +
-                     " correct, " + std::to_string(f.wrong) + " wrong, " +
-                     std::to_string(f.partial) + " partial" +
-                     (f.contested() ? " (contested)" : "") + "\n");
-}
-
-int cmdPromote(const Context& ctx) {
-    auto reason = ctx.args.get("--reason");
-    if (!reason)
-        throw UsageError("promote: --reason is required (why it holds beyond this project)");
-    Engine engine = makeEngine(ctx);
-    auto r = engine.promote(
-        {oneId(ctx, "promote"), ctx.args.get("--agent").value_or(defaultAgent()), *reason});
-    return print(ctx, protocol::toJson(r), renderPromote(r));
-}
-
-int cmdReverify(const Context& ctx) {
-    Engine engine = makeEngine(ctx);
-    auto r =
-        engine.reverify(oneId(ctx, "reverify"), ctx.args.get("--agent").value_or(defaultAgent()),
-                        ctx.args.get("--note").value_or(""));
-    return print(ctx, protocol::toJson(r), "Re-verified: " + renderGet(r));
-}
-
-std::string readInput(const std::string& what, const std::string& file) {
-    if (file == "-") return std::string(std::istreambuf_iterator<char>(std::cin), {});
-    std::ifstream in(file, std::ios::binary);
-    if (!in) throw UsageError(what + ": cannot read '" + file + "'");
-    std::ostringstream s;
-    s << in.rdbuf();
-    return s.str();
-}
-
-json parseInput(const std::string& what, const std::string& text) {
-    json j = json::parse(text, nullptr, false);
-    if (j.is_discarded()) throw UsageError(what + ": the input is not valid JSON");
-    return j;
-}
-
-int cmdDelegate(const Context& ctx) {
-    DelegateRequest r;
-    r.task = ctx.args.get("--task").value_or(joined(ctx.args.positionals));
-    if (r.task.empty()) throw UsageError("delegate: give the task (--task T)");
-    r.agent = ctx.args.get("--agent").value_or(defaultAgent());
-    r.paths = ctx.args.all("--path");
-    r.symbols = ctx.args.all("--symbol");
-    if (auto n = ctx.args.get("--max-items")) r.maxItems = number<int>("--max-items", *n);
-    if (auto n = ctx.args.get("--max-chars")) r.maxChars = number<int>("--max-chars", *n);
-    r.sign = ctx.args.has("--sign");
-    Engine engine = makeEngine(ctx);
-    json answer = protocol::delegate(engine, r);
-    return print(ctx, answer, renderPacket(answer["packet"]));
-}
-
-int cmdContribute(const Context& ctx) {
-    std::string file = ctx.args.positionals.empty() ? "-" : ctx.args.positionals[0];
-    json in = parseInput("contribute", readInput("contribute", file));
-    json params = in.is_array() ? json{{"items", in}} : in;
-    if (!params.is_object())
-        throw UsageError("contribute: expected an array of items or an object");
-    params["agent"] = ctx.args.get("--agent").value_or(
-        params.contains("agent") && params["agent"].is_string() ? params["agent"].get<std::string>()
-                                                                : defaultAgent());
-    if (auto id = ctx.args.get("--packet-id")) params["packet_id"] = *id;
-    Engine engine = makeEngine(ctx);
-    auto r = engine.contribute(protocol::parseContribute(params));
-    print(ctx, protocol::toJson(r), renderContribute(r));
-    return r.refused > 0 ? 1 : 0;
-}
-
-int cmdReview(const Context& ctx) {
-    if (ctx.args.positionals.size() != 2)
-        throw UsageError("review: give a contribution id and accept or reject");
-    auto reason = ctx.args.get("--reason");
-    if (!reason) throw UsageError("review: --reason is required");
-    Engine engine = makeEngine(ctx);
-    auto r = engine.review({ctx.args.positionals[0], ctx.args.positionals[1],
-                            ctx.args.get("--agent").value_or(defaultAgent()), *reason});
-    return print(ctx, protocol::toJson(r), renderReview(r));
-}
-
-int cmdVerifyPacket(const Context& ctx) {
-    if (ctx.args.positionals.size() != 1)
-        throw UsageError("verify-packet: give the packet file (or '-' for standard input)");
-    json packet = parseInput("verify-packet", readInput("verify-packet", ctx.args.positionals[0]));
-    protocol::VerifyPacketRequest req;
-    req.packet = std::move(packet);
-    if (auto l = ctx.args.get("--lifetime")) {
-        req.lifetimeSeconds = number<int64_t>("--lifetime", *l);
-        if (req.lifetimeSeconds < 1) throw UsageError("--lifetime: must be positive");
-    }
-    Engine engine = makeEngine(ctx);
-    auto r = protocol::verifyPacket(engine, req);
-    print(ctx, protocol::toJson(r), renderVerifyPacket(r));
-    return r.valid ? 0 : 1;
 }
 
 // The confusion rate, a line per ISO week (engram doctor).
@@ -384,48 +269,6 @@ std::string renderConfusion(const std::vector<ConfusionWeek>& weeks) {
                " live claims, rate " + rate + "\n";
     }
     return out;
-}
-
-int cmdStatus(const Context& ctx) {
-    Engine engine = makeEngine(ctx);
-    auto r = engine.status();
-    json j = protocol::toJson(r);
-    if (ctx.json) j["confusion"] = protocol::toJson(engine.confusionSeries());
-    return print(ctx, j, renderStatus(r));
-}
-
-// Reports and the inbox render as the MCP tools do: one text for both.
-int cmdReport(const Context& ctx) {
-    if (!ctx.args.positionals.empty())
-        throw UsageError("report: unexpected argument '" + ctx.args.positionals[0] +
-                         "' (say what happened with --what)");
-    ReportRequest r;
-    r.reportClass = ctx.args.get("--class").value_or("");
-    if (r.reportClass.empty()) throw UsageError("report: --class is required");
-    r.kind = ctx.args.get("--kind").value_or("");
-    r.what = ctx.args.get("--what").value_or("");
-    if (r.what.empty()) throw UsageError("report: --what is required (what happened)");
-    r.expected = ctx.args.get("--expected").value_or("");
-    r.excerpt = ctx.args.get("--excerpt").value_or("");
-    r.agent = ctx.args.get("--agent").value_or(defaultAgent());
-    r.answers = ctx.args.all("--answers");
-    r.external = ctx.args.has("--external");
-    r.resolution = ctx.args.get("--resolution").value_or("");
-    // The report concerns the bound root (--root chooses it) unless it is
-    // about no project.
-    if (ctx.args.has("--no-project")) r.root = "none";
-    Engine engine = makeEngine(ctx);
-    json j = protocol::toJson(engine.report(r));
-    return print(ctx, j, mcp::render::report(j));
-}
-
-int cmdInbox(const Context& ctx) {
-    InboxRequest r;
-    r.state = ctx.args.get("--state");
-    r.all = ctx.args.has("--all");
-    Engine engine = makeEngine(ctx);
-    json j = protocol::toJson(engine.inbox(r));
-    return print(ctx, j, mcp::render::inbox(j));
 }
 
 int cmdCheck(const Context& ctx) {
@@ -489,10 +332,11 @@ int cmdInit(const Context& ctx) {
 }
 
 int cmdResolve(const Context& ctx) {
+    if (ctx.args.positionals.size() != 1) throw UsageError("resolve: give a claim id");
     Engine engine = makeEngine(ctx);
-    auto r = engine.resolve(oneId(ctx, "resolve"), ctx.args.get("--take").value_or(""),
+    auto r = engine.resolve(ctx.args.positionals[0], ctx.args.get("--take").value_or(""),
                             ctx.args.get("--agent").value_or(defaultAgent()));
-    return print(ctx, protocol::toJson(r), "Resolved: " + renderGet(r));
+    return print(ctx, protocol::toJson(r), "Resolved: " + ops::terminal::get(r));
 }
 
 // git runs this with the ancestor's, ours and theirs' temporary files and
@@ -618,27 +462,6 @@ int run(int argc, char** argv) {
     std::map<std::string, FlagSpec> commands = {
         {"serve", {{"--log"}, {}, {"--stdio"}}},
         {"mcp", {{"--log"}, {}, {}}},
-        {"remember",
-         {{"--label", "--kind", "--confidence", "--agent", "--tier", "--force-reason"},
-          {"--tag", "--anchor", "--evidence"},
-          {}}},
-        {"recall", {{"--tier", "--path", "--limit", "--max-chars"}, {"--kind", "--include"}, {}}},
-        {"get", {}},
-        {"retract", {{"--reason", "--agent"}, {}, {}}},
-        {"learn", {{"--verdict", "--note", "--agent"}, {}, {}}},
-        {"reverify", {{"--note", "--agent"}, {}, {}}},
-        {"promote", {{"--reason", "--agent"}, {}, {}}},
-        {"delegate",
-         {{"--task", "--agent", "--max-items", "--max-chars"}, {"--path", "--symbol"}, {"--sign"}}},
-        {"contribute", {{"--agent", "--packet-id"}, {}, {}}},
-        {"review", {{"--reason", "--agent"}, {}, {}}},
-        {"verify-packet", {{"--lifetime"}, {}, {}}},
-        {"status", {}},
-        {"report",
-         {{"--class", "--kind", "--what", "--expected", "--excerpt", "--agent", "--resolution"},
-          {"--answers"},
-          {"--external", "--no-project"}}},
-        {"inbox", {{"--state"}, {}, {"--all"}}},
         {"check", {{"--format", "--fail-on", "--changed-since"}, {}, {}}},
         {"init", {}},
         {"resolve", {{"--take", "--agent"}, {}, {}}},
@@ -647,6 +470,18 @@ int run(int argc, char** argv) {
         {"doctor", {}},
         {"help", {}},
     };
+    for (auto& op : ops::operations()) {
+        if (!op.cli.name) continue;
+        FlagSpec& spec = commands[op.cli.name];
+        for (auto& f : op.cli.flags) {
+            if (f.kind == ops::FlagKind::Switch) {
+                spec.boolean.insert(f.name);
+                continue;
+            }
+            spec.valued.insert(f.name);
+            if (f.kind == ops::FlagKind::Texts) spec.repeated.insert(f.name);
+        }
+    }
     Context ctx;
     try {
         ctx.args = parseArgs(argc, argv, commands, global);
@@ -659,11 +494,11 @@ int run(int argc, char** argv) {
         return 0;
     }
     if (ctx.args.has("--help") || ctx.args.command == "help") {
-        std::cout << kUsage;
+        std::cout << usage();
         return 0;
     }
     if (ctx.args.command.empty()) {
-        std::cerr << kUsage;
+        std::cerr << usage();
         return 2;
     }
     ctx.json = ctx.args.has("--json");
@@ -698,20 +533,7 @@ int run(int argc, char** argv) {
             mcp::McpServer server({ctx.root, ctx.rootSource, ctx.home, ENGRAM_VERSION});
             return server.run();
         }
-        if (c == "remember") return cmdRemember(ctx);
-        if (c == "recall") return cmdRecall(ctx);
-        if (c == "get") return cmdGet(ctx);
-        if (c == "retract") return cmdRetract(ctx);
-        if (c == "learn") return cmdLearn(ctx);
-        if (c == "reverify") return cmdReverify(ctx);
-        if (c == "promote") return cmdPromote(ctx);
-        if (c == "delegate") return cmdDelegate(ctx);
-        if (c == "contribute") return cmdContribute(ctx);
-        if (c == "review") return cmdReview(ctx);
-        if (c == "verify-packet") return cmdVerifyPacket(ctx);
-        if (c == "status") return cmdStatus(ctx);
-        if (c == "report") return cmdReport(ctx);
-        if (c == "inbox") return cmdInbox(ctx);
+        if (auto* op = ops::byCommand(c)) return runOperation(ctx, *op);
         if (c == "check") return cmdCheck(ctx);
         if (c == "reindex") return cmdReindex(ctx);
         if (c == "init") return cmdInit(ctx);

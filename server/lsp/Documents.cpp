@@ -1,5 +1,5 @@
 // Text synchronisation and the editor features built on anchors: memory
-// diagnostics, hover, code lens, and engram/anchors.
+// diagnostics, hover and code lens.
 //
 // Open documents are handed to the engine, whose anchorer re-parses them
 // incrementally, so an unsaved edit that changes an anchored function drifts
@@ -290,37 +290,6 @@ json LspServer::onCodeAction(const json& params) {
         action("Open the claim file", "engram.openClaim", {{"id", id}}, false);
     }
     return actions;
-}
-
-json LspServer::onAnchors(const json& params) {
-    protocol::Params p(params);
-    std::string path;
-    if (auto uri = p.optString("uri")) {
-        auto local = uriToPath(*uri);
-        if (!local) throw invalidField("uri", "must be a file:// URI");
-        path = *local;
-    } else {
-        path = p.reqString("path");
-    }
-    lsp::Folder& f = bound(hintsOf(params));
-    auto anchors = f.engine.anchorsIn(path);
-    auto text = f.engine.documentText(path).value_or("");
-    json out = json::array();
-    for (auto& a : anchors) {
-        json j = {{"claim_id", a.claim.id},
-                  {"label", a.claim.label.empty() ? json(nullptr) : json(a.claim.label)},
-                  {"text", a.claim.text},
-                  {"anchor", a.anchorIndex},
-                  {"symbol", a.claim.anchors[a.anchorIndex].symbol},
-                  {"anchor_state", a.state},
-                  {"source_agent", orUnknown(a.claim.sourceAgent)},
-                  {"age", a.ageSeconds ? json(humanAge(*a.ageSeconds)) : json("unknown")}};
-        if (!a.movedTo.empty()) j["moved_to"] = a.movedTo;
-        if (a.startLine)
-            j["range"] = lspRange(text, *a.startLine, *a.startColumn, *a.endLine, *a.endColumn);
-        out.push_back(std::move(j));
-    }
-    return {{"anchors", out}};
 }
 
 } // namespace engram

@@ -28,18 +28,6 @@ bool validId(const json& id) {
     return id.is_string() || id.is_number_integer();
 }
 
-// Methods a client may call; also advertised under experimental.engram.
-const char* kEngramMethods[] = {"engram/remember", "engram/recall",       "engram/get",
-                                "engram/retract",  "engram/learn",        "engram/status",
-                                "engram/reverify", "engram/anchors",      "engram/promote",
-                                "engram/delegate", "engram/verifyPacket", "engram/contribute",
-                                "engram/review",   "engram/report",       "engram/inbox"};
-
-// Requests that change memory: open documents' diagnostics follow them.
-const std::set<std::string> kWrites = {"engram/remember", "engram/retract", "engram/learn",
-                                       "engram/reverify", "engram/promote", "engram/contribute",
-                                       "engram/review"};
-
 } // namespace
 
 LspServer::LspServer(ServerOptions opts)
@@ -49,25 +37,11 @@ LspServer::LspServer(ServerOptions opts)
     requests_ = {
         {"initialize", &LspServer::onInitialize},
         {"shutdown", &LspServer::onShutdown},
-        {"engram/remember", &LspServer::onRemember},
-        {"engram/recall", &LspServer::onRecall},
-        {"engram/get", &LspServer::onGet},
-        {"engram/retract", &LspServer::onRetract},
-        {"engram/promote", &LspServer::onPromote},
-        {"engram/delegate", &LspServer::onDelegate},
-        {"engram/verifyPacket", &LspServer::onVerifyPacket},
-        {"engram/contribute", &LspServer::onContribute},
-        {"engram/review", &LspServer::onReview},
-        {"engram/learn", &LspServer::onLearn},
-        {"engram/reverify", &LspServer::onReverify},
         {"engram/status", &LspServer::onStatus},
-        {"engram/report", &LspServer::onReport},
-        {"engram/inbox", &LspServer::onInbox},
         {"workspace/executeCommand", &LspServer::onExecuteCommand},
         {"textDocument/hover", &LspServer::onHover},
         {"textDocument/codeLens", &LspServer::onCodeLens},
         {"textDocument/codeAction", &LspServer::onCodeAction},
-        {"engram/anchors", &LspServer::onAnchors},
     };
     notifications_ = {
         {"initialized", &LspServer::onInitialized},
@@ -280,7 +254,8 @@ void LspServer::dispatch(Pending& p) {
         return;
     }
     auto it = requests_.find(p.method);
-    if (it == requests_.end()) {
+    const ops::Operation* op = it == requests_.end() ? ops::byMethod(p.method) : nullptr;
+    if (it == requests_.end() && !op) {
         reply(protocol::errorReply(p.id, code::MethodNotFound, "MethodNotFound",
                                    "unknown method '" + p.method + "'"));
         return;
@@ -289,8 +264,8 @@ void LspServer::dispatch(Pending& p) {
     pollReconcile();
     // Exactly one reply per request, whatever the handler does.
     try {
-        reply(protocol::resultReply(p.id, (this->*(it->second))(p.params)));
-        if (kWrites.count(p.method)) republishOpen();
+        reply(protocol::resultReply(p.id, op ? runOperation(*op, p.params)
+                                             : (this->*(it->second))(p.params)));
     } catch (const lsp::RoutingError& e) {
         reply(routingErrorReply(p.id, e));
     } catch (const EngramError& e) {
@@ -353,8 +328,8 @@ json LspServer::onInitialize(const json& params) {
     state_ = State::Running;
 
     json methods = json::array();
-    for (auto* m : kEngramMethods)
-        methods.push_back(m);
+    for (auto& op : ops::operations())
+        methods.push_back(op.method);
     json bound = json::array();
     for (auto* f : folders_->all())
         bound.push_back({{"root", f->root()}, {"fingerprint", f->engine.fingerprint()}});
@@ -387,99 +362,53 @@ json LspServer::onShutdown(const json&) {
     return nullptr;
 }
 
-// Each engram method parses its parameters first (a malformed call is told
-// which field is wrong before anything else), then finds its folder.
-
-json LspServer::onRemember(const json& params) {
-    auto req = protocol::parseRemember(params);
-    lsp::Folder& f = bound(hintsOf(params));
-    auto result = protocol::toJson(f.engine.remember(req));
-    f.watch.start(); // the first write creates the claims directory
-    return result;
-}
-
-json LspServer::onRecall(const json& params) {
-    auto req = protocol::parseRecall(params);
-    auto hints = hintsOf(params);
-    auto r = route(hints);
-    if (hints.root) req.root = *hints.root;
-    json out = protocol::toJson(r.folder->engine.recall(req));
-    if (r.unboundRoot) explainUnbound(out["envelope"], *r.unboundRoot);
+// Each operation parses its parameters first (a malformed call is told which
+// field is wrong before anything else), then asks for its folder.
+json LspServer::runOperation(const ops::Operation& op, const json& params) {
+    lsp::Folder* folder = nullptr;
+    std::optional<std::string> unbound;
+    ops::Call call;
+    call.bind = [&]() -> Engine& {
+        auto hints = hintsOf(params);
+        if (op.answersUnbound) {
+            auto r = route(hints);
+            folder = r.folder;
+            unbound = r.unboundRoot;
+        } else {
+            folder = &bound(hints);
+        }
+        call.requestedRoot = hints.root;
+        return folder->engine;
+    };
+    // No default agent: over the LSP a write names who makes it.
+    json out = op.run(call, params).value;
+    if (unbound && out.is_object() && out.contains("envelope"))
+        explainUnbound(out["envelope"], *unbound);
+    if (op.effect != ops::Effect::Read) {
+        folder->watch.start(); // the first write creates the claims directory
+        republishOpen();
+    }
     return out;
 }
 
-json LspServer::onGet(const json& params) {
-    std::string id = protocol::Params(params).reqString("id");
-    return protocol::toJson(bound(hintsOf(params)).engine.get(id));
-}
-
-json LspServer::onRetract(const json& params) {
-    protocol::Params p(params);
-    std::string id = p.reqString("id"), agent = p.reqString("agent"),
-                reason = p.reqString("reason");
-    return {{"claim", protocol::toJson(bound(hintsOf(params)).engine.retract(id, agent, reason))}};
-}
-
-json LspServer::onPromote(const json& params) {
-    PromoteRequest req = protocol::parsePromote(params);
-    return protocol::toJson(bound(hintsOf(params)).engine.promote(req));
-}
-
-// Delegation (protocol/Packet): the packet's id is taken over its JSON form,
-// so delegate and verifyPacket go through protocol/ rather than straight to
-// the engine.
-json LspServer::onDelegate(const json& params) {
-    DelegateRequest req = protocol::parseDelegate(params);
-    return protocol::delegate(bound(hintsOf(params)).engine, req);
-}
-
-json LspServer::onVerifyPacket(const json& params) {
-    protocol::VerifyPacketRequest req = protocol::parseVerifyPacket(params);
-    return protocol::toJson(protocol::verifyPacket(bound(hintsOf(params)).engine, req));
-}
-
-json LspServer::onContribute(const json& params) {
-    ContributeRequest req = protocol::parseContribute(params);
-    return protocol::toJson(bound(hintsOf(params)).engine.contribute(req));
-}
-
-json LspServer::onReview(const json& params) {
-    ReviewRequest req = protocol::parseReview(params);
-    return protocol::toJson(bound(hintsOf(params)).engine.review(req));
-}
-
-json LspServer::onLearn(const json& params) {
-    protocol::Params p(params);
-    std::string id = p.reqString("id"), verdict = p.reqString("verdict"),
-                agent = p.reqString("agent"), note = p.optString("note").value_or("");
-    return protocol::toJson(bound(hintsOf(params)).engine.learn(id, verdict, agent, note));
-}
-
-json LspServer::onReverify(const json& params) {
-    protocol::Params p(params);
-    std::string id = p.reqString("id"), agent = p.reqString("agent"),
-                note = p.optString("note").value_or("");
-    return protocol::toJson(bound(hintsOf(params)).engine.reverify(id, agent, note));
-}
-
-json LspServer::onReport(const json& params) {
-    ReportRequest req = protocol::parseReport(params);
-    return protocol::toJson(bound(hintsOf(params)).engine.report(req));
-}
-
-json LspServer::onInbox(const json& params) {
-    InboxRequest req = protocol::parseInbox(params);
-    return protocol::toJson(bound(hintsOf(params)).engine.inbox(req));
+json LspServer::runOperation(const char* toolName, const json& params) {
+    return runOperation(*ops::byName(toolName), params);
 }
 
 json LspServer::onStatus(const json& params) {
     protocol::Params p(params);
+    // The series is machine-wide (every store's recalls and reports).
+    auto withConfusion = [&](json out, Engine& engine) {
+        if (p.optBool("confusion").value_or(false))
+            out["confusion"] = protocol::toJson(engine.confusionSeries());
+        return out;
+    };
     if (auto root = p.optString("root")) {
         auto requested = lsp::canonicalRootParam(*root, "root");
         auto r = route({requested, {}, {}, false});
         json out = protocol::toJson(r.folder->engine.status(requested));
         if (r.unboundRoot) explainUnbound(out["envelope"], *r.unboundRoot);
-        return out;
+        return withConfusion(std::move(out), r.folder->engine);
     }
     // The whole session: every folder's status under `roots`, and the first
     // folder's at the top level, where single-root clients read it.
@@ -493,7 +422,7 @@ json LspServer::onStatus(const json& params) {
     json out = roots[0];
     out.erase("root");
     out["roots"] = std::move(roots);
-    return out;
+    return withConfusion(std::move(out), folders_->first().engine);
 }
 
 json LspServer::onExecuteCommand(const json& params) {
@@ -502,18 +431,10 @@ json LspServer::onExecuteCommand(const json& params) {
     json args = json::object();
     if (const json* a = p.optArray("arguments"); a && !a->empty()) args = (*a)[0];
     if (command == "engram.status") return onStatus(args);
-    if (command == "engram.recall") return onRecall(args);
+    if (command == "engram.recall") return runOperation("recall", args);
     // The code actions on memory diagnostics (lsp/Documents.cpp).
-    if (command == "engram.reverify") {
-        json out = onReverify(args);
-        republishOpen();
-        return out;
-    }
-    if (command == "engram.retract") {
-        json out = onRetract(args);
-        republishOpen();
-        return out;
-    }
+    if (command == "engram.reverify") return runOperation("reverify", args);
+    if (command == "engram.retract") return runOperation("retract", args);
     if (command == "engram.resolve") {
         // A claim a git merge left diverged or unmerged (BRIEF 12).
         protocol::Params a(args, "arguments[0]");

@@ -1,7 +1,9 @@
 // `engram serve`: the engine behind the LSP base protocol on stdio.
 //
-// One method table maps each method to a handler taking params and returning
-// a result (or throwing EngramError). dispatch() guarantees that every
+// Every engram/* method is an operation of ops/Operations.cpp, run by one
+// handler (runOperation); a method table maps the LSP's own methods, and
+// engram/status (whose LSP form covers every folder), to handlers taking
+// params and returning a result (or throwing EngramError). dispatch() guarantees that every
 // request is answered exactly once: by its handler, by an error, or by a
 // cancellation. Requests are queued and run one per loop turn, so input keeps
 // being read between them: a `$/cancelRequest` for a queued request takes
@@ -15,6 +17,7 @@
 #include "engine/Engine.h"
 #include "lsp/Transport.h"
 #include "lsp/Workspaces.h"
+#include "ops/Operation.h"
 #include "protocol/JsonRpc.h"
 
 #include <deque>
@@ -102,23 +105,12 @@ private:
     json onInitialized(const json& params);
     json onDidChangeWatchedFiles(const json& params);
     json onDidChangeWorkspaceFolders(const json& params);
-    // engram methods.
-    json onRemember(const json& params);
-    json onRecall(const json& params);
-    json onGet(const json& params);
-    json onRetract(const json& params);
-    json onPromote(const json& params);
-    json onDelegate(const json& params);
-    json onVerifyPacket(const json& params);
-    json onContribute(const json& params);
-    json onReview(const json& params);
-    json onLearn(const json& params);
-    json onReverify(const json& params);
+    // engram methods: any operation, routed to its folder; after a write,
+    // open documents' diagnostics follow.
+    json runOperation(const ops::Operation& op, const json& params);
+    json runOperation(const char* toolName, const json& params);
     json onStatus(const json& params);
-    json onReport(const json& params);
-    json onInbox(const json& params);
     json onExecuteCommand(const json& params);
-    json onAnchors(const json& params);
     // Documents and the features on them (lsp/Documents.cpp).
     json onDidOpen(const json& params);
     json onDidChange(const json& params);

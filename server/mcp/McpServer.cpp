@@ -3,6 +3,7 @@
 
 #include "lsp/Log.h"
 #include "mcp/IdSniff.h"
+#include "ops/Schemas.h"
 #include "protocol/Convert.h"
 #include "util/Paths.h"
 
@@ -80,7 +81,7 @@ void adaptEnvelope(json& result) {
     auto toTool = [](json& v) {
         if (!v.is_string()) return;
         std::string s = v.get<std::string>();
-        if (s.rfind("engram/", 0) == 0 && findTool(s.substr(7))) v = s.substr(7);
+        if (auto* op = ops::byMethod(s)) v = op->name;
         if (s == "engram serve") v = "engram mcp";
     };
     if (e.contains("next_suggested")) toTool(e["next_suggested"]);
@@ -449,7 +450,7 @@ std::string McpServer::instructions() const {
         "landed in the wrong store (wrong_store_write). Say what happened and what you "
         "expected, with the call. Each report is counted and reaches the project's inbox.\n"
         "- Pass agent as tool:role (e.g. claude:maker) so the record says who wrote what.\n";
-    if (findTool("contribute"))
+    if (ops::byName("contribute"))
         s += "- If you are a sub-agent working on a delegated task, report findings with "
              "contribute for the parent to review; never promote, and do not remember directly.\n";
     else
@@ -467,17 +468,20 @@ json McpServer::onToolsList(const json& params) {
         throw invalidField("cursor", "is not a cursor this server gave; the whole list comes "
                                      "in one page");
     json list = json::array();
-    for (auto& t : tools()) {
-        json j = {{"name", t.name}, {"description", t.description}, {"inputSchema", t.inputSchema}};
+    for (auto& t : ops::operations()) {
+        // Every tool also takes `root` (multi-root clients).
+        json input = t.input();
+        input["properties"]["root"] = ops::schema::rootProperty();
+        json j = {{"name", t.name}, {"description", t.description}, {"inputSchema", input}};
         if (atLeast("2025-06-18")) {
             j["title"] = t.title;
-            j["outputSchema"] = t.outputSchema;
+            j["outputSchema"] = t.output();
         }
         if (atLeast("2025-03-26"))
             j["annotations"] = {{"title", t.title},
-                                {"readOnlyHint", t.effect == Effect::Read},
-                                {"destructiveHint", t.effect == Effect::Destructive},
-                                {"idempotentHint", t.effect == Effect::Read},
+                                {"readOnlyHint", t.effect == ops::Effect::Read},
+                                {"destructiveHint", t.effect == ops::Effect::Destructive},
+                                {"idempotentHint", t.effect == ops::Effect::Read},
                                 {"openWorldHint", false}};
         list.push_back(std::move(j));
     }
@@ -490,11 +494,11 @@ json McpServer::onToolsCall(const json& params) {
     // sees what to fix.
     Params p(params);
     std::string name = p.reqString("name");
-    const Tool* tool = findTool(name);
+    const ops::Operation* tool = ops::byName(name);
     if (!tool) {
         std::string names;
-        for (auto& t : tools())
-            names += (names.empty() ? "" : ", ") + t.name;
+        for (auto& t : ops::operations())
+            names += std::string(names.empty() ? "" : ", ") + t.name;
         throw invalidField("name", "unknown tool '" + name + "'; the tools are " + names);
     }
     const json* args = p.optObject("arguments");
@@ -510,39 +514,40 @@ json McpServer::onToolsCall(const json& params) {
     }
 }
 
-json McpServer::runTool(const Tool& tool, const json& args) {
+json McpServer::runTool(const ops::Operation& tool, const json& args) {
     ensureBound();
-    Params p(args, "");
-    auto rootArg = p.optString("root");
-    std::optional<std::string> claimId;
-    if (tool.idArgument) claimId = p.optString(tool.idArgument);
-
-    Workspace* ws = nullptr;
-    std::optional<std::string> requested;
-    if (rootArg) {
-        auto served = workspaces_.servedRootOf(rootArgument(*rootArg));
-        bool reportsBinding =
-            tool.outputSchema.value("properties", json::object()).contains("envelope");
-        if (!served && reportsBinding && workspaces_.roots().size() == 1) {
-            // recall and status answer for the bound root and say in their
-            // envelope that the caller asked about another one.
-            ws = &workspaces_.route(std::nullopt, std::nullopt);
-            requested = *rootArg;
+    ops::Call call;
+    call.defaultAgent = defaultAgent();
+    // Routed once the tool's parameters have parsed.
+    call.bind = [&]() -> Engine& {
+        Params p(args, "");
+        auto rootArg = p.optString("root");
+        std::optional<std::string> claimId;
+        if (tool.idArgument) claimId = p.optString(tool.idArgument);
+        Workspace* ws = nullptr;
+        if (rootArg) {
+            auto served = workspaces_.servedRootOf(rootArgument(*rootArg));
+            if (!served && tool.answersUnbound && workspaces_.roots().size() == 1) {
+                // recall, status and inbox answer for the bound root and say
+                // in their envelope that the caller asked about another one.
+                ws = &workspaces_.route(std::nullopt, std::nullopt);
+                call.requestedRoot = *rootArg;
+            } else {
+                ws = &workspaces_.route(rootArg, claimId);
+                call.requestedRoot = served;
+            }
         } else {
-            ws = &workspaces_.route(rootArg, claimId);
-            requested = served;
+            ws = &workspaces_.route(std::nullopt, claimId);
         }
-    } else {
-        ws = &workspaces_.route(std::nullopt, claimId);
-    }
-    workspaces_.catchUp(*ws);
-    ToolCall call{ws->engine, defaultAgent(), requested};
-    json structured = tool.run(call, args);
+        workspaces_.catchUp(*ws);
+        return ws->engine;
+    };
+    json structured = tool.run(call, args).value;
     adaptEnvelope(structured);
     return toolResult(tool, std::move(structured));
 }
 
-json McpServer::toolResult(const Tool& tool, json structured) const {
+json McpServer::toolResult(const ops::Operation& tool, json structured) const {
     json content = json::array({{{"type", "text"}, {"text", tool.render(structured)}}});
     if (atLeast("2025-06-18"))
         return {{"content", std::move(content)}, {"structuredContent", std::move(structured)}};

@@ -2,7 +2,7 @@
 //
 // Agents inside editors (Claude Code, Copilot, Cursor, Codex...) speak MCP,
 // not LSP. This server speaks MCP's stdio transport (one JSON-RPC 2.0 message
-// per line), negotiates the protocol version, lists the tools of mcp/Tools
+// per line), negotiates the protocol version, lists the operations of ops/Operations.cpp as tools
 // and runs them on the same Engine, through the same protocol/Convert code,
 // as `engram serve`. Requests are handled one at a time, in order, on one
 // thread; input is read between requests so a cancellation for a queued
@@ -16,8 +16,8 @@
 // changed), else from the directory engram was started in (mcp/Workspaces).
 #pragma once
 #include "mcp/LineChannel.h"
-#include "mcp/Tools.h"
 #include "mcp/Workspaces.h"
+#include "ops/Operation.h"
 
 #include <nlohmann/json.hpp>
 
@@ -28,6 +28,8 @@
 #include <string>
 
 namespace engram::mcp {
+
+using json = nlohmann::json;
 
 // The MCP revisions this server speaks, newest first.
 const std::vector<std::string>& supportedProtocolVersions();
@@ -76,8 +78,8 @@ private:
     // Tools.
     json onToolsList(const json& params);
     json onToolsCall(const json& params);
-    json runTool(const Tool& tool, const json& args);
-    json toolResult(const Tool& tool, json structured) const;
+    json runTool(const ops::Operation& tool, const json& args);
+    json toolResult(const ops::Operation& tool, json structured) const;
 
     // Binding.
     bool rootsDecide() const;

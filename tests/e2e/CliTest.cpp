@@ -256,6 +256,48 @@ TEST_CASE("recall's human output shows the label, the anchor state and provenanc
     CHECK(contains(r.out, "retrieval_needs_recovery"));
 }
 
+TEST_CASE("every operation is a command: anchors lists a file's claims with their current lines, "
+          "flag errors name the flag",
+          "[e2e][cli]") {
+    Shell sh;
+    json a = sh.ok({"remember", "validate() reports expiry through .ok", "--anchor",
+                    "src/auth.py#TokenValidator.validate"});
+    std::string id = a["claim"]["id"];
+    json listed = sh.ok({"anchors", "src/auth.py"});
+    CHECK(listed["path"] == "src/auth.py");
+    REQUIRE(listed["anchors"].size() == 1);
+    CHECK(listed["anchors"][0]["claim_id"] == id);
+    CHECK(listed["anchors"][0]["anchor_state"] == "intact");
+
+    // An edit above the function moves its lines; the claim stays intact.
+    std::string path = sh.root / "src/auth.py";
+    spew(path, "# a new first line\n" + *slurp(path));
+    json moved = sh.ok({"anchors", "src/auth.py"});
+    REQUIRE(moved["anchors"].size() == 1);
+    CHECK(moved["anchors"][0]["anchor_state"] == "intact");
+    CHECK(moved["anchors"][0]["range"]["start"]["line"].get<int>() ==
+          listed["anchors"][0]["range"]["start"]["line"].get<int>() + 1);
+    CliResult text = sh.run({"anchors", "src/auth.py"});
+    CHECK(text.exitCode == 0);
+    CHECK(contains(text.out, id));
+
+    // The parser's complaint names the flag or word the value came from.
+    CliResult bad = sh.run({"retract", id});
+    CHECK(bad.exitCode == 2);
+    CHECK(contains(bad.err, "--reason is required"));
+    bad = sh.run({"learn", id});
+    CHECK(bad.exitCode == 2);
+    CHECK(contains(bad.err, "VERDICT (or --verdict) is required"));
+    bad = sh.run({"remember", "x", "--anchor", "src/auth.py:0"});
+    CHECK(bad.exitCode == 2);
+    CHECK(contains(bad.err, "--anchor: 'src/auth.py:0'"));
+    bad = sh.run({"--json", "recall", "--kind", "bogus"});
+    CHECK(bad.exitCode == 2);
+    CHECK(bad.parsed()["data"]["field"] == "kinds[0]");
+    CHECK(contains(bad.parsed()["message"], "--kind must be one of"));
+    CHECK(fs::exists(claimsDir(sh.root.path()) + "/" + id + ".md"));
+}
+
 TEST_CASE("CLI writes are seen by a running engram serve on the same root, and vice versa",
           "[e2e][cli]") {
     Shell sh;

@@ -1,7 +1,7 @@
 // Text renderings of tool results.
-#include "mcp/Render.h"
+#include "ops/Render.h"
 
-namespace engram::mcp::render {
+namespace engram::ops::render {
 
 namespace {
 
@@ -383,4 +383,4 @@ std::string inbox(const json& r) {
     return out.empty() ? "No inbox.\n" : out;
 }
 
-} // namespace engram::mcp::render
+} // namespace engram::ops::render

@@ -1,11 +1,11 @@
 // Terminal rendering: what a person at a shell reads.
-#include "cli/Render.h"
+#include "ops/Terminal.h"
 
 #include "store/ClaimFile.h"
 #include "store/Merge.h"
 #include "util/Time.h"
 
-namespace engram::cli {
+namespace engram::ops::terminal {
 
 static std::string orUnknown(const std::string& s) {
     return s.empty() ? "unknown" : s;
@@ -20,7 +20,7 @@ static std::string indent(const std::string& text, const std::string& pad) {
     return out;
 }
 
-std::string renderClaimLine(const Claim& c) {
+std::string claimLine(const Claim& c) {
     std::string s = "[" + orUnknown(c.kind) + "] ";
     if (!c.label.empty()) s += c.label + "  ";
     s += "(" + c.id + " v" + std::to_string(c.version) + ", " + std::string(toString(c.status));
@@ -48,11 +48,11 @@ static std::string renderDiverged(const Claim& c, const std::string& pad) {
     return out;
 }
 
-std::string renderRecall(const RecallResult& r) {
+std::string recall(const RecallResult& r) {
     std::string out;
     int i = 0;
     for (auto& row : r.rows) {
-        out += std::to_string(++i) + ". " + renderClaimLine(row.claim) + "\n";
+        out += std::to_string(++i) + ". " + claimLine(row.claim) + "\n";
         out += "   " + row.tier + (row.tier == "other" ? " (" + row.store + ")" : "") +
                " · anchor " + row.anchorState + " · age " +
                (row.ageSeconds ? humanAge(*row.ageSeconds) : std::string("unknown")) +
@@ -87,8 +87,8 @@ std::string renderRecall(const RecallResult& r) {
     return out;
 }
 
-std::string renderGet(const GetResult& r) {
-    std::string out = renderClaimLine(r.claim) + "\n";
+std::string get(const GetResult& r) {
+    std::string out = claimLine(r.claim) + "\n";
     out += "tier " + r.tier + " · anchor " + r.anchorState + " · file " + r.file + "\n";
     out += "created " + (r.claim.created ? formatUtc(*r.claim.created) : std::string("unknown"));
     if (r.claim.verified) out += " · verified " + formatUtc(*r.claim.verified);
@@ -124,7 +124,7 @@ std::string renderGet(const GetResult& r) {
     return out;
 }
 
-std::string renderStatus(const StatusResult& r) {
+std::string status(const StatusResult& r) {
     auto& e = r.envelope;
     std::string out = "engram " + e.session.version + " · root " + e.binding.root +
                       " (fingerprint " + e.binding.fingerprint + ", " + e.binding.source + ")\n";
@@ -158,19 +158,26 @@ std::string renderStatus(const StatusResult& r) {
     return out;
 }
 
-std::string renderPromote(const PromoteResult& r) {
+std::string promote(const PromoteResult& r) {
     std::string out = "Promoted " + r.witness.id + " to the medulla as " + r.medullaCopy.id;
     if (r.superseded)
         out += " (v" + std::to_string(r.medullaCopy.version) + ", replacing v" +
                std::to_string(r.superseded->version) + ")";
-    out += ": " + renderClaimLine(r.medullaCopy) + "\n";
+    out += ": " + claimLine(r.medullaCopy) + "\n";
     out += "   " + provenanceChain(r.medullaCopy) + "\n";
     out += "medulla: " + std::to_string(r.medullaLive) + " live claims (soft cap 200)\n";
     if (!r.capWarning.empty()) out += "warning: " + r.capWarning + "\n";
     return out;
 }
 
-std::string renderPacket(const protocol::json& p) {
+std::string learn(const LearnResult& r, const std::string& verdict) {
+    auto& f = r.claim.feedback;
+    return "Recorded '" + verdict + "' for " + r.claim.id + ": " + std::to_string(f.correct) +
+           " correct, " + std::to_string(f.wrong) + " wrong, " + std::to_string(f.partial) +
+           " partial" + (f.contested() ? " (contested)" : "") + "\n";
+}
+
+std::string packet(const protocol::json& p) {
     auto str = [](const protocol::json& j, const char* k) {
         auto it = j.find(k);
         return it != j.end() && it->is_string() ? it->get<std::string>() : std::string();
@@ -209,7 +216,7 @@ std::string renderPacket(const protocol::json& p) {
     return out;
 }
 
-std::string renderContribute(const ContributeResult& r) {
+std::string contribute(const ContributeResult& r) {
     std::string out;
     for (auto& o : r.items) {
         out += "item " + std::to_string(o.index) + ": " + o.status;
@@ -226,24 +233,24 @@ std::string renderContribute(const ContributeResult& r) {
     return out;
 }
 
-std::string renderReview(const ReviewResult& r) {
-    return std::string(r.decision == "accept" ? "Accepted: " : "Rejected: ") +
-           renderClaimLine(r.claim) + "\n";
+std::string review(const ReviewResult& r) {
+    return std::string(r.decision == "accept" ? "Accepted: " : "Rejected: ") + claimLine(r.claim) +
+           "\n";
 }
 
-std::string renderVerifyPacket(const VerifyPacketResult& r) {
+std::string verifyPacket(const VerifyPacketResult& r) {
     std::string out = std::string(r.valid ? "valid" : "INVALID") + ": packet " + r.packetId + "\n";
     for (auto& reason : r.reasons)
         out += "  - " + reason + "\n";
     return out;
 }
 
-std::string renderRemember(const RememberResult& r) {
+std::string remember(const RememberResult& r) {
     std::string out = (r.superseded ? "Superseded v" + std::to_string(r.superseded->version) +
                                           " with v" + std::to_string(r.claim.version) + ": "
                                     : std::string("Remembered: ")) +
-                      renderClaimLine(r.claim) + "\n";
+                      claimLine(r.claim) + "\n";
     return out;
 }
 
-} // namespace engram::cli
+} // namespace engram::ops::terminal

@@ -10,7 +10,7 @@
 
 #include <string>
 
-namespace engram::mcp::render {
+namespace engram::ops::render {
 
 using json = nlohmann::json;
 
@@ -30,4 +30,4 @@ std::string review(const json& r);
 std::string report(const json& r);
 std::string inbox(const json& r);
 
-} // namespace engram::mcp::render
+} // namespace engram::ops::render

@@ -1,10 +1,10 @@
 // The tools' schemas, built from a few shared pieces (claim, envelope).
-#include "mcp/Schemas.h"
+#include "ops/Schemas.h"
 
 #include <string>
 #include <vector>
 
-namespace engram::mcp::schema {
+namespace engram::ops::schema {
 
 namespace {
 
@@ -395,7 +395,9 @@ json reverifyInput() {
 }
 
 json anchorsInput() {
-    return input({{"path", str("Workspace-relative path of a source file")}}, {"path"});
+    return input({{"path", str("Workspace-relative path of a source file")},
+                  {"uri", str("The file as a file:// URI, instead of path")}},
+                 {"path"});
 }
 
 json anchorsOutput() {
@@ -421,7 +423,9 @@ json anchorsOutput() {
 }
 
 json statusInput() {
-    return input(json::object(), {});
+    return input({{"confusion", boolean("Also the confusion rate per ISO week (confirmed "
+                                        "misdelivery reports, live claims, recalls served)")}},
+                 {});
 }
 
 json statusOutput() {
@@ -439,6 +443,14 @@ json statusOutput() {
              arrayOf(object({{"root", str()}, {"reachable", boolean()}}, {"root", "reachable"}),
                      "Every project store served on this machine (what tier all reads)")},
             {"inbox", inboxCounts("The bound project's reports by state")},
+            {"confusion",
+             arrayOf(object({{"week", str("ISO week, e.g. 2026-W47")},
+                             {"confirmed_misdeliveries", integer()},
+                             {"live_claims", integer()},
+                             {"recalls", integer()},
+                             {"per_thousand_recalls", either("number", "null")}},
+                            {"week", "confirmed_misdeliveries", "live_claims", "recalls"}),
+                     "With confusion: one row per ISO week")},
         },
         {"envelope", "anchor_health", "broken_files"});
 }
@@ -637,4 +649,4 @@ json reviewOutput() {
                   {"decision", "claim"});
 }
 
-} // namespace engram::mcp::schema
+} // namespace engram::ops::schema

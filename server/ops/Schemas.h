@@ -10,7 +10,7 @@
 #pragma once
 #include <nlohmann/json.hpp>
 
-namespace engram::mcp::schema {
+namespace engram::ops::schema {
 
 using json = nlohmann::json;
 
@@ -47,4 +47,4 @@ json reportOutput();
 json inboxInput();
 json inboxOutput();
 
-} // namespace engram::mcp::schema
+} // namespace engram::ops::schema

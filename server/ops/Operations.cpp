@@ -1,0 +1,580 @@
+// The operation table: one declaration per operation, each with the few
+// lines that connect it to the engine.
+#include "ops/Operation.h"
+
+#include "ops/Render.h"
+#include "ops/Schemas.h"
+#include "ops/Terminal.h"
+#include "protocol/Convert.h"
+#include "protocol/Packet.h"
+#include "util/Paths.h"
+
+#include <charconv>
+#include <fstream>
+#include <iostream>
+#include <iterator>
+#include <sstream>
+
+namespace engram::ops {
+
+namespace {
+
+using protocol::Params;
+using protocol::toJson;
+
+// ---- runs ------------------------------------------------------------------
+// Each parses first (Convert names a bad field), then binds the engine.
+
+// The result on the wire, and the terminal's text only when asked for.
+template <class Result, class Text>
+Outcome answer(const Call& call, const Result& r, Text text, bool refused = false) {
+    Outcome out(toJson(r), refused);
+    if (call.terminal) out.text = text(r);
+    return out;
+}
+
+Outcome runRemember(Call& call, const json& params) {
+    auto req = protocol::parseRemember(withDefaultAgent(call, params));
+    return answer(call, call.engine().remember(req), terminal::remember);
+}
+
+Outcome runRecall(Call& call, const json& params) {
+    auto req = protocol::parseRecall(params);
+    Engine& engine = call.engine();
+    req.root = call.requestedRoot; // as routed, in its canonical form
+    return answer(call, engine.recall(req), terminal::recall);
+}
+
+Outcome runGet(Call& call, const json& params) {
+    auto id = Params(params).reqString("id");
+    return answer(call, call.engine().get(id), terminal::get);
+}
+
+Outcome runReverify(Call& call, const json& params) {
+    json args = withDefaultAgent(call, params); // Params keeps a reference
+    Params p(args);
+    auto id = p.reqString("id"), agent = p.reqString("agent");
+    auto note = p.optString("note").value_or("");
+    return answer(call, call.engine().reverify(id, agent, note),
+                  [](const GetResult& r) { return "Re-verified: " + terminal::get(r); });
+}
+
+Outcome runRetract(Call& call, const json& params) {
+    json args = withDefaultAgent(call, params);
+    Params p(args);
+    auto id = p.reqString("id"), agent = p.reqString("agent"), reason = p.reqString("reason");
+    auto c = call.engine().retract(id, agent, reason);
+    Outcome out(json{{"claim", toJson(c)}});
+    if (call.terminal) out.text = "Retracted: " + terminal::claimLine(c) + "\n";
+    return out;
+}
+
+Outcome runLearn(Call& call, const json& params) {
+    json args = withDefaultAgent(call, params);
+    Params p(args);
+    auto id = p.reqString("id"), verdict = p.reqString("verdict"), agent = p.reqString("agent");
+    auto note = p.optString("note").value_or("");
+    return answer(call, call.engine().learn(id, verdict, agent, note),
+                  [&](const LearnResult& r) { return terminal::learn(r, verdict); });
+}
+
+Outcome runAnchors(Call& call, const json& params) {
+    Params p(params);
+    std::string path;
+    if (auto uri = p.optString("uri")) { // editors name documents by URI
+        auto local = uriToPath(*uri);
+        if (!local) throw invalidField("uri", "must be a file:// URI");
+        path = *local;
+    } else {
+        path = p.reqString("path");
+    }
+    Engine& engine = call.engine();
+    auto found = engine.anchorsIn(path); // refuses paths outside the root
+    std::string text = engine.documentText(path).value_or("");
+    json list = json::array();
+    for (auto& a : found)
+        list.push_back(toJson(a, text));
+    return json{{"path", relativeToRoot(engine.root(), path).value_or(path)},
+                {"anchors", std::move(list)}};
+}
+
+Outcome runPromote(Call& call, const json& params) {
+    auto req = protocol::parsePromote(withDefaultAgent(call, params));
+    return answer(call, call.engine().promote(req), terminal::promote);
+}
+
+// Delegation: the packet id is taken over the packet's JSON (protocol/Packet).
+Outcome runDelegate(Call& call, const json& params) {
+    auto req = protocol::parseDelegate(withDefaultAgent(call, params));
+    Outcome out(protocol::delegate(call.engine(), req));
+    if (call.terminal) out.text = terminal::packet(out.value["packet"]);
+    return out;
+}
+
+Outcome runVerifyPacket(Call& call, const json& params) {
+    auto req = protocol::parseVerifyPacket(params);
+    auto r = protocol::verifyPacket(call.engine(), req);
+    return answer(call, r, terminal::verifyPacket, !r.valid);
+}
+
+Outcome runContribute(Call& call, const json& params) {
+    auto req = protocol::parseContribute(withDefaultAgent(call, params));
+    auto r = call.engine().contribute(req);
+    return answer(call, r, terminal::contribute, r.refused > 0);
+}
+
+Outcome runReview(Call& call, const json& params) {
+    auto req = protocol::parseReview(withDefaultAgent(call, params));
+    return answer(call, call.engine().review(req), terminal::review);
+}
+
+Outcome runStatus(Call& call, const json& params) {
+    bool confusion = Params(params).optBool("confusion").value_or(false);
+    Engine& engine = call.engine();
+    Outcome out = answer(call, engine.status(call.requestedRoot), terminal::status);
+    if (confusion) out.value["confusion"] = toJson(engine.confusionSeries());
+    return out;
+}
+
+Outcome runReport(Call& call, const json& params) {
+    auto req = protocol::parseReport(withDefaultAgent(call, params));
+    return toJson(call.engine().report(req));
+}
+
+Outcome runInbox(Call& call, const json& params) {
+    auto req = protocol::parseInbox(params);
+    Engine& engine = call.engine();
+    req.root = call.requestedRoot;
+    return toJson(engine.inbox(req));
+}
+
+// ---- command-line values with a syntax of their own -----------------------
+
+std::optional<int> wholeNumber(std::string_view s) {
+    int out = 0;
+    auto r = std::from_chars(s.data(), s.data() + s.size(), out);
+    if (s.empty() || r.ec != std::errc() || r.ptr != s.data() + s.size()) return std::nullopt;
+    return out;
+}
+
+// --anchor PATH#SYMBOL | PATH:LINE | PATH:START-END | PATH
+json anchorFlag(const std::string& v) {
+    if (auto hash = v.find('#'); hash != std::string::npos) {
+        std::string path = v.substr(0, hash), symbol = v.substr(hash + 1);
+        if (path.empty() || symbol.empty()) throw invalidField("anchors", "expected PATH#SYMBOL");
+        return {{"path", path}, {"symbol", symbol}};
+    }
+    auto colon = v.rfind(':');
+    if (colon != std::string::npos && colon + 1 < v.size()) {
+        std::string spec = v.substr(colon + 1);
+        if (spec.find_first_not_of("0123456789-") == std::string::npos) {
+            std::string path = v.substr(0, colon);
+            auto dash = spec.find('-');
+            auto first = wholeNumber(spec.substr(0, dash));
+            auto last = dash == std::string::npos ? first : wholeNumber(spec.substr(dash + 1));
+            if (!first || !last || *first < 1 || *last < *first)
+                throw invalidField("anchors", "'" + v +
+                                                  "': expected PATH:LINE or PATH:START-END "
+                                                  "with 1-based lines");
+            if (dash == std::string::npos)
+                return {{"path", path}, {"position", {{"line", *first - 1}}}};
+            return {{"path", path}, {"range", {{"start_line", *first}, {"end_line", *last}}}};
+        }
+    }
+    return {{"path", v}};
+}
+
+// --evidence TYPE:VALUE
+json evidenceFlag(const std::string& v) {
+    auto colon = v.find(':');
+    if (colon == std::string::npos) throw invalidField("evidence", "expected TYPE:VALUE");
+    return {{"type", v.substr(0, colon)}, {"value", v.substr(colon + 1)}};
+}
+
+std::string readInput(const std::string& param, const std::string& file) {
+    if (file == "-") return std::string(std::istreambuf_iterator<char>(std::cin), {});
+    std::ifstream in(file, std::ios::binary);
+    if (!in) throw invalidField(param, "cannot read '" + file + "'");
+    std::ostringstream s;
+    s << in.rdbuf();
+    return s.str();
+}
+
+json parseInput(const std::string& param, const std::string& text) {
+    json j = json::parse(text, nullptr, false);
+    if (j.is_discarded()) throw invalidField(param, "the input is not valid JSON");
+    return j;
+}
+
+// contribute [FILE|-]: an array of items, or {"items": [...], ...}.
+void contributeInput(json& params, const std::vector<std::string>& words) {
+    if (words.size() > 1) throw invalidField("items", "give one file (or '-')");
+    json in = parseInput("items", readInput("items", words.empty() ? "-" : words[0]));
+    if (in.is_array()) in = json{{"items", std::move(in)}};
+    if (!in.is_object()) throw invalidField("items", "expected an array of items or an object");
+    params = std::move(in);
+}
+
+// verify-packet FILE|-: a packet, or a whole delegate answer.
+void verifyPacketInput(json& params, const std::vector<std::string>& words) {
+    if (words.size() != 1)
+        throw invalidField("packet", "give the packet file (or '-' for standard input)");
+    params["packet"] = parseInput("packet", readInput("packet", words[0]));
+}
+
+// `engram status --json` carries the weekly confusion series too.
+void statusInput(json& params, const std::vector<std::string>& words) {
+    if (!words.empty()) throw invalidField("status", "unexpected argument '" + words[0] + "'");
+    params["confusion"] = true;
+}
+
+// ---- the table -------------------------------------------------------------
+
+const Flag kAgent{"--agent", "agent"};
+const Positional kId{"id", "ID"};
+
+std::vector<Operation> makeOperations() {
+    using K = FlagKind;
+    return {
+        {"recall",
+         "engram/recall",
+         "Recall memory",
+         "Find what is known about a task, a file or a symbol before you work on it; each row "
+         "says whether its anchored code changed since (anchor_state) and how old it is.",
+         Effect::Read,
+         schema::recallInput,
+         schema::recallOutput,
+         runRecall,
+         render::recall,
+         nullptr,
+         true,
+         {"recall",
+          "  recall [QUERY...]              find claims [--tier project|medulla|all] [--path P] "
+          "[--kind K]...\n"
+          "      [--include frontier|retracted|superseded]... [--limit N] [--max-chars N]\n",
+          {{"query", "QUERY", true}},
+          {{"--tier", "tier"},
+           {"--path", "path"},
+           {"--kind", "kinds", K::Texts},
+           {"--include", "include", K::Texts},
+           {"--limit", "limit", K::Integer},
+           {"--max-chars", "max_chars", K::Integer}}}},
+        {"remember",
+         "engram/remember",
+         "Remember a claim",
+         "Record something you learned about this code (a gotcha, decision, convention, fact), "
+         "anchored to the function or file it is about so it is flagged when that code changes.",
+         Effect::Write,
+         schema::rememberInput,
+         schema::rememberOutput,
+         runRemember,
+         render::remember,
+         nullptr,
+         false,
+         {"remember",
+          "  remember TEXT...               record a claim (TEXT '-' reads standard input)\n"
+          "      [--label L] [--kind fact|decision|convention|gotcha|preference|todo]\n"
+          "      [--tag T]... [--confidence 0..1] [--agent NAME] [--tier project|medulla]\n"
+          "      [--anchor PATH#SYMBOL | PATH:LINE | PATH:START-END | PATH]...\n"
+          "      [--evidence TYPE:VALUE]... [--force-reason R]\n",
+          {{"text", "TEXT", true}},
+          {{"--label", "label"},
+           {"--kind", "kind"},
+           {"--tag", "tags", K::Texts},
+           {"--confidence", "confidence", K::Number},
+           kAgent,
+           {"--tier", "tier"},
+           {"--anchor", "anchors", K::Texts, anchorFlag},
+           {"--evidence", "evidence", K::Texts, evidenceFlag},
+           {"--force-reason", "force_reason"}}}},
+        {"get",
+         "engram/get",
+         "Get a claim",
+         "Show one claim by id with its anchors' current state, its feedback and its earlier "
+         "versions.",
+         Effect::Read,
+         schema::getInput,
+         schema::getOutput,
+         runGet,
+         render::get,
+         "id",
+         false,
+         {"get", "  get ID                         one claim with its history\n", {kId}, {}}},
+        {"reverify",
+         "engram/reverify",
+         "Re-verify a claim",
+         "After checking a drifted or moved claim against the current code and finding it still "
+         "true, re-stamp its anchors to the code as it is now.",
+         Effect::Write,
+         schema::reverifyInput,
+         schema::getOutput,
+         runReverify,
+         render::reverify,
+         "id",
+         false,
+         {"reverify",
+          "  reverify ID                    re-stamp a claim's anchors after checking it against "
+          "the\n"
+          "                                 changed code [--note N] [--agent NAME]\n",
+          {kId},
+          {{"--note", "note"}, kAgent}}},
+        {"retract",
+         "engram/retract",
+         "Retract a claim",
+         "Withdraw a claim that is no longer true, with the reason; it is kept on disk but no "
+         "longer recalled.",
+         Effect::Destructive,
+         schema::retractInput,
+         schema::retractOutput,
+         runRetract,
+         render::retract,
+         "id",
+         false,
+         {"retract",
+          "  retract ID --reason R          withdraw a claim [--agent NAME]\n",
+          {kId},
+          {{"--reason", "reason"}, kAgent}}},
+        {"learn",
+         "engram/learn",
+         "Rate a claim",
+         "Say whether a claim you relied on was correct, wrong or partial; recall ranks by these "
+         "verdicts and flags claims judged wrong more often than right.",
+         Effect::Write,
+         schema::learnInput,
+         schema::learnOutput,
+         runLearn,
+         render::learn,
+         "id",
+         false,
+         {"learn",
+          "  learn ID VERDICT               record correct|wrong|partial [--note N] [--agent "
+          "NAME]\n",
+          {kId, {"verdict", "VERDICT"}},
+          {{"--verdict", "verdict"}, {"--note", "note"}, kAgent}}},
+        {"anchors",
+         "engram/anchors",
+         "Claims anchored in a file",
+         "List every live claim anchored in one source file, with each anchor's state and "
+         "current range: what memory says about the file you are editing.",
+         Effect::Read,
+         schema::anchorsInput,
+         schema::anchorsOutput,
+         runAnchors,
+         render::anchors,
+         nullptr,
+         false,
+         {"anchors",
+          "  anchors PATH                   the live claims anchored in one file, with each "
+          "anchor's\n"
+          "                                 state and current lines\n",
+          {{"path", "PATH"}},
+          {}}},
+        {"promote",
+         "engram/promote",
+         "Promote a claim to the medulla",
+         "Copy a project claim that holds beyond this project into the user's medulla, where "
+         "every project's recall finds it; as a sub-agent, contribute findings instead.",
+         Effect::Write,
+         schema::promoteInput,
+         schema::promoteOutput,
+         runPromote,
+         render::promote,
+         "id",
+         false,
+         {"promote",
+          "  promote ID --reason R          copy a project claim into the medulla, your memory "
+          "across\n"
+          "                                 projects [--agent NAME]\n",
+          {kId},
+          {{"--reason", "reason"}, kAgent}}},
+        {"delegate",
+         "engram/delegate",
+         "Compose a delegation packet",
+         "Before handing a task to a sub-agent, get a bounded, verifiable slice of memory for it: "
+         "committed claims relevant to the task, unverified ones left out and counted.",
+         Effect::Read,
+         schema::delegateInput,
+         schema::delegateOutput,
+         runDelegate,
+         render::delegate,
+         nullptr,
+         false,
+         {"delegate",
+          "  delegate --task T              a bounded, content-addressed memory packet for a "
+          "sub-agent\n"
+          "      [--path P]... [--symbol S]... [--max-items N] [--max-chars N] [--sign] "
+          "[--agent NAME]\n",
+          {{"task", "TASK", true}},
+          {{"--task", "task"},
+           kAgent,
+           {"--path", "paths", K::Texts},
+           {"--symbol", "symbols", K::Texts},
+           {"--max-items", "max_items", K::Integer},
+           {"--max-chars", "max_chars", K::Integer},
+           {"--sign", "sign", K::Switch}}}},
+        {"verify_packet",
+         "engram/verifyPacket",
+         "Verify a delegation packet",
+         "As a sub-agent, check the packet you were given: its hash, signature, binding and age.",
+         Effect::Read,
+         schema::verifyPacketInput,
+         schema::verifyPacketOutput,
+         runVerifyPacket,
+         render::verifyPacket,
+         nullptr,
+         false,
+         {"verify-packet",
+          "  verify-packet FILE|-           check a packet's hash, signature, binding and age\n"
+          "      [--lifetime SECONDS]       (default 86400); exit 0 valid, 1 invalid\n",
+          {{"packet", "FILE"}},
+          {{"--lifetime", "lifetime_seconds", K::Integer}},
+          verifyPacketInput}},
+        {"contribute",
+         "engram/contribute",
+         "Contribute findings for review",
+         "As a sub-agent, submit what you learned; findings wait as frontier until the delegating "
+         "agent reviews them (duplicates and conflicts are flagged, secrets refused).",
+         Effect::Write,
+         schema::contributeInput,
+         schema::contributeOutput,
+         runContribute,
+         render::contribute,
+         nullptr,
+         false,
+         {"contribute",
+          "  contribute [FILE|-]            a sub-agent's findings (JSON: an array of items, or\n"
+          "      [--agent NAME] [--packet-id ID]   {\"items\": [...]}), stored as frontier "
+          "claims for review;\n"
+          "                                 exit 1 when an item was refused (a secret)\n",
+          {{"items", "FILE"}},
+          {kAgent, {"--packet-id", "packet_id"}},
+          contributeInput}},
+        {"review",
+         "engram/review",
+         "Review a contribution",
+         "Accept a sub-agent's contribution into memory or reject it, with the reason.",
+         Effect::Write,
+         schema::reviewInput,
+         schema::reviewOutput,
+         runReview,
+         render::review,
+         nullptr,
+         false,
+         {"review",
+          "  review ID accept|reject --reason R   accept or reject a contribution [--agent "
+          "NAME]\n",
+          {{"contribution_id", "ID"}, {"decision", "accept|reject"}},
+          {{"--reason", "reason"}, kAgent}}},
+        {"status",
+         "engram/status",
+         "Memory status",
+         "Show which workspace root is bound, how many claims each tier holds, anchor health and "
+         "broken claim files; call it when an answer looks empty or wrong.",
+         Effect::Read,
+         schema::statusInput,
+         schema::statusOutput,
+         runStatus,
+         render::status,
+         nullptr,
+         true,
+         {"status",
+          "  status                         the bound root, stores, counts, anchor health and "
+          "the inbox\n",
+          {},
+          {},
+          statusInput}},
+        {"report",
+         "engram/report",
+         "Report a memory problem",
+         "File a report when memory misled you: a recall that said nothing although you later "
+         "found the answer in code or in memory (false_absence), a claim from a project it "
+         "should not reach (leak), a claim written to the wrong store, a wrong author or origin "
+         "(misattribution), a claim that vanished. It reaches the project's inbox and is "
+         "counted. Answer reports with class answer and answers; a resolution closes them.",
+         Effect::Write,
+         schema::reportInput,
+         schema::reportOutput,
+         runReport,
+         render::report,
+         nullptr,
+         false,
+         {"report",
+          "  report --class C --what W      report memory that misled you (or anything about "
+          "engram):\n"
+          "      C = memory_misdelivery (with --kind leak|false_absence|wrong_store_write|\n"
+          "      misattribution|vanished and --expected E) | field_report | answer (with\n"
+          "      --answers ID... and, to close them, --resolution confirmed|fixed|\n"
+          "      not_confirmed|duplicate|wont_fix); [--excerpt X] [--external] [--agent NAME];\n"
+          "      about the bound root (--root DIR), or --no-project (the medulla's inbox)\n",
+          {},
+          {{"--class", "class"},
+           {"--kind", "kind"},
+           {"--what", "what"},
+           {"--expected", "expected"},
+           {"--excerpt", "excerpt"},
+           kAgent,
+           {"--answers", "answers", K::Texts},
+           {"--external", "external", K::Switch},
+           {"--resolution", "resolution"},
+           // The report concerns the bound root (--root chooses it) unless
+           // it is about no project.
+           {"--no-project", "project", K::Switch, nullptr, "none"}}}},
+        {"inbox",
+         "engram/inbox",
+         "The project's inbox",
+         "List the reports filed about this project (or, with all, every box on this machine) "
+         "with their states: open, in_progress, answered, external.",
+         Effect::Read,
+         schema::inboxInput,
+         schema::inboxOutput,
+         runInbox,
+         render::inbox,
+         nullptr,
+         true,
+         {"inbox",
+          "  inbox [--state S] [--all]      reports filed about this project with their states "
+          "(open,\n"
+          "                                 in_progress, answered, external, answer); --all: "
+          "every box\n"
+          "                                 on this machine and reports waiting for their "
+          "project\n",
+          {},
+          {{"--state", "state"}, {"--all", "all", K::Switch}}}},
+    };
+}
+
+template <class Pred>
+const Operation* findIf(Pred pred) {
+    for (auto& op : operations())
+        if (pred(op)) return &op;
+    return nullptr;
+}
+
+} // namespace
+
+const std::vector<Operation>& operations() {
+    static const std::vector<Operation> list = makeOperations();
+    return list;
+}
+
+const Operation* byName(std::string_view toolName) {
+    return findIf([&](const Operation& op) { return op.name == toolName; });
+}
+
+const Operation* byMethod(std::string_view lspMethod) {
+    return findIf([&](const Operation& op) { return op.method == lspMethod; });
+}
+
+const Operation* byCommand(std::string_view cliCommand) {
+    return findIf([&](const Operation& op) { return op.cli.name && op.cli.name == cliCommand; });
+}
+
+json withDefaultAgent(const Call& call, const json& params) {
+    // Anything but an object is left for the parser to refuse.
+    if (!call.defaultAgent || !params.is_object()) return params;
+    json out = params;
+    if (!out.contains("agent") || out["agent"].is_null()) out["agent"] = *call.defaultAgent;
+    return out;
+}
+
+} // namespace engram::ops
