@@ -489,7 +489,8 @@ json toJson(const ReportResult& r) {
             {"duplicate", r.duplicate},
             {"box", r.box.empty() ? json(nullptr) : json(r.box)},
             {"pending", r.pending},
-            {"spooled", r.spooled}};
+            {"spooled", r.spooled},
+            {"box_error", r.boxError.empty() ? json(nullptr) : json(r.boxError)}};
 }
 
 json toJson(const StatusResult::InboxCounts& c) {

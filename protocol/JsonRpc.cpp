@@ -27,6 +27,8 @@ int codeFor(ErrorKind k) {
         return code::IndexUnavailable;
     case ErrorKind::LabelCollision:
         return code::LabelCollision;
+    case ErrorKind::Storage:
+        return code::Storage;
     case ErrorKind::Internal:
         return code::InternalError;
     }

@@ -31,6 +31,7 @@ inline constexpr int InvalidClaimFile = -32016;
 inline constexpr int AmbiguousRoot = -32017;
 inline constexpr int IndexUnavailable = -32018;
 inline constexpr int LabelCollision = -32019;
+inline constexpr int Storage = -32020;
 } // namespace code
 
 int codeFor(ErrorKind k);

@@ -186,8 +186,21 @@ private:
     // The tier holding the claim, or UnknownClaim.
     Tier& locate(const std::string& id);
     Claim loadForUpdate(Tier& t, const std::string& id);
-    void commitWrite(Tier& t, const Claim& c, const std::string& act, const std::string& agent,
-                     const std::string& detail);
+    // One act: the claim file, the index, the audit entry. When any step
+    // fails the earlier ones are undone (the file's previous bytes, the
+    // index row to match) and the error propagates: nothing of a refused
+    // write stays live. The returned undo lets a caller whose next step
+    // fails (promote's witness) take this one back too.
+    struct WriteUndo {
+        Tier* tier = nullptr;
+        std::string id;
+        std::optional<std::string> before; // the file's bytes before, or none (new claim)
+    };
+    WriteUndo commitWrite(Tier& t, const Claim& c, const std::string& act, const std::string& agent,
+                          const std::string& detail);
+    // Restores the file and index row; with `why`, records the rollback in
+    // the audit log (the act it takes back was recorded). Never throws.
+    void undoWrite(const WriteUndo& u, const std::string& why = "") noexcept;
     Envelope envelope(const std::string& method, const std::optional<std::string>& requestedRoot);
     TierState tierState(Tier& t);
     // Adds the project store to the registry once it exists.

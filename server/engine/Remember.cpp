@@ -9,6 +9,8 @@
 #include "util/Fs.h"
 #include "util/Time.h"
 
+#include <unistd.h>
+
 namespace engram {
 
 Claim Engine::loadForUpdate(Tier& t, const std::string& id) {
@@ -22,13 +24,51 @@ Claim Engine::loadForUpdate(Tier& t, const std::string& id) {
     throw EngramError(ErrorKind::UnknownClaim, "no claim with id '" + id + "'", {{"id", id}});
 }
 
-void Engine::commitWrite(Tier& t, const Claim& c, const std::string& act, const std::string& agent,
-                         const std::string& detail) {
-    t.store->write(c);
-    t.lastWrite = std::chrono::steady_clock::now();
-    auto st = statFile(t.store->claimPath(c.id));
-    t.index->upsert(c, st.value_or(FileStat{}));
-    t.store->audit().append(act, c.id + "@" + std::to_string(c.version), agent, detail);
+Engine::WriteUndo Engine::commitWrite(Tier& t, const Claim& c, const std::string& act,
+                                      const std::string& agent, const std::string& detail) {
+    std::string path = t.store->claimPath(c.id);
+    WriteUndo undo{&t, c.id, readFile(path)};
+    try {
+        t.store->write(c);
+        t.lastWrite = std::chrono::steady_clock::now();
+        t.index->upsert(c, statFile(path).value_or(FileStat{}));
+        // A failed append takes its partial line back (util/Fs appendDurable).
+        t.store->audit().append(act, c.id + "@" + std::to_string(c.version), agent, detail);
+    } catch (...) {
+        undoWrite(undo);
+        throw;
+    }
+    return undo;
+}
+
+void Engine::undoWrite(const WriteUndo& u, const std::string& why) noexcept {
+    Tier& t = *u.tier;
+    std::string path = t.store->claimPath(u.id);
+    try {
+        // Unchanged when the failure came before the rename.
+        bool changed = readFile(path) != u.before;
+        if (changed && u.before)
+            atomicWrite(path, *u.before);
+        else if (changed && ::unlink(path.c_str()) == 0)
+            fsyncDir(parentDir(path));
+    } catch (...) {
+        // The file could not be restored: the next sync compares it with the
+        // index, and the audit entry (if any) still describes it.
+        return;
+    }
+    try {
+        // The row follows the restored file (or its absence).
+        std::vector<std::string> ids{u.id};
+        t.index->sync(&ids);
+    } catch (...) {
+        // The index is derived: the next start-up sync repairs the row.
+    }
+    if (!why.empty()) {
+        try {
+            t.store->audit().append("rollback", u.id, "engram", why);
+        } catch (...) {
+        }
+    }
 }
 
 RememberResult Engine::remember(const RememberRequest& in) {
@@ -354,12 +394,18 @@ PromoteResult Engine::promote(const PromoteRequest& req) {
             c.id = Store::newId();
         } while (statFile(m.store->claimPath(c.id)));
     }
-    commitWrite(m, c, "promote", req.agent,
-                "from " + c.originClaim + (prior ? ", replaces " + c.supersedes : "") + ": " +
-                    req.reason);
+    auto copied = commitWrite(m, c, "promote", req.agent,
+                              "from " + c.originClaim +
+                                  (prior ? ", replaces " + c.supersedes : "") + ": " + req.reason);
     // The witness: stamped in place (same version; its content is unchanged).
     w.promotedTo = c.id;
-    commitWrite(proj, w, "promote-witness", req.agent, "copied to medulla " + c.id);
+    try {
+        commitWrite(proj, w, "promote-witness", req.agent, "copied to medulla " + c.id);
+    } catch (const std::exception& e) {
+        // A copy without its witness would be a promotion nobody can trace.
+        undoWrite(copied, "promotion of " + w.id + " not completed: " + e.what());
+        throw;
+    }
 
     result.medullaCopy = c;
     result.witness = w;

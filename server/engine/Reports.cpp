@@ -143,12 +143,27 @@ ReportResult Engine::report(const ReportRequest& req) {
                                            "engram home there is no spool to keep the report in");
         out.pending = true;
     } else {
-        if (root != "none") ensureStore(root);
-        auto filed = fileReport(box, r);
-        r.filed = filed.filed;
-        out.duplicate = !filed.added;
-        out.box = box;
-        ensureInboxMerge(parentDir(box));
+        try {
+            if (root != "none") ensureStore(root);
+            auto filed = fileReport(box, r);
+            r.filed = filed.filed;
+            out.duplicate = !filed.added;
+            out.box = box;
+        } catch (const FsError& e) {
+            // Spooled, it is kept: the box is filed from the spool by the
+            // next call that reads it. Without a spool the report is lost,
+            // so the caller is told.
+            if (!out.spooled) throw;
+            out.pending = true;
+            out.boxError = e.what();
+        }
+        if (!out.box.empty()) {
+            try {
+                ensureInboxMerge(parentDir(box));
+            } catch (const FsError&) {
+                // The merge line is added by the next filing, or engram init.
+            }
+        }
     }
     out.report = r;
     return out;

@@ -176,6 +176,9 @@ struct ReportResult {
     std::string box;        // the inbox it is in; empty while pending
     bool pending = false;   // its project is not on this machine: kept in the spool
     bool spooled = false;   // in the machine's spool (no $ENGRAM_HOME: no spool)
+    // Why a spooled report is not in its box yet although its project is
+    // here (the box could not be written); it is filed by a later call.
+    std::string boxError;
 };
 
 struct InboxRequest {

@@ -210,7 +210,9 @@ void Index::open(bool allowRecreate) {
         stats(); // touches the data pages: a damaged file fails here, not mid-request
         inode_ = fileInode(path_);
     } catch (const sql::Error& e) {
-        if (!allowRecreate) throw;
+        // A full or failing disk is not a damaged index: deleting it would
+        // turn a passing fault into a rebuild of every claim.
+        if (!allowRecreate || e.kind == ErrorKind::Storage) throw;
         db_ = sql::Db();
         removeIndexFiles(path_);
         recreateReason_ = std::string("the index was unusable (") + e.what() + ")";

@@ -5,6 +5,23 @@
 
 namespace engram::sql {
 
+static ErrorKind kindOf(int code) {
+    switch (code & 0xff) {
+    case SQLITE_FULL:
+    case SQLITE_IOERR:
+    case SQLITE_READONLY:
+    case SQLITE_CANTOPEN:
+    case SQLITE_PERM:
+        return ErrorKind::Storage;
+    default:
+        return ErrorKind::Internal;
+    }
+}
+
+Error::Error(int code, const std::string& msg)
+    : EngramError(kindOf(code), "index: " + msg)
+    , code(code) {}
+
 bool Error::corrupt() const {
     int primary = code & 0xff;
     return primary == SQLITE_CORRUPT || primary == SQLITE_NOTADB;

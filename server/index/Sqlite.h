@@ -5,6 +5,8 @@
 // a Transaction rolls back unless committed, so an exception mid-write never
 // leaves half an update behind.
 #pragma once
+#include "model/Error.h"
+
 #include <cstdint>
 #include <optional>
 #include <stdexcept>
@@ -16,10 +18,11 @@ struct sqlite3_stmt;
 
 namespace engram::sql {
 
-struct Error : std::runtime_error {
-    Error(int code, const std::string& msg)
-        : std::runtime_error(msg)
-        , code(code) {}
+// A failed SQLite call. One the file system caused (full, read-only,
+// failing, unopenable) is a StorageError a client can act on; any other is
+// internal.
+struct Error : EngramError {
+    Error(int code, const std::string& msg);
     int code;
     // The file is not a database, or it is damaged: the index is rebuilt.
     bool corrupt() const;

@@ -27,6 +27,8 @@ std::string_view toString(ErrorKind k) {
         return "IndexUnavailable";
     case ErrorKind::LabelCollision:
         return "LabelCollision";
+    case ErrorKind::Storage:
+        return "StorageError";
     case ErrorKind::Internal:
         return "InternalError";
     }

@@ -26,6 +26,7 @@ enum class ErrorKind {
     AmbiguousRoot,
     IndexUnavailable, // the index cannot be opened (e.g. a newer schema)
     LabelCollision,   // two live claims hold the label a write names (a merge of two branches)
+    Storage,          // the file system refused a write (full, read-only, failing): nothing applied
     Internal,
 };
 

@@ -486,7 +486,10 @@ json reportOutput() {
                                   "The inbox it is in; null while its project is not here")},
                    {"pending", boolean("Its project is not on this machine: it waits in the "
                                        "spool and is filed when the project appears")},
-                   {"spooled", boolean("Kept in this machine's spool")}},
+                   {"spooled", boolean("Kept in this machine's spool")},
+                   {"box_error", either("string", "null",
+                                        "Why it is pending although its project is here (its "
+                                        "inbox could not be written); filed by a later call")}},
                   {"report", "duplicate", "box", "pending", "spooled"});
 }
 

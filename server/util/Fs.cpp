@@ -11,8 +11,16 @@
 
 namespace engram {
 
+FsError::FsError(const std::string& message, const std::string& path, int err)
+    : EngramError(ErrorKind::Storage, message) {
+    if (!path.empty()) details.emplace_back("path", path);
+    if (const char* name = err != 0 ? strerrorname_np(err) : nullptr)
+        details.emplace_back("errno", std::string(name));
+}
+
 static FsError sysError(const std::string& what, const std::string& path) {
-    return FsError(what + " " + path + ": " + std::strerror(errno));
+    int err = errno;
+    return FsError(what + " " + path + ": " + std::strerror(err), path, err);
 }
 
 UniqueFd& UniqueFd::operator=(UniqueFd&& o) noexcept {
@@ -127,8 +135,17 @@ void atomicWrite(const std::string& path, std::string_view contents) {
 static void appendTo(const std::string& path, std::string_view contents, bool sync) {
     UniqueFd fd(::open(path.c_str(), O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644));
     if (!fd) throw sysError("cannot open", path);
-    writeAll(fd.get(), contents, path);
-    if (sync && ::fdatasync(fd.get()) != 0) throw sysError("cannot fsync", path);
+    // A failed append is taken back, so a refused act leaves no line (or
+    // half a line) behind. Writers of one file hold its store's lock.
+    struct stat st;
+    off_t before = ::fstat(fd.get(), &st) == 0 ? st.st_size : -1;
+    try {
+        writeAll(fd.get(), contents, path);
+        if (sync && ::fdatasync(fd.get()) != 0) throw sysError("cannot fsync", path);
+    } catch (...) {
+        if (before >= 0 && ::ftruncate(fd.get(), before) == 0 && sync) ::fdatasync(fd.get());
+        throw;
+    }
 }
 
 void appendDurable(const std::string& path, std::string_view contents) {
@@ -141,12 +158,16 @@ void appendFile(const std::string& path, std::string_view contents) {
 
 void makeDirs(const std::string& path) {
     if (path.empty()) return;
+    // Most calls find the directory there: one stat, no mkdir of parents
+    // that exist (which a failing disk could refuse).
+    struct stat st;
+    if (::stat(path.c_str(), &st) == 0 && S_ISDIR(st.st_mode)) return;
     std::string cur;
     size_t pos = 0;
     while (pos != std::string::npos) {
         pos = path.find('/', pos + 1);
         cur = path.substr(0, pos);
-        if (cur.empty()) continue;
+        if (cur.empty() || (::stat(cur.c_str(), &st) == 0 && S_ISDIR(st.st_mode))) continue;
         if (::mkdir(cur.c_str(), 0755) != 0 && errno != EEXIST)
             throw sysError("cannot create directory", cur);
     }

@@ -5,8 +5,10 @@
 // the directory fsynced, so a crash leaves either the old or the new file and
 // never a torn one. Every POSIX descriptor is owned by a UniqueFd.
 #pragma once
+#include "model/Error.h"
 #include <cstdint>
 #include <optional>
+
 #include <stdexcept>
 #include <string>
 #include <string_view>
@@ -14,8 +16,12 @@
 
 namespace engram {
 
-struct FsError : std::runtime_error {
-    using std::runtime_error::runtime_error;
+// A file system call that failed: a StorageError naming what was being
+// done, the path and the errno ("cannot fsync directory /w/.engram/claims:
+// No space left on device"), so a client can tell a full or read-only disk
+// from a bug.
+struct FsError : EngramError {
+    explicit FsError(const std::string& message, const std::string& path = "", int err = 0);
 };
 
 class UniqueFd {

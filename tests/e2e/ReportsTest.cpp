@@ -154,7 +154,7 @@ TEST_CASE("reports: answers move a report to in progress, a closing answer to an
 }
 
 TEST_CASE("reports: one about a project not on this machine waits in the spool until the project "
-          "appears; one about no project goes to the medulla's box only",
+          "appears, and one about no project goes to the medulla's box only",
           "[e2e][reports]") {
     Machine m;
     const std::string later = m.parent.path() + "/later";

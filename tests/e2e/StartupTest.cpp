@@ -274,7 +274,7 @@ TEST_CASE("files rewritten in place while engram was down: served current at onc
 }
 
 TEST_CASE("a large claims directory is watched for entries at once and for in-place writes once "
-          "start-up is over; a rewrite in place is then seen without a request",
+          "start-up is over, and a rewrite in place is then seen without a request",
           "[e2e][startup]") {
     // ENGRAM_WATCH_STAGED_BYTES=0 takes the large-directory path (staged
     // watch) on this small store.

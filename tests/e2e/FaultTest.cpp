@@ -1,0 +1,287 @@
+// I/O fault injection: every write path run through the real binary with
+// the n-th file-system call of a class failing (tests/fault/FaultShim.c),
+// for every n the path makes. After each fault: the command either failed
+// with a StorageError and left no trace, or succeeded and its act is there;
+// no temporary file is left where claims are read, the audit chains verify,
+// and the next write succeeds.
+//
+// ENGRAM_FAULT_TRACE=FILE writes a line per injection point (class, call,
+// exit code, whether the act is visible, the path the failed call was on).
+
+#include "Client.h"
+
+#include "store/AuditLog.h"
+#include "store/ClaimFile.h"
+
+#include <algorithm>
+#include <catch2/catch.hpp>
+#include <filesystem>
+#include <fstream>
+#include <functional>
+
+using namespace engram::e2e;
+using engram::test::TempDir;
+namespace fs = std::filesystem;
+
+namespace {
+
+const char* kClasses[] = {"write", "fsync", "rename", "open", "mkdir", "link", "ftruncate"};
+const char* kErrnos[] = {"ENOSPC", "EIO", "EROFS", "EACCES"};
+
+// A word unique to one attempt, in letters only: the tokenizer splits
+// digits off, and recall folds claims whose words are the same.
+std::string wordFor(const std::string& name, int n) {
+    std::string out = "zq" + name;
+    do {
+        out += char('a' + n % 26);
+        n /= 26;
+    } while (n > 0);
+    return out + "x";
+}
+
+struct Fixture {
+    TempDir root, home;
+    int points = 0;
+    Fixture() {
+        copySampleWorkspace(root.path());
+        ok({"remember", "a first claim so the store exists"});
+    }
+    CliResult run(std::vector<std::string> args, const std::vector<std::string>& env = {},
+                  const std::string& in = "") {
+        std::vector<std::string> full = {"--json", "--root", root.path(), "--home", home.path()};
+        full.insert(full.end(), args.begin(), args.end());
+        std::vector<std::string> e = {"ENGRAM_AGENT=test:fault"};
+        e.insert(e.end(), env.begin(), env.end());
+        return runCli(full, e, in);
+    }
+    json ok(std::vector<std::string> args, const std::string& in = "") {
+        CliResult r = run(args, {}, in);
+        INFO("stdout: " << r.out << "\nstderr: " << r.err);
+        REQUIRE(r.exitCode == 0);
+        return r.parsed();
+    }
+    bool recalled(const std::string& token, const std::vector<std::string>& extra = {}) {
+        std::vector<std::string> args = {"recall", token, "--limit", "50"};
+        args.insert(args.end(), extra.begin(), extra.end());
+        json got = ok(args); // the loop below must not range over a temporary's member
+        for (auto& row : got["rows"])
+            if (row["text"].get<std::string>().find(token) != std::string::npos) return true;
+        return false;
+    }
+};
+
+// What the store must look like whatever happened.
+void checkStores(const Fixture& f) {
+    for (std::string dir : {f.root.path() + "/.engram", f.home.path() + "/medulla"}) {
+        if (!fs::exists(dir)) continue;
+        auto audit = engram::AuditLog(dir + "/audit.log").verify();
+        INFO(dir << ": audit entry " << audit.brokenAt << ": " << audit.problem);
+        CHECK(audit.ok);
+        for (const char* sub : {"/claims", "/history"}) {
+            if (!fs::exists(dir + sub)) continue;
+            for (auto& e : fs::directory_iterator(dir + sub)) {
+                std::string name = e.path().filename();
+                INFO(e.path());
+                CHECK(name.find(".tmp-") == std::string::npos);
+                if (std::string(sub) == "/claims" && name.ends_with(".md"))
+                    CHECK_NOTHROW(engram::parseClaim(*slurp(e.path()), name.substr(0, 14)));
+            }
+        }
+    }
+}
+
+struct WritePath {
+    // Runs without a fault; returns the command to run under one. `token`
+    // is unique to the attempt.
+    std::function<std::vector<std::string>(Fixture&, const std::string& token)> prepare;
+    // Whether the act is visible now (through the CLI, as a client sees it).
+    std::function<bool(Fixture&, const std::string& token)> applied;
+    // Standard input of the faulted command, if it reads one.
+    std::function<std::string(const std::string& token)> input = nullptr;
+};
+
+void injectEverywhere(const WritePath& path, Fixture& f, const std::string& name) {
+    int attempt = 0;
+    for (const char* cls : kClasses) {
+        for (int n = 1; n <= 400; ++n) {
+            std::string token = wordFor(name, ++attempt);
+            auto args = path.prepare(f, token);
+            std::string report = f.home.path() + "/fault-report";
+            fs::remove(report);
+            const char* err = kErrnos[(n - 1) % 4];
+            CliResult r = f.run(
+                args,
+                {std::string("LD_PRELOAD=") + ENGRAM_FAULT_SHIM,
+                 std::string("ENGRAM_FAULT_CLASS=") + cls, "ENGRAM_FAULT_AT=" + std::to_string(n),
+                 std::string("ENGRAM_FAULT_ERRNO=") + err, "ENGRAM_FAULT_UNDER=" + f.root.path(),
+                 "ENGRAM_FAULT_REPORT=" + report},
+                path.input ? path.input(token) : "");
+            std::string said = slurp(report).value_or("");
+            bool fired = said.find(" 1 ") != std::string::npos;
+            INFO(name << ": " << cls << " call " << n << " fails with " << err << " (" << said
+                      << ")"
+                      << "\nexit " << r.exitCode << "\nstdout: " << r.out << "\nstderr: " << r.err);
+            bool applied = path.applied(f, token);
+            if (const char* trace = std::getenv("ENGRAM_FAULT_TRACE")) {
+                std::ofstream t(trace, std::ios::app);
+                std::string line = said;
+                std::replace(line.begin(), line.end(), '\n', ' ');
+                t << name << " " << cls << " " << n << " rc=" << r.exitCode
+                  << " applied=" << applied << " " << line << "\n";
+            }
+            if (!fired) {
+                // The path made fewer than n such calls: it ran clean.
+                CHECK(r.exitCode == 0);
+                CHECK(applied);
+                break;
+            }
+            ++f.points;
+            if (r.exitCode == 0) {
+                CHECK(applied); // completed, then acknowledged
+            } else {
+                json e = json::parse(r.out, nullptr, false);
+                CHECK(e.is_object());
+                if (e.is_object()) CHECK(e["data"]["kind"] == "StorageError");
+                CHECK_FALSE(applied); // refused: no trace
+            }
+            checkStores(f);
+        }
+    }
+}
+
+std::string idOf(const json& remembered) {
+    return remembered["claim"]["id"];
+}
+
+} // namespace
+
+TEST_CASE("faults: remember and supersede", "[e2e][fault]") {
+    Fixture f;
+    injectEverywhere({[](Fixture&, const std::string& t) {
+                          return std::vector<std::string>{"remember", "claim " + t};
+                      },
+                      [](Fixture& fx, const std::string& t) { return fx.recalled(t); }},
+                     f, "remember");
+    injectEverywhere(
+        {[](Fixture& fx, const std::string& t) {
+             fx.ok({"remember", "first version", "--label", "l" + t});
+             return std::vector<std::string>{"remember", "second " + t, "--label", "l" + t};
+         },
+         [](Fixture& fx, const std::string& t) { return fx.recalled(t); }},
+        f, "supersede");
+    WARN(f.points << " fault points");
+    CHECK(f.points > 20);
+}
+
+TEST_CASE("faults: retract, learn and reverify", "[e2e][fault]") {
+    Fixture f;
+    std::map<std::string, std::string> ids;
+    auto fresh = [&](Fixture& fx, const std::string& t) {
+        ids[t] = idOf(
+            fx.ok({"remember", "claim " + t, "--anchor", "src/auth.py#TokenValidator.validate"}));
+        return ids[t];
+    };
+    auto get = [&](Fixture& fx, const std::string& t) { return fx.ok({"get", ids[t]})["claim"]; };
+    injectEverywhere(
+        {[&](Fixture& fx, const std::string& t) {
+             return std::vector<std::string>{"retract", fresh(fx, t), "--reason", "gone"};
+         },
+         [&](Fixture& fx, const std::string& t) { return get(fx, t)["status"] == "retracted"; }},
+        f, "retract");
+    injectEverywhere(
+        {[&](Fixture& fx, const std::string& t) {
+             return std::vector<std::string>{"learn", fresh(fx, t), "correct"};
+         },
+         [&](Fixture& fx, const std::string& t) { return get(fx, t)["feedback"]["correct"] == 1; }},
+        f, "learn");
+    injectEverywhere(
+        {[&](Fixture& fx, const std::string& t) {
+             return std::vector<std::string>{"reverify", fresh(fx, t)};
+         },
+         [&](Fixture& fx, const std::string& t) { return get(fx, t).contains("verified"); }},
+        f, "reverify");
+    WARN(f.points << " fault points");
+    CHECK(f.points > 20);
+}
+
+TEST_CASE("faults: promote, contribute, review and report", "[e2e][fault]") {
+    Fixture f;
+    std::map<std::string, std::string> ids;
+    injectEverywhere(
+        {[&](Fixture& fx, const std::string& t) {
+             ids[t] = idOf(fx.ok({"remember", "claim " + t}));
+             return std::vector<std::string>{"promote", ids[t], "--reason", "holds everywhere"};
+         },
+         [&](Fixture& fx, const std::string& t) {
+             bool witness = fx.ok({"get", ids[t]})["claim"].contains("promoted_to");
+             bool copy = fx.recalled(t, {"--tier", "medulla"});
+             CHECK(witness == copy); // never one without the other
+             return witness && copy;
+         }},
+        f, "promote");
+    injectEverywhere({[&](Fixture&, const std::string&) {
+                          return std::vector<std::string>{"contribute", "-"};
+                      },
+                      [&](Fixture& fx, const std::string& t) {
+                          return fx.recalled(t, {"--include", "frontier"});
+                      },
+                      [](const std::string& t) { return "[{\"text\": \"a finding " + t + "\"}]"; }},
+                     f, "contribute");
+    std::map<std::string, std::string> contributions;
+    injectEverywhere(
+        {[&](Fixture& fx, const std::string& t) {
+             json c = fx.ok({"contribute", "-"}, "[{\"text\": \"a reviewed finding " + t + "\"}]");
+             return std::vector<std::string>{"review", c["items"][0]["contribution_id"], "accept",
+                                             "--reason", "checked"};
+         },
+         [&](Fixture& fx, const std::string& t) { return fx.recalled(t); }},
+        f, "review");
+    injectEverywhere({[&](Fixture&, const std::string& t) {
+                          return std::vector<std::string>{"report", "--class", "field_report",
+                                                          "--what", "report " + t};
+                      },
+                      [&](Fixture& fx, const std::string& t) {
+                          return fx.ok({"inbox"}).dump().find(t) != std::string::npos;
+                      }},
+                     f, "report");
+    WARN(f.points << " fault points");
+    CHECK(f.points > 20);
+}
+
+// The two failures first seen from outside, each found by the path its call
+// is on: a claims-directory fsync or an audit append that fails after the
+// claim file is in place. Both used to answer "failed" with the claim live.
+TEST_CASE("faults: a write whose directory sync or audit append fails is refused and undone",
+          "[e2e][fault]") {
+    Fixture f;
+    int seen = 0;
+    for (int n = 1; n <= 20; ++n) {
+        std::string token = wordFor("undo", n);
+        std::string report = f.home.path() + "/fault-report";
+        fs::remove(report);
+        CliResult r =
+            f.run({"remember", "claim " + token},
+                  {std::string("LD_PRELOAD=") + ENGRAM_FAULT_SHIM, "ENGRAM_FAULT_CLASS=fsync",
+                   "ENGRAM_FAULT_AT=" + std::to_string(n), "ENGRAM_FAULT_ERRNO=EIO",
+                   "ENGRAM_FAULT_UNDER=" + f.root.path(), "ENGRAM_FAULT_REPORT=" + report});
+        std::string said = slurp(report).value_or("");
+        if (said.find(" 1 ") == std::string::npos) break;
+        bool dir = said.ends_with("/.engram/claims\n"), audit = said.ends_with("/audit.log\n");
+        if (!dir && !audit) {
+            f.ok({"remember", "claim " + token}); // a clean write between points
+            continue;
+        }
+        ++seen;
+        INFO("fsync " << n << " on " << said << "stdout: " << r.out);
+        CHECK(r.exitCode == 1);
+        json e = r.parsed();
+        CHECK(e["data"]["kind"] == "StorageError");
+        CHECK(e["data"]["errno"] == "EIO");
+        CHECK_FALSE(f.recalled(token));
+        checkStores(f);
+        // The fault is gone: the same write goes through.
+        f.ok({"remember", "claim " + token});
+        CHECK(f.recalled(token));
+    }
+    CHECK(seen == 2);
+}
