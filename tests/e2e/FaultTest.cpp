@@ -109,13 +109,14 @@ void injectEverywhere(const WritePath& path, Fixture& f, const std::string& name
             std::string report = f.home.path() + "/fault-report";
             fs::remove(report);
             const char* err = kErrnos[(n - 1) % 4];
-            CliResult r = f.run(
-                args,
-                {std::string("LD_PRELOAD=") + ENGRAM_FAULT_SHIM,
-                 std::string("ENGRAM_FAULT_CLASS=") + cls, "ENGRAM_FAULT_AT=" + std::to_string(n),
-                 std::string("ENGRAM_FAULT_ERRNO=") + err, "ENGRAM_FAULT_UNDER=" + f.root.path(),
-                 "ENGRAM_FAULT_REPORT=" + report},
-                path.input ? path.input(token) : "");
+            CliResult r = f.run(args,
+                                {std::string("LD_PRELOAD=") + ENGRAM_FAULT_SHIM,
+                                 std::string("ENGRAM_FAULT_CLASS=") + cls,
+                                 "ENGRAM_FAULT_AT=" + std::to_string(n),
+                                 std::string("ENGRAM_FAULT_ERRNO=") + err,
+                                 "ENGRAM_FAULT_UNDER=" + f.root.path() + ":" + f.home.path(),
+                                 "ENGRAM_FAULT_REPORT=" + report},
+                                path.input ? path.input(token) : "");
             std::string said = slurp(report).value_or("");
             bool fired = said.find(" 1 ") != std::string::npos;
             INFO(name << ": " << cls << " call " << n << " fails with " << err << " (" << said

@@ -4,7 +4,8 @@
 //   ENGRAM_FAULT_CLASS  write | fsync | rename | open | mkdir | link | ftruncate
 //   ENGRAM_FAULT_AT     n: the n-th call of that class fails (1-based)
 //   ENGRAM_FAULT_ERRNO  ENOSPC | EIO | EROFS | EACCES
-//   ENGRAM_FAULT_UNDER  only calls on paths under this directory count
+//   ENGRAM_FAULT_UNDER  only calls on paths under these directories count
+//                       (separated by ':')
 //   ENGRAM_FAULT_REPORT a file the shim appends "<calls> <fired> <path>\n" to at
 //                       exit (the path of the call that failed)
 //
@@ -50,10 +51,17 @@ static void setup(void) {
     if (e && strcmp(e, "EACCES") == 0) g_errno = EACCES;
 }
 
+// ENGRAM_FAULT_UNDER may name several directories, separated by ':'.
 static int under(const char* path) {
     if (!g_under || !path) return 0;
-    size_t n = strlen(g_under);
-    return strncmp(path, g_under, n) == 0 && (path[n] == '/' || path[n] == '\0');
+    for (const char* dir = g_under; *dir;) {
+        const char* end = strchr(dir, ':');
+        size_t n = end ? (size_t)(end - dir) : strlen(dir);
+        if (n > 0 && strncmp(path, dir, n) == 0 && (path[n] == '/' || path[n] == '\0')) return 1;
+        if (!end) break;
+        dir = end + 1;
+    }
+    return 0;
 }
 
 static char g_last[PATH_MAX]; // the path the current call is on
