@@ -442,7 +442,8 @@ json toJson(const StatusResult& r) {
 
 ReportRequest parseReport(const json& params) {
     Params p(params);
-    ReportRequest r;
+    ReportRequest req;
+    Report& r = req.draft;
     r.reportClass = p.reqString("class");
     r.kind = p.optString("kind").value_or("");
     r.what = p.reqString("what");
@@ -451,12 +452,12 @@ ReportRequest parseReport(const json& params) {
     // The project the report is about ("none": no project). "root" in every
     // request is the root the caller believes it is bound to, so this one
     // has its own name.
-    r.root = p.optString("project");
+    req.root = p.optString("project");
     r.agent = p.reqString("agent");
     r.answers = p.optStrings("answers");
     r.external = p.optBool("external").value_or(false);
     r.resolution = p.optString("resolution").value_or("");
-    return r;
+    return req;
 }
 
 InboxRequest parseInbox(const json& params) {

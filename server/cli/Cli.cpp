@@ -185,7 +185,7 @@ void applyFlag(json& params, const ops::Flag& f, const Args& args) {
 }
 
 json operationParams(const ops::Command& cmd, const Args& args) {
-    json params = json::object();
+    json params = cmd.preset.is_object() ? cmd.preset : json::object();
     const auto& words = args.positionals;
     if (cmd.input) {
         cmd.input(params, words);

@@ -53,15 +53,16 @@ std::string Engine::boxPath(const std::string& root) const {
 }
 
 ReportResult Engine::report(const ReportRequest& req) {
+    const Report& d = req.draft;
     // Validation first, naming the field; nothing is written on a refusal.
-    if (!isReportClass(req.reportClass))
+    if (!isReportClass(d.reportClass))
         throw invalidField("class", "must be memory_misdelivery, field_report or answer");
-    if (req.reportClass == "memory_misdelivery") {
-        if (!isMisdeliveryKind(req.kind))
+    if (d.reportClass == "memory_misdelivery") {
+        if (!isMisdeliveryKind(d.kind))
             throw invalidField("kind", "a memory_misdelivery report needs a kind: leak, "
                                        "false_absence, wrong_store_write, misattribution or "
                                        "vanished");
-    } else if (!req.kind.empty()) {
+    } else if (!d.kind.empty()) {
         throw invalidField("kind", "only a memory_misdelivery report has a kind");
     }
     auto text = [](const char* field, const std::string& v) {
@@ -69,25 +70,24 @@ ReportResult Engine::report(const ReportRequest& req) {
         if (v.size() > kMaxText)
             throw invalidField(field, "is longer than " + std::to_string(kMaxText) + " bytes");
     };
-    text("what", req.what);
-    text("expected", req.expected);
-    text("excerpt", req.excerpt);
-    if (trimmed(req.what).empty()) throw invalidField("what", "must say what happened");
-    if (req.reportClass == "memory_misdelivery" && trimmed(req.expected).empty())
+    text("what", d.what);
+    text("expected", d.expected);
+    text("excerpt", d.excerpt);
+    if (trimmed(d.what).empty()) throw invalidField("what", "must say what happened");
+    if (d.reportClass == "memory_misdelivery" && trimmed(d.expected).empty())
         throw invalidField("expected", "a memory_misdelivery report must say what was expected");
-    checkLine("agent", req.agent, kMaxShort, true);
-    for (size_t i = 0; i < req.answers.size(); ++i)
-        if (!isReportId(req.answers[i]))
+    checkLine("agent", d.agent, kMaxShort, true);
+    for (size_t i = 0; i < d.answers.size(); ++i)
+        if (!isReportId(d.answers[i]))
             throw invalidField("answers[" + std::to_string(i) + "]",
-                               "'" + req.answers[i] +
-                                   "' is not a report id (r- and 16 hex digits)");
-    if (req.reportClass == "answer" && req.answers.empty())
+                               "'" + d.answers[i] + "' is not a report id (r- and 16 hex digits)");
+    if (d.reportClass == "answer" && d.answers.empty())
         throw invalidField("answers", "an answer names the reports it answers");
-    if (!req.resolution.empty()) {
-        if (!isResolution(req.resolution))
+    if (!d.resolution.empty()) {
+        if (!isResolution(d.resolution))
             throw invalidField("resolution", "must be confirmed, fixed, not_confirmed, duplicate "
                                              "or wont_fix");
-        if (req.answers.empty())
+        if (d.answers.empty())
             throw invalidField("resolution", "only an answer (with answers) closes reports");
     }
     std::string root = opts_.root;
@@ -95,32 +95,23 @@ ReportResult Engine::report(const ReportRequest& req) {
         if (*req.root == "none") {
             root = "none";
         } else {
-            checkLine("root", *req.root, 4096, true);
+            checkLine("project", *req.root, 4096, true);
             if ((*req.root)[0] != '/')
-                throw invalidField("root", "must be an absolute path, or 'none' for a report "
-                                           "about no project");
+                throw invalidField("project", "must be an absolute path, or 'none' for a report "
+                                              "about no project");
             root = canonicalPath(*req.root);
         }
     }
     if (root == "none" && opts_.home.empty())
-        throw invalidField("root", "a report about no project goes to the medulla's inbox, and "
-                                   "there is no engram home (set ENGRAM_HOME or --home)");
-    scanForSecrets("what", req.what);
-    scanForSecrets("expected", req.expected);
-    scanForSecrets("excerpt", req.excerpt);
-    scanForSecrets("agent", req.agent);
+        throw invalidField("project", "a report about no project goes to the medulla's inbox, and "
+                                      "there is no engram home (set ENGRAM_HOME or --home)");
+    scanForSecrets("what", d.what);
+    scanForSecrets("expected", d.expected);
+    scanForSecrets("excerpt", d.excerpt);
+    scanForSecrets("agent", d.agent);
 
-    Report r;
-    r.reportClass = req.reportClass;
-    r.kind = req.kind;
-    r.what = req.what;
-    r.expected = req.expected;
-    r.excerpt = req.excerpt;
+    Report r = d;
     r.root = root;
-    r.agent = req.agent;
-    r.answers = req.answers;
-    r.external = req.external;
-    r.resolution = req.resolution;
     r.id = reportId(r);
     r.filed = nowUnix();
 
@@ -138,9 +129,10 @@ ReportResult Engine::report(const ReportRequest& req) {
     // created for the box if need be. Else the report waits in the spool.
     if (root != "none" && !isDirectory(root)) {
         if (!out.spooled)
-            throw invalidField("root", "'" + root +
-                                           "' is not on this machine, and without an "
-                                           "engram home there is no spool to keep the report in");
+            throw invalidField("project",
+                               "'" + root +
+                                   "' is not on this machine, and without an "
+                                   "engram home there is no spool to keep the report in");
         out.pending = true;
     } else {
         try {

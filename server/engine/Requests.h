@@ -160,14 +160,10 @@ struct StatusResult {
 // ---- Reports and the inbox (BRIEF 13; engine/Reports.cpp) ----
 
 struct ReportRequest {
-    std::string reportClass; // memory_misdelivery | field_report | answer
-    std::string kind;        // memory_misdelivery only
-    std::string what, expected, excerpt;
+    // The report as the caller wrote it; its id, root and filing time are
+    // the engine's to set.
+    Report draft;
     std::optional<std::string> root; // absent: the bound root; "none": no project
-    std::string agent;
-    std::vector<std::string> answers;
-    bool external = false;
-    std::string resolution; // on an answer that closes what it answers
 };
 
 struct ReportResult {

@@ -89,6 +89,8 @@ struct Command {
     // Reads what the words name (a file, standard input) into the
     // parameters; `positionals` then only name them in errors.
     void (*input)(json& params, const std::vector<std::string>& words) = nullptr;
+    // Parameters the command always sends (an object, or null).
+    json preset = nullptr;
 };
 
 // ---- the declaration -------------------------------------------------------

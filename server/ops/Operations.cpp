@@ -222,12 +222,6 @@ void verifyPacketInput(json& params, const std::vector<std::string>& words) {
     params["packet"] = parseInput("packet", readInput("packet", words[0]));
 }
 
-// `engram status --json` carries the weekly confusion series too.
-void statusInput(json& params, const std::vector<std::string>& words) {
-    if (!words.empty()) throw invalidField("status", "unexpected argument '" + words[0] + "'");
-    params["confusion"] = true;
-}
-
 // ---- the table -------------------------------------------------------------
 
 const Flag kAgent{"--agent", "agent"};
@@ -482,7 +476,9 @@ std::vector<Operation> makeOperations() {
           "the inbox\n",
           {},
           {},
-          statusInput}},
+          nullptr,
+          // `engram status --json` carries the weekly confusion series too.
+          {{"confusion", true}}}},
         {"report",
          "engram/report",
          "Report a memory problem",

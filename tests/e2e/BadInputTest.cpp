@@ -40,10 +40,6 @@ struct Bound {
     }
 };
 
-bool contains(const std::string& hay, const std::string& needle) {
-    return hay.find(needle) != std::string::npos;
-}
-
 std::string statusFrame(int id) {
     return frame(
         {{"jsonrpc", "2.0"}, {"id", id}, {"method", "engram/status"}, {"params", json::object()}});

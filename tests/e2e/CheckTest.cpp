@@ -12,14 +12,6 @@ namespace fs = std::filesystem;
 
 namespace {
 
-bool contains(const std::string& hay, const std::string& needle) {
-    return hay.find(needle) != std::string::npos;
-}
-
-std::string describe(const CliResult& r) {
-    return "exit " + std::to_string(r.exitCode) + "\nstdout: " + r.out + "\nstderr: " + r.err;
-}
-
 constexpr const char* kToken = "ghp_abcdefghijklmnopqrstuvwxyz0123456789";
 
 struct Shell {

@@ -470,6 +470,14 @@ json CliResult::parsed() const {
     return j;
 }
 
+std::string describe(const CliResult& r) {
+    return "exit " + std::to_string(r.exitCode) + "\nstdout: " + r.out + "\nstderr: " + r.err;
+}
+
+bool contains(const std::string& hay, const std::string& needle) {
+    return hay.find(needle) != std::string::npos;
+}
+
 CliResult runCli(const std::vector<std::string>& args, const std::vector<std::string>& env,
                  const std::string& stdinData, std::chrono::milliseconds timeout) {
     std::vector<std::string> argv = {ENGRAM_BINARY};

@@ -133,6 +133,10 @@ struct CliResult {
     json parsed() const;
 };
 
+// "exit N", stdout and stderr: what a failed CLI expectation shows.
+std::string describe(const CliResult& r);
+bool contains(const std::string& hay, const std::string& needle);
+
 // Runs `engram <args...>` to completion (bounded by timeout), feeding it
 // `stdinData` and capturing stdout and stderr. The caller passes --home.
 CliResult runCli(const std::vector<std::string>& args, const std::vector<std::string>& env = {},

@@ -12,10 +12,6 @@ using engram::test::TempDir;
 
 namespace {
 
-bool contains(const std::string& hay, const std::string& needle) {
-    return hay.find(needle) != std::string::npos;
-}
-
 struct Shell {
     TempDir root;
     TempDir home;
@@ -35,10 +31,6 @@ struct Shell {
         return r.parsed();
     }
 };
-
-std::string describe(const CliResult& r) {
-    return "exit " + std::to_string(r.exitCode) + "\nstdout: " + r.out + "\nstderr: " + r.err;
-}
 
 } // namespace
 

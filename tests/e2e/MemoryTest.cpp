@@ -44,10 +44,6 @@ struct Workspace {
     }
 };
 
-bool contains(const std::string& hay, const std::string& needle) {
-    return hay.find(needle) != std::string::npos;
-}
-
 const std::set<std::string> kAnchorStates = {"intact", "drifted", "moved", "orphaned",
                                              "unanchored"};
 

@@ -19,10 +19,6 @@ namespace fs = std::filesystem;
 
 namespace {
 
-bool contains(const std::string& hay, const std::string& needle) {
-    return hay.find(needle) != std::string::npos;
-}
-
 json errorOf(const json& reply) {
     INFO(reply.dump());
     REQUIRE(reply.contains("error"));

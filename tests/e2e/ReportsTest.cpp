@@ -12,14 +12,6 @@ namespace fs = std::filesystem;
 
 namespace {
 
-std::string describe(const CliResult& r) {
-    return "exit " + std::to_string(r.exitCode) + "\nstdout: " + r.out + "\nstderr: " + r.err;
-}
-
-bool contains(const std::string& hay, const std::string& needle) {
-    return hay.find(needle) != std::string::npos;
-}
-
 // Lines of a file that are not blank; 0 when it does not exist.
 size_t lineCount(const std::string& path) {
     auto text = slurp(path);

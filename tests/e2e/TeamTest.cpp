@@ -13,14 +13,6 @@ namespace fs = std::filesystem;
 
 namespace {
 
-std::string describe(const CliResult& r) {
-    return "exit " + std::to_string(r.exitCode) + "\nstdout: " + r.out + "\nstderr: " + r.err;
-}
-
-bool contains(const std::string& hay, const std::string& needle) {
-    return hay.find(needle) != std::string::npos;
-}
-
 CliResult git(const std::string& dir, std::vector<std::string> args) {
     return runGit(dir, std::move(args));
 }

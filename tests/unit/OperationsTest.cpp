@@ -251,3 +251,16 @@ TEST_CASE("every operation's result fits the output schema written beside it") {
     // Every operation was tried: a new one must be added here too.
     CHECK(ran.size() == ops::operations().size());
 }
+
+TEST_CASE("a report's project is named as the wire names it when refused") {
+    Workspace w;
+    auto call = w.call();
+    try {
+        ops::byName("report")->run(
+            call, {{"class", "field_report"}, {"what", "x"}, {"project", "relative/dir"}});
+        FAIL("accepted a relative project");
+    } catch (const EngramError& e) {
+        CHECK(e.kind == ErrorKind::InvalidParams);
+        CHECK(std::string(e.what()).rfind("project:", 0) == 0);
+    }
+}
