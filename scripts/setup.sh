@@ -10,10 +10,13 @@ debs=(build-essential cmake pkg-config git nodejs npm
       nlohmann-json3-dev libuv1-dev libsqlite3-dev catch2 libsodium-dev clang-format neovim)
 npm_dirs=(. tests/mcp editors/vscode)
 
-# With --tests (scripts/test.sh): what only the anchor tests on real code
-# need (tests/corpus): the formatters they run, an inventory tool, and the
-# packages whose sources are the corpus. The demo does without them.
+# With --tests (scripts/test.sh): what only the tests need: clang for the
+# sanitized build and the fuzz targets, and for the anchor tests on real code
+# (tests/corpus) the formatters they run, an inventory tool, and the packages
+# whose sources are the corpus. The demo does without them.
 if [ "${1:-}" = "--tests" ]; then
+    # clang and its runtimes: the sanitized build and the fuzz targets.
+    debs+=(clang libclang-rt-14-dev llvm)
     debs+=(black rustfmt golang-go universal-ctags python3
            python3-requests librust-log-dev librust-either-dev libfmt-dev)
     npm_dirs+=(tests/corpus)

@@ -316,6 +316,8 @@ static Claim parseOne(std::string_view contents, std::string_view expectedId) {
         if (colon == std::string_view::npos || colon == 0)
             throw ClaimFileError(line, "expected 'key: value'");
         std::string key(trim(t.substr(0, colon)));
+        // A key of blanks (" \r: x") would be written back as ": x".
+        if (key.empty()) throw ClaimFileError(line, "expected 'key: value'");
         std::string val = unescapeValue(trim(t.substr(colon + 1)));
         bool repeatable = key == "anchor" || key == "evidence" || key == "diverged";
         if (!repeatable && !seen.insert(key).second)

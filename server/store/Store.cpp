@@ -3,6 +3,7 @@
 
 #include "store/ClaimFile.h"
 #include "store/Merge.h"
+#include "store/StoreConfig.h"
 #include "util/Hash.h"
 
 #include <algorithm>
@@ -23,43 +24,11 @@ Store::Store(std::string dir, std::string tier, std::string defaultName)
     , tier_(std::move(tier))
     , name_(std::move(defaultName))
     , audit_(dir_ + "/audit.log") {
-    if (auto conf = readFile(dir_ + "/store.conf")) {
-        // `key: value` lines; `#` starts a comment; unknown keys are ignored.
-        int line = 0;
-        size_t pos = 0;
-        while (pos < conf->size()) {
-            size_t nl = conf->find('\n', pos);
-            if (nl == std::string::npos) nl = conf->size();
-            std::string l = conf->substr(pos, nl - pos);
-            pos = nl + 1;
-            ++line;
-            auto trim = [](std::string v) {
-                v.erase(0, v.find_first_not_of(" \t"));
-                v.erase(v.find_last_not_of(" \t\r") + 1);
-                return v;
-            };
-            l = trim(l);
-            if (l.empty() || l[0] == '#') continue;
-            auto colon = l.find(':');
-            if (colon == std::string::npos) {
-                configErrors_.push_back("store.conf line " + std::to_string(line) +
-                                        ": expected 'key: value'");
-                continue;
-            }
-            std::string key = trim(l.substr(0, colon)), value = trim(l.substr(colon + 1));
-            if (key == "name" && !value.empty()) {
-                name_ = value;
-            } else if (key == "language") {
-                auto sp = value.find_first_of(" \t");
-                std::string ext = value.substr(0, sp);
-                std::string lang = sp == std::string::npos ? "" : trim(value.substr(sp));
-                if (ext.size() < 2 || ext[0] != '.' || lang.empty())
-                    configErrors_.push_back("store.conf line " + std::to_string(line) +
-                                            ": expected 'language: .ext NAME' (or NAME 'none')");
-                else
-                    languageMap_.emplace_back(ext, lang == "none" ? "" : lang);
-            }
-        }
+    if (auto text = readFile(dir_ + "/store.conf", nullptr, kMaxStoreConfigBytes)) {
+        StoreConfig conf = parseStoreConfig(*text);
+        if (conf.name) name_ = *conf.name;
+        languageMap_ = std::move(conf.languageMap);
+        configErrors_ = std::move(conf.errors);
     }
 }
 

@@ -122,11 +122,18 @@ void remap(std::vector<Symbol>& symbols, const std::vector<detail::SymbolRecord>
         line = uint32_t(it - lineStarts.begin() - 1);
         column = byte - lineStarts[line];
     };
-    auto at = [&](uint32_t b) { return origin[std::min<size_t>(b, origin.size() - 1)]; };
+    // Bytes the canonical text added (a closing brace after an unclosed
+    // body) map past the original's end: clamp, a range never leaves the text.
+    auto at = [&](uint32_t b) {
+        return std::min<uint32_t>(origin[std::min<size_t>(b, origin.size() - 1)],
+                                  uint32_t(src.size()));
+    };
     for (size_t i = 0; i < symbols.size(); ++i) {
         Symbol& s = symbols[i];
         uint32_t begin = at(s.startByte);
-        uint32_t end = s.endByte > s.startByte ? at(s.endByte - 1) + 1 : begin;
+        uint32_t end = s.endByte > s.startByte
+                           ? std::max(begin, std::min<uint32_t>(at(s.endByte - 1) + 1, src.size()))
+                           : begin;
         uint32_t name = at(records[i].nameByte);
         s.startByte = begin;
         s.endByte = end;

@@ -605,7 +605,7 @@ private:
             }
             if (children == 0) {
                 // A literal that is a single token: 'a', `<stdio.h>`.
-                std::string_view t = text(s, e), pre;
+                std::string_view t = text(s, e);
                 size_t i = 0;
                 while (i < t.size() && isWord(t[i]))
                     ++i;

@@ -1,6 +1,7 @@
 // POSIX implementation of the durable file primitives.
 #include "util/Fs.h"
 
+#include <algorithm>
 #include <cerrno>
 #include <cstring>
 #include <dirent.h>
@@ -50,22 +51,32 @@ FileLock::FileLock(const std::string& path)
     // The lock is released when fd_ closes.
 }
 
-std::optional<std::string> readFile(const std::string& path, FileStat* stat) {
-    UniqueFd fd(::open(path.c_str(), O_RDONLY | O_CLOEXEC));
+std::optional<std::string> readFile(const std::string& path, FileStat* stat, size_t maxBytes) {
+    // O_NONBLOCK: opening a FIFO someone committed must not wait for a
+    // writer. Only regular files are read: a FIFO, a device or a directory
+    // under a claim's name reads as absent (errno EINVAL), never blocks.
+    UniqueFd fd(::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK));
     if (!fd) return std::nullopt;
     struct stat st;
-    bool known = ::fstat(fd.get(), &st) == 0;
-    if (stat) {
-        if (!known) return std::nullopt;
+    if (::fstat(fd.get(), &st) != 0) return std::nullopt;
+    if (!S_ISREG(st.st_mode)) {
+        errno = EINVAL;
+        return std::nullopt;
+    }
+    if (stat)
         *stat = FileStat{int64_t(st.st_mtim.tv_sec) * 1000000000 + st.st_mtim.tv_nsec,
                          int64_t(st.st_size), uint64_t(st.st_ino)};
-    }
     // Read straight into the string, one byte past the expected size so the
-    // end is seen in the same call; a file that grew meanwhile reads on.
-    std::string out(known && st.st_size > 0 ? size_t(st.st_size) + 1 : 16384, '\0');
+    // end is seen in the same call; a file that grew meanwhile reads on, up
+    // to one byte past the limit (so the caller sees it was exceeded).
+    const size_t cap = maxBytes == SIZE_MAX ? SIZE_MAX : maxBytes + 1;
+    std::string out(std::min(st.st_size > 0 ? size_t(st.st_size) + 1 : 16384, cap), '\0');
     size_t have = 0;
     for (;;) {
-        if (have == out.size()) out.resize(out.size() * 2);
+        if (have == out.size()) {
+            if (out.size() >= cap) break;
+            out.resize(std::min(out.size() * 2, cap));
+        }
         ssize_t n = ::read(fd.get(), out.data() + have, out.size() - have);
         if (n < 0) {
             if (errno == EINTR) continue;

@@ -69,7 +69,11 @@ inline bool sameFile(const std::optional<FileStat>& now, const FileStat& was) {
 
 // With `stat`, also the open file's own mtime, size and inode (one lookup
 // of the path, and the stat describes exactly the file that was read).
-std::optional<std::string> readFile(const std::string& path, FileStat* stat = nullptr);
+// Only regular files are read (anything else is nullopt, errno EINVAL). With
+// `maxBytes`, at most maxBytes + 1 bytes are read: a longer result means the
+// file is over the limit.
+std::optional<std::string> readFile(const std::string& path, FileStat* stat = nullptr,
+                                    size_t maxBytes = SIZE_MAX);
 // Durable replace of path's contents (temp file + fsync + rename + dir fsync).
 void atomicWrite(const std::string& path, std::string_view contents);
 // Appends and fdatasyncs; used by the audit log.

@@ -1,6 +1,7 @@
 // The end-to-end harness: process spawning, framing and bounded waits.
 #include "Client.h"
 
+#include "support/EngramBinary.h"
 #include "support/TempDir.h"
 
 #include <algorithm>
@@ -198,6 +199,11 @@ json rememberParams(const std::string& text, const std::string& label, const jso
     return p;
 }
 
+std::string engramBinary() {
+    const std::string& other = test::engramBinaryOverride();
+    return other.empty() ? ENGRAM_BINARY : other;
+}
+
 std::string claimsDir(const std::string& root) {
     return root + "/.engram/claims";
 }
@@ -216,7 +222,7 @@ Server::Server(ServerOptions opts) {
     logPath_ = home_ + "/serve-" + std::to_string(::getpid()) + "-" + std::to_string(++counter) +
                ".stderr.log";
 
-    std::vector<std::string> argv = {ENGRAM_BINARY, "--home", home_, "serve"};
+    std::vector<std::string> argv = {engramBinary(), "--home", home_, "serve"};
     argv.insert(argv.end(), opts.args.begin(), opts.args.end());
     auto env = childEnv(opts.env);
 
@@ -480,7 +486,7 @@ bool contains(const std::string& hay, const std::string& needle) {
 
 CliResult runCli(const std::vector<std::string>& args, const std::vector<std::string>& env,
                  const std::string& stdinData, std::chrono::milliseconds timeout) {
-    std::vector<std::string> argv = {ENGRAM_BINARY};
+    std::vector<std::string> argv = {engramBinary()};
     argv.insert(argv.end(), args.begin(), args.end());
     return runProgram(std::move(argv), env, stdinData, timeout);
 }

@@ -176,6 +176,9 @@ json storeOf(const json& envelope, const std::string& tier = "project");
 // agent "test:e2e", merged with extra.
 json rememberParams(const std::string& text, const std::string& label = "",
                     const json& extra = json::object());
+// The engram binary under test: the one built beside the tests, or the one
+// `--engram-binary` named.
+std::string engramBinary();
 // <root>/.engram/claims
 std::string claimsDir(const std::string& root);
 // Framed bytes of one JSON message.

@@ -649,7 +649,9 @@ TEST_CASE("every folder's existing store is synced, indexed with its own progres
           std::set<std::string>{"engram: indexing code in alpha", "engram: indexing code in beta"});
 
     // Both stores are watched from the start.
-    for (auto [root, id] : {std::pair{w.a, idA}, std::pair{w.b, idB}}) {
+    for (const auto& rootAndId : {std::pair{w.a, idA}, std::pair{w.b, idB}}) {
+        // Named copies, not structured bindings: the lambda below captures id.
+        const std::string root = rootAndId.first, id = rootAndId.second;
         std::string file = claimsDir(root) + "/" + id + ".md";
         spew(file, withText(*slurp(file), "Hand edited: the quokka guards " + id));
         json r = pollRecall(w.s, {{"root", root}, {"query", "quokka"}},

@@ -123,6 +123,10 @@ TEST_CASE("broken files are reported with the line that broke them") {
     CHECK(lineOf("---\nid: c-x1\n---\n\n") > 0);              // no text
     CHECK(lineOf("---\nid: c-other\n---\ntext\n") == 2);      // id does not match file name
     CHECK(lineOf("---\nanchor: symbol=x\n---\ntext\n") == 2); // anchor without path
+    // A key of blanks (found by fuzzing: it was kept as an unknown field and
+    // written back as ": x", which then did not parse).
+    CHECK(lineOf("---\nid: c-x1\n\r: x\n---\ntext\n") == 3);
+    CHECK(lineOf("---\nid: c-x1\n \t : x\n---\ntext\n") == 3);
 }
 
 TEST_CASE("header values with line breaks and backslashes are escaped") {

@@ -606,3 +606,20 @@ TEST_CASE("the symbol digests' SHA-256 equals libsodium's for any input and any 
         }
     }
 }
+
+// Found by fuzzing (fixtures/fuzz/symbols-cpp/regression-range-past-end): a
+// directive closing a file without a newline, inside an unclosed body, was
+// mapped back from the canonical text one byte past the end of the file.
+TEST_CASE("a definition's range never ends past the end of the text", "[symbols]") {
+    for (std::string text :
+         {"namespace a {\nint x;\n#define X", "#define X", "struct S {\n#if A"}) {
+        INFO(text);
+        auto syms = extractSymbols("cpp", text);
+        for (const auto& s : syms) {
+            INFO(s.qualified);
+            CHECK(s.startByte <= s.endByte);
+            CHECK(s.endByte <= text.size());
+        }
+        if (text.rfind("namespace", 0) == 0) CHECK(syms.size() == 2);
+    }
+}

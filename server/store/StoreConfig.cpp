@@ -1,0 +1,67 @@
+#include "store/StoreConfig.h"
+
+#include "util/Utf8.h"
+
+namespace engram {
+
+namespace {
+
+std::string_view trimBlank(std::string_view v) {
+    size_t b = v.find_first_not_of(" \t");
+    if (b == std::string_view::npos) return {};
+    size_t e = v.find_last_not_of(" \t\r");
+    return v.substr(b, e - b + 1);
+}
+
+} // namespace
+
+StoreConfig parseStoreConfig(std::string_view text) {
+    StoreConfig conf;
+    auto problem = [&](int line, const std::string& what) {
+        conf.errors.push_back("store.conf line " + std::to_string(line) + ": " + what);
+    };
+    if (text.size() > kMaxStoreConfigBytes) {
+        conf.errors.push_back("store.conf is larger than " +
+                              std::to_string(kMaxStoreConfigBytes / 1024) +
+                              " KiB; only its beginning is read");
+        text = text.substr(0, kMaxStoreConfigBytes);
+    }
+    int line = 0;
+    size_t pos = 0;
+    while (pos < text.size()) {
+        size_t nl = text.find('\n', pos);
+        if (nl == std::string_view::npos) nl = text.size();
+        std::string_view l = trimBlank(text.substr(pos, nl - pos));
+        pos = nl + 1;
+        ++line;
+        if (l.empty() || l[0] == '#') continue;
+        if (firstInvalidUtf8(l)) {
+            problem(line, "not valid UTF-8");
+            continue;
+        }
+        auto colon = l.find(':');
+        if (colon == std::string_view::npos) {
+            problem(line, "expected 'key: value'");
+            continue;
+        }
+        std::string_view key = trimBlank(l.substr(0, colon)),
+                         value = trimBlank(l.substr(colon + 1));
+        if (key == "name") {
+            if (value.empty())
+                problem(line, "the name is empty");
+            else
+                conf.name = std::string(value);
+        } else if (key == "language") {
+            auto sp = value.find_first_of(" \t");
+            std::string_view ext = value.substr(0, sp);
+            std::string_view lang = sp == std::string_view::npos ? "" : trimBlank(value.substr(sp));
+            if (ext.size() < 2 || ext[0] != '.' || lang.empty())
+                problem(line, "expected 'language: .ext NAME' (or NAME 'none')");
+            else
+                conf.languageMap.emplace_back(ext, lang == "none" ? "" : std::string(lang));
+        }
+    }
+    return conf;
+}
+
+} // namespace engram
