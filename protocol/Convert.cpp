@@ -319,6 +319,7 @@ json toJson(const Envelope& e) {
                   {"broken_files", s.brokenFiles},
                   {"reconciled", s.reconciled}};
         if (!s.reconciled) j["unchecked_files"] = s.uncheckedFiles;
+        if (s.readOnly) j["read_only"] = true;
         if (!s.error.empty()) j["error"] = s.error;
         stores.push_back(std::move(j));
     }

@@ -429,8 +429,10 @@ int cmdDoctor(const Context& ctx) {
                        : "entry " + std::to_string(v.brokenAt) + ": " + v.problem);
         }
     }
-    check("store.conf", engine.configErrors().empty(),
-          engine.configErrors().empty() ? "no problems" : engine.configErrors().front());
+    std::string confProblems;
+    for (auto& e : engine.configErrors())
+        confProblems += (confProblems.empty() ? "" : "; ") + e;
+    check("store.conf", confProblems.empty(), confProblems.empty() ? "no problems" : confProblems);
     check("claim files", st.brokenFiles.empty(),
           st.brokenFiles.empty() ? "all parse" : std::to_string(st.brokenFiles.size()) + " broken");
     // Reports waiting for a project that is not on this machine: not a

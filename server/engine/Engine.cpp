@@ -7,11 +7,15 @@
 #include "store/ClaimFile.h"
 #include "store/Registry.h"
 #include "syntax/Languages.h"
+#include "util/Fs.h"
 #include "util/Git.h"
+#include "util/Hash.h"
 #include "util/Paths.h"
 #include "util/Time.h"
 
+#include <cerrno>
 #include <cstdlib>
+#include <cstring>
 #include <map>
 #include <sys/resource.h>
 #include <sys/syscall.h>
@@ -81,10 +85,27 @@ Engine::Tier* Engine::tier(const std::string& name) {
     return nullptr;
 }
 
+// Where a store that cannot be written keeps its index and lock: under
+// engram's home (for a project), else the temporary directory, one
+// directory per store path.
+static std::string readOnlyStateDir(const std::string& home, const Store& store) {
+    std::string base = home;
+    if (base.empty() || store.tier() == "medulla") {
+        const char* tmp = std::getenv("TMPDIR");
+        base = std::string(tmp && *tmp ? tmp : "/tmp") + "/engram-" + std::to_string(::getuid());
+    }
+    return base + "/read-only/" + sha256Hex(store.dir()).substr(0, 16);
+}
+
 bool Engine::ready(Tier& t) {
     if (t.index && !t.index->replacedOnDisk()) return true;
     t.index.reset();
     if (!t.store->exists()) return false;
+    // A store on a read-only file system (or another user's) is still read:
+    // its index is built elsewhere from its files (ARCHITECTURE.md,
+    // "Tested under faults, hostile input and sanitizers").
+    if (!t.store->readOnly() && t.store->probeWritable() != 0)
+        t.store->relocateState(readOnlyStateDir(opts_.home, *t.store));
     // Another engram on the same store may be creating (or recreating) the
     // index file right now; unserialised, one process could delete and
     // recreate the file the other one has open, and each would go on
@@ -225,6 +246,16 @@ Engine::Tier& Engine::writableTier(const std::string& name) {
     if (!t)
         throw invalidField("tier", name == "medulla" ? "no medulla: ENGRAM_HOME is not set"
                                                      : "must be 'project' or 'medulla'");
+    if (t->store->exists()) {
+        ready(*t);
+        if (t->store->readOnly()) {
+            int err = t->store->probeWritable();
+            if (err == 0) err = EROFS;
+            throw FsError("the " + t->name + " store " + t->store->dir() + " cannot be written (" +
+                              std::strerror(err) + "): engram answers from it but records nothing",
+                          t->store->dir(), err);
+        }
+    }
     t->store->ensureLayout();
     ready(*t);
     if (t->name == "project") {
@@ -376,6 +407,7 @@ TierState Engine::tierState(Tier& t) {
             s.generation = st.generation;
             s.brokenFiles = int64_t(t.index->brokenFiles().size());
             s.indexReady = true;
+            s.readOnly = t.store->readOnly();
             if (!t.swept) {
                 s.reconciled = false;
                 int64_t checked = t.scan && t.scan->opening ? t.scan->checked->load() : 0;

@@ -202,7 +202,13 @@ std::vector<Finding> Engine::findings(const FindingsOptions& opts) {
     // others (the medulla's) absolutely.
     auto display = [&](const std::string& abs) {
         auto rel = relativeToRoot(opts_.root, abs);
-        return rel ? *rel : abs;
+        if (rel) return *rel;
+        // A store file that is a link out of the root is still named by
+        // where it is (the finding is about the link, not its target).
+        std::string prefix = opts_.root + "/";
+        if (abs.rfind(prefix, 0) == 0 && abs.find("/../") == std::string::npos)
+            return abs.substr(prefix.size());
+        return abs;
     };
     std::optional<std::string> only;
     if (opts.path) only = display(*opts.path);
@@ -273,7 +279,7 @@ std::vector<Finding> Engine::findings(const FindingsOptions& opts) {
             if (b.line > 0) {
                 uint32_t line = uint32_t(b.line - 1);
                 uint32_t width = 0;
-                if (auto text = readFile(f.claimFile)) {
+                if (auto text = readFile(f.claimFile, nullptr, {kMaxClaimFileBytes, false})) {
                     std::string_view v = *text;
                     size_t pos = 0;
                     for (uint32_t l = 0; l < line && pos != std::string_view::npos; ++l) {
@@ -352,7 +358,9 @@ std::vector<Finding> Engine::findings(const FindingsOptions& opts) {
                                 quoted;
                     // Point at it in the claim file: the text is stored as
                     // written, header values escaped.
-                    if (!fileText) fileText = readFile(claimFile).value_or("");
+                    if (!fileText)
+                        fileText =
+                            readFile(claimFile, nullptr, {kMaxClaimFileBytes, false}).value_or("");
                     std::string needle = s.value.substr(h.begin, h.end - h.begin);
                     size_t body = bodyStart(*fileText), at = std::string::npos;
                     if (s.field == "text") {
@@ -439,7 +447,7 @@ std::vector<Finding> Engine::findings(const FindingsOptions& opts) {
             if (c.unmerged) {
                 Finding f = base("engram.unmerged");
                 f.subject = "unmerged";
-                if (auto text = readFile(claimFile)) {
+                if (auto text = readFile(claimFile, nullptr, {kMaxClaimFileBytes, false})) {
                     try {
                         if (auto sides = splitConflict(*text)) {
                             uint32_t l = uint32_t(sides->firstLine - 1);

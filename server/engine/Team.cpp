@@ -161,7 +161,8 @@ GetResult Engine::resolve(const std::string& id, const std::string& take,
                 }
             }
             if (sideOurs.empty()) {
-                auto text = readFile(t.store->claimPath(id)).value_or("");
+                auto text = readFile(t.store->claimPath(id), nullptr, {kMaxClaimFileBytes, false})
+                                .value_or("");
                 if (auto sides = splitConflict(text)) {
                     sideOurs = sides->ours;
                     sideTheirs = sides->theirs;

@@ -558,9 +558,9 @@ std::optional<Index::ClaimFileRead> Index::readClaimFile(const std::string& clai
         f.error = "the file name is not a valid claim id (a-z, 0-9, '-', '_')";
         return f;
     }
-    auto text = readFile(full, &f.stat);
-    if (!text) return std::nullopt;
     try {
+        auto text = readClaimText(full, &f.stat);
+        if (!text) return std::nullopt;
         f.claim = parseClaim(*text, id);
     } catch (const ClaimFileError& e) {
         f.line = e.line;

@@ -24,6 +24,10 @@ struct TierState {
     int64_t generation = 0;
     int64_t brokenFiles = 0;
     bool indexReady = false;
+    // The store cannot be written (a read-only file system, another user's
+    // checkout): it is answered from, its index kept under engram's home,
+    // and every write to it is refused.
+    bool readOnly = false;
     // Every claim file has been compared with the index since it was opened
     // (false while a large store is still being checked in the background:
     // `uncheckedFiles` are left; a file rewritten in place while engram was

@@ -165,6 +165,8 @@ json envelope() {
              boolean("False while claim files changed while engram was down are still being "
                      "checked in the background")},
             {"unchecked_files", integer()},
+            {"read_only", boolean("The store cannot be written: it is read, and writes to it "
+                                  "are refused")},
             {"error", str("Why the tier could not be read")},
         },
         {"tier", "path", "exists", "index_ready", "claims"});

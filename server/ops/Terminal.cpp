@@ -139,6 +139,7 @@ std::string status(const StatusResult& r) {
                " frontier, " + std::to_string(s.retracted) + " retracted, " +
                std::to_string(s.superseded) + " superseded · " + std::to_string(s.anchors) +
                " anchors · index generation " + std::to_string(s.generation) + "\n";
+        if (s.readOnly) out += "  read-only: answered from its files, writes are refused\n";
         if (!s.error.empty()) out += "  error: " + s.error + "\n";
     }
     auto& h = r.anchorHealth;

@@ -22,6 +22,10 @@ struct ClaimFileError : std::runtime_error {
     int line;
 };
 
+// A claim file is its text (at most 16 KiB), a header and the heads a merge
+// kept: far below this. A larger one is reported, not read whole.
+inline constexpr size_t kMaxClaimFileBytes = 1 << 20;
+
 std::string serializeClaim(const Claim& c);
 // `expectedId` (from the file name) fills a missing `id:` and must match a
 // present one. Throws ClaimFileError naming the line.

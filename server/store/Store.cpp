@@ -7,6 +7,8 @@
 #include "util/Hash.h"
 
 #include <algorithm>
+#include <cerrno>
+#include <fcntl.h>
 #include <set>
 #include <sodium.h>
 
@@ -21,10 +23,11 @@ static const char* kGitignore = "# Written by engram: derived and local files st
 
 Store::Store(std::string dir, std::string tier, std::string defaultName)
     : dir_(std::move(dir))
+    , stateDir_(dir_)
     , tier_(std::move(tier))
     , name_(std::move(defaultName))
     , audit_(dir_ + "/audit.log") {
-    if (auto text = readFile(dir_ + "/store.conf", nullptr, kMaxStoreConfigBytes)) {
+    if (auto text = readFile(dir_ + "/store.conf", nullptr, {kMaxStoreConfigBytes, false})) {
         StoreConfig conf = parseStoreConfig(*text);
         if (conf.name) name_ = *conf.name;
         languageMap_ = std::move(conf.languageMap);
@@ -62,12 +65,34 @@ void Store::ensureLayout() {
 }
 
 FileLock Store::lock() {
-    makeDirs(dir_);
-    return FileLock(dir_ + "/lock");
+    makeDirs(stateDir_);
+    return FileLock(stateDir_ + "/lock");
+}
+
+int Store::probeWritable() const {
+    UniqueFd fd(::open((dir_ + "/lock").c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0644));
+    if (fd) return 0;
+    int err = errno;
+    return err == EROFS || err == EACCES || err == EPERM ? err : 0;
+}
+
+std::optional<std::string> readClaimText(const std::string& path, FileStat* stat) {
+    auto text = readFile(path, stat, {kMaxClaimFileBytes, false});
+    if (!text) {
+        int err = errno;
+        if (err == ELOOP || err == EINVAL)
+            throw ClaimFileError(0, "not a regular file (a symbolic link, a FIFO, a device or a "
+                                    "directory): claim files are read only as regular files");
+        return std::nullopt;
+    }
+    if (text->size() > kMaxClaimFileBytes)
+        throw ClaimFileError(0, "larger than " + std::to_string(kMaxClaimFileBytes >> 20) +
+                                    " MiB: not a claim file");
+    return text;
 }
 
 std::optional<Claim> Store::load(const std::string& id) const {
-    auto text = readFile(claimPath(id));
+    auto text = readClaimText(claimPath(id));
     if (!text) return std::nullopt;
     return parseClaim(*text, id);
 }
@@ -85,13 +110,12 @@ std::vector<Claim> Store::versions(const std::string& id) const {
     std::string prefix = id + ".v";
     for (auto& f : listFiles(historyDir())) {
         if (f.rfind(prefix, 0) != 0 || f.size() < 3 || f.substr(f.size() - 3) != ".md") continue;
-        if (auto text = readFile(historyDir() + "/" + f)) {
-            try {
+        try {
+            if (auto text = readClaimText(historyDir() + "/" + f))
                 out.push_back(parseClaim(*text, id));
-            } catch (const ClaimFileError&) {
-                // A broken history file does not hide the rest of the history;
-                // `engram check` reports it.
-            }
+        } catch (const ClaimFileError&) {
+            // A broken history file does not hide the rest of the history;
+            // `engram check` reports it.
         }
     }
     std::optional<Claim> cur;

@@ -22,6 +22,10 @@
 
 namespace engram {
 
+// A claim file's bytes: nullopt when absent; ClaimFileError (line 0) when it
+// is over kMaxClaimFileBytes or not a regular file (a link is not followed).
+std::optional<std::string> readClaimText(const std::string& path, FileStat* stat = nullptr);
+
 class Store {
 public:
     // `tier` is "project" or "medulla"; `name` is the default store name used
@@ -37,7 +41,9 @@ public:
 
     std::string claimsDir() const { return dir_ + "/claims"; }
     std::string historyDir() const { return dir_ + "/history"; }
-    std::string indexPath() const { return dir_ + "/index.sqlite"; }
+    // The derived and local files (index, lock) live in the store unless it
+    // cannot be written (relocateState).
+    std::string indexPath() const { return stateDir_ + "/index.sqlite"; }
     std::string claimPath(const std::string& id) const;
     std::string historyPath(const Claim& c) const;
 
@@ -45,6 +51,15 @@ public:
     void ensureLayout();
     // Serialises writers across processes; hold it around read-check-write.
     FileLock lock();
+
+    // A store engram cannot write to (a read-only file system, another
+    // user's checkout) still answers: its index and lock move to `dir`
+    // (under engram's home), built from the files, and every write is
+    // refused. 0 when the store's own directory takes the lock file, else
+    // the errno that refused it (EROFS, EACCES, EPERM).
+    int probeWritable() const;
+    void relocateState(std::string dir) { stateDir_ = std::move(dir); }
+    bool readOnly() const { return stateDir_ != dir_; }
 
     // Reads claims/<id>.md. nullopt when absent; throws ClaimFileError when
     // the file is broken.
@@ -70,6 +85,7 @@ public:
 
 private:
     std::string dir_;
+    std::string stateDir_; // dir_, or where a read-only store's index is kept
     std::string tier_;
     std::string name_;
     AuditLog audit_;

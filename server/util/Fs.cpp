@@ -51,11 +51,12 @@ FileLock::FileLock(const std::string& path)
     // The lock is released when fd_ closes.
 }
 
-std::optional<std::string> readFile(const std::string& path, FileStat* stat, size_t maxBytes) {
+std::optional<std::string> readFile(const std::string& path, FileStat* stat, ReadLimit limit) {
     // O_NONBLOCK: opening a FIFO someone committed must not wait for a
     // writer. Only regular files are read: a FIFO, a device or a directory
     // under a claim's name reads as absent (errno EINVAL), never blocks.
-    UniqueFd fd(::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK));
+    UniqueFd fd(::open(path.c_str(),
+                       O_RDONLY | O_CLOEXEC | O_NONBLOCK | (limit.followLinks ? 0 : O_NOFOLLOW)));
     if (!fd) return std::nullopt;
     struct stat st;
     if (::fstat(fd.get(), &st) != 0) return std::nullopt;
@@ -69,7 +70,7 @@ std::optional<std::string> readFile(const std::string& path, FileStat* stat, siz
     // Read straight into the string, one byte past the expected size so the
     // end is seen in the same call; a file that grew meanwhile reads on, up
     // to one byte past the limit (so the caller sees it was exceeded).
-    const size_t cap = maxBytes == SIZE_MAX ? SIZE_MAX : maxBytes + 1;
+    const size_t cap = limit.maxBytes == SIZE_MAX ? SIZE_MAX : limit.maxBytes + 1;
     std::string out(std::min(st.st_size > 0 ? size_t(st.st_size) + 1 : 16384, cap), '\0');
     size_t have = 0;
     for (;;) {
@@ -203,8 +204,10 @@ std::vector<DirEntry> listEntries(const std::string& dir) {
     DIR* d = ::opendir(dir.c_str());
     if (!d) return out;
     while (auto* e = ::readdir(d)) {
+        // Every kind of entry is listed: a FIFO, a device or a directory
+        // where a file is expected is for the reader to refuse and report
+        // (readFile reads regular files only), not to vanish unseen.
         if (e->d_name[0] == '.') continue;
-        if (e->d_type != DT_REG && e->d_type != DT_UNKNOWN && e->d_type != DT_LNK) continue;
         out.push_back({e->d_name, uint64_t(e->d_ino)});
     }
     ::closedir(d);

@@ -67,13 +67,20 @@ inline bool sameFile(const std::optional<FileStat>& now, const FileStat& was) {
            (was.ino == 0 || now->ino == was.ino);
 }
 
+// What a read of a file someone else wrote may take: at most maxBytes + 1
+// bytes (a longer result means the file is over the limit), and, without
+// followLinks, not a symbolic link (nullopt, errno ELOOP): a link committed
+// under a claim's name could point anywhere on the machine.
+struct ReadLimit {
+    size_t maxBytes = SIZE_MAX;
+    bool followLinks = true;
+};
+
 // With `stat`, also the open file's own mtime, size and inode (one lookup
 // of the path, and the stat describes exactly the file that was read).
-// Only regular files are read (anything else is nullopt, errno EINVAL). With
-// `maxBytes`, at most maxBytes + 1 bytes are read: a longer result means the
-// file is over the limit.
+// Only regular files are read (anything else is nullopt, errno EINVAL).
 std::optional<std::string> readFile(const std::string& path, FileStat* stat = nullptr,
-                                    size_t maxBytes = SIZE_MAX);
+                                    ReadLimit limit = {});
 // Durable replace of path's contents (temp file + fsync + rename + dir fsync).
 void atomicWrite(const std::string& path, std::string_view contents);
 // Appends and fdatasyncs; used by the audit log.
@@ -87,7 +94,8 @@ std::string parentDir(const std::string& path);
 void fsyncFile(const std::string& path);
 void makeDirs(const std::string& path);
 std::optional<FileStat> statFile(const std::string& path);
-// Regular-file names in dir (not recursive), unsorted; empty when dir is absent.
+// The names in dir (not recursive; every kind of entry but dot-files),
+// unsorted; empty when dir is absent.
 std::vector<std::string> listFiles(const std::string& dir);
 // The same with each entry's inode, as the directory itself holds it (no
 // stat per file: a listing of a million names costs one pass of getdents).

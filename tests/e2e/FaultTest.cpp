@@ -329,3 +329,77 @@ TEST_CASE("faults: engram serve refuses the write that met a fault and keeps ser
     }
     CHECK(refused >= 3); // the claim file's, its directory's and the audit log's syncs
 }
+
+// A store on a read-only file system (a checkout mounted read-only, another
+// user's clone): every write-side call under it fails with EROFS. It is read
+// from a fresh clone's state (no index, no lock file): recall, status and
+// check answer from its files; every write is refused with a StorageError
+// naming the store, and nothing in it changes.
+TEST_CASE("faults: a read-only store answers reads and refuses writes", "[e2e][fault]") {
+    Fixture f;
+    f.ok({"remember", "the quokka cache is read after the token check"});
+    std::string store = f.root.path() + "/.engram";
+    for (auto& e : fs::directory_iterator(store))
+        if (e.path().filename().string().rfind("index.sqlite", 0) == 0 ||
+            e.path().filename() == "lock")
+            fs::remove(e.path());
+    auto listing = [&] {
+        std::vector<std::string> names;
+        for (auto& e : fs::recursive_directory_iterator(store))
+            names.push_back(e.path().string() + ":" +
+                            (e.is_regular_file() ? std::to_string(e.file_size()) : "dir"));
+        std::sort(names.begin(), names.end());
+        return names;
+    };
+    auto before = listing();
+    std::vector<std::string> readOnly = {std::string("LD_PRELOAD=") + ENGRAM_FAULT_SHIM,
+                                         "ENGRAM_FAULT_CLASS=readonly",
+                                         "ENGRAM_FAULT_UNDER=" + store};
+
+    CliResult recall = f.run({"recall", "quokka"}, readOnly);
+    INFO("recall: " << describe(recall));
+    REQUIRE(recall.exitCode == 0);
+    CHECK(contains(recall.out, "the quokka cache is read after the token check"));
+
+    CliResult status = f.run({"status"}, readOnly);
+    INFO("status: " << describe(status));
+    REQUIRE(status.exitCode == 0);
+    json project = status.parsed()["envelope"]["store"][0];
+    CHECK(project["tier"] == "project");
+    CHECK(project["exists"] == true);
+    CHECK(project["index_ready"] == true);
+    CHECK(project["claims"]["committed"] == 2);
+    CHECK(project["read_only"] == true);
+
+    CliResult check = f.run({"check"}, readOnly);
+    INFO("check: " << describe(check));
+    CHECK(check.exitCode == 0);
+
+    for (std::vector<std::string> write :
+         {std::vector<std::string>{"remember", "a claim nobody can keep"},
+          std::vector<std::string>{"retract", "c-000000000000", "--reason", "r"}}) {
+        CliResult r = f.run(write, readOnly);
+        INFO(write[0] << ": " << describe(r));
+        CHECK(r.exitCode != 0);
+        json e = r.parsed();
+        if (write[0] == "remember") {
+            CHECK(e["data"]["kind"] == "StorageError");
+            CHECK(e["data"]["errno"] == "EROFS");
+            CHECK(contains(e["message"].get<std::string>(), "cannot be written"));
+        }
+    }
+    CHECK(listing() == before);
+
+    // engram serve on the same store: reads answer, the write is refused,
+    // the session goes on.
+    Server server({f.home.path(), {}, readOnly, {}});
+    server.initialize(f.root.path());
+    json refused = server.request("engram/remember", rememberParams("refused claim"));
+    INFO(refused.dump());
+    REQUIRE(refused.contains("error"));
+    CHECK(refused["error"]["code"] == -32020);
+    json rows = server.request("engram/recall", {{"query", "quokka"}})["result"]["rows"];
+    CHECK(rows.dump().find("quokka cache") != std::string::npos);
+    CHECK(server.running());
+    CHECK(listing() == before);
+}

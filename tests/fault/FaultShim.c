@@ -1,7 +1,8 @@
 // An LD_PRELOAD shim that makes the n-th file-system call of a class fail,
 // for the fault-injection tests (tests/e2e/FaultTest.cpp).
 //
-//   ENGRAM_FAULT_CLASS  write | fsync | rename | open | mkdir | link | ftruncate
+//   ENGRAM_FAULT_CLASS  write | fsync | rename | open | mkdir | link | ftruncate,
+//                       or readonly: every one of them fails with EROFS
 //   ENGRAM_FAULT_AT     n: the n-th call of that class fails (1-based)
 //   ENGRAM_FAULT_ERRNO  ENOSPC | EIO | EROFS | EACCES
 //   ENGRAM_FAULT_UNDER  only calls on paths under these directories count
@@ -53,6 +54,7 @@ static void setup(void) {
 
 // ENGRAM_FAULT_UNDER may name several directories, separated by ':'.
 static int under(const char* path) {
+    setup(); // the first call's path is judged before fault() runs
     if (!g_under || !path) return 0;
     for (const char* dir = g_under; *dir;) {
         const char* end = strchr(dir, ':');
@@ -96,9 +98,18 @@ static int pathUnder(int dirfd, const char* path) {
     return under(g_last);
 }
 
-// Counts a matching call; true when this one must fail.
+// Counts a matching call; true when this one must fail. The class
+// "readonly" fails every write-side call under the directories with EROFS:
+// a read-only file system.
 static int fault(const char* cls, int matches) {
     setup();
+    if (g_class && strcmp(g_class, "readonly") == 0 && matches) {
+        ++g_calls;
+        g_fired = 1;
+        memcpy(g_firedAt, g_last, sizeof g_firedAt);
+        errno = EROFS;
+        return 1;
+    }
     if (!g_class || strcmp(g_class, cls) != 0 || !matches) return 0;
     if (++g_calls != g_at) return 0;
     g_fired = 1;

@@ -2,12 +2,15 @@
 #include "store/Store.h"
 #include "store/AuditLog.h"
 #include "store/ClaimFile.h"
+#include "store/StoreConfig.h"
 #include "support/TempDir.h"
 #include "util/Fs.h"
 
 #include <catch2/catch.hpp>
+#include <filesystem>
 #include <fstream>
 #include <set>
+#include <sys/stat.h>
 
 using namespace engram;
 using engram::test::TempDir;
@@ -110,4 +113,39 @@ TEST_CASE("deleting an audit entry breaks the chain at the next one") {
     auto v = log.verify();
     CHECK_FALSE(v.ok);
     CHECK(v.brokenAt == 2);
+}
+
+TEST_CASE("store.conf reports every mistake by line and keeps what is right") {
+    StoreConfig c = parseStoreConfig("# comment\nname:\nlanguage: h\nlanguage: .pyx python\n"
+                                     "just words\nname: \xff\nname: payments\r\n");
+    CHECK(c.name == "payments");
+    REQUIRE(c.languageMap.size() == 1);
+    CHECK(c.languageMap[0] == std::pair<std::string, std::string>{".pyx", "python"});
+    REQUIRE(c.errors.size() == 4);
+    CHECK(c.errors[0] == "store.conf line 2: the name is empty");
+    CHECK(c.errors[1].rfind("store.conf line 3: expected 'language:", 0) == 0);
+    CHECK(c.errors[2] == "store.conf line 5: expected 'key: value'");
+    CHECK(c.errors[3] == "store.conf line 6: not valid UTF-8");
+}
+
+TEST_CASE("a store.conf over 64 KiB is read up to the limit and said to be") {
+    std::string text = "name: big\n" + std::string(kMaxStoreConfigBytes, '#') + "\nname: late\n";
+    StoreConfig c = parseStoreConfig(text);
+    CHECK(c.name == "big");
+    REQUIRE_FALSE(c.errors.empty());
+    CHECK(c.errors[0].find("larger than 64 KiB") != std::string::npos);
+}
+
+TEST_CASE("a claim file that is a link, a FIFO or over 1 MiB is refused, never followed") {
+    TempDir tmp;
+    tmp.write("target.md", "---\nid: c-target\n---\ntext\n");
+    std::filesystem::create_symlink(tmp.path() + "/target.md", tmp.path() + "/link.md");
+    REQUIRE(::mkfifo((tmp.path() + "/fifo.md").c_str(), 0644) == 0);
+    tmp.write("big.md", std::string(kMaxClaimFileBytes + 1, 'x'));
+    for (const char* name : {"link.md", "fifo.md", "big.md"}) {
+        INFO(name);
+        CHECK_THROWS_AS(readClaimText(tmp.path() + "/" + name), ClaimFileError);
+    }
+    CHECK(readClaimText(tmp.path() + "/target.md").has_value());
+    CHECK_FALSE(readClaimText(tmp.path() + "/absent.md").has_value());
 }
