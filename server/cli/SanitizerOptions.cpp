@@ -9,11 +9,14 @@
 #include <cstdio>
 #include <cstdlib>
 
+// These run before the sanitizers' runtimes are set up (no allocation, no
+// C++ statics: a fixed buffer and snprintf), so they must not be
+// instrumented themselves; at -O0 (the unit tests' code) they would be.
+#define ENGRAM_UNINSTRUMENTED __attribute__((no_sanitize("address", "undefined")))
+
 namespace {
 
-// These run before anything else in the process (no allocation, no C++
-// statics): a fixed buffer and snprintf.
-const char* withLog(char* buf, size_t size, const char* base) {
+ENGRAM_UNINSTRUMENTED const char* withLog(char* buf, size_t size, const char* base) {
     const char* log = std::getenv("ENGRAM_SANITIZER_LOG");
     if (log && *log)
         std::snprintf(buf, size, "%s:log_path=%s", base, log);
@@ -24,13 +27,13 @@ const char* withLog(char* buf, size_t size, const char* base) {
 
 } // namespace
 
-extern "C" const char* __asan_default_options() {
+extern "C" ENGRAM_UNINSTRUMENTED const char* __asan_default_options() {
     static char buf[4096];
     return withLog(buf, sizeof buf,
                    "detect_leaks=1:check_initialization_order=1:strict_init_order=1");
 }
 
-extern "C" const char* __ubsan_default_options() {
+extern "C" ENGRAM_UNINSTRUMENTED const char* __ubsan_default_options() {
     static char buf[4096];
     return withLog(buf, sizeof buf, "print_stacktrace=1:halt_on_error=1");
 }
