@@ -121,9 +121,21 @@ class Expect:
     def __init__(self):
         self.version = {}    # id -> least version acknowledged
         self.retracted = set()
-        self.verdicts = {}   # id -> number of acknowledged verdicts
+        self.verdicts = {}   # id -> (version, correct count) the last acknowledged verdict saw
         self.promoted = {}   # project id -> medulla id
         self.labels = {}     # label -> id
+        self.tokens = set()  # every claim text's unique word, acknowledged or not
+
+
+def token(n):
+    """A word unique to one text, in letters only (the tokenizer splits
+    digits off, and recall folds near-identical texts)."""
+    out = "zq"
+    while True:
+        out += chr(ord("a") + n % 26)
+        n //= 26
+        if n == 0:
+            return out + "x"
 
 
 def burst(rng, lsp, exp, round_no, size):
@@ -137,18 +149,22 @@ def burst(rng, lsp, exp, round_no, size):
         if op != "new" and not live:
             op = "new"
         fn = {"path": "src/app.py", "symbol": f"handler_{rng.randrange(12)}"}
+        unique = token(round_no * 64 + k)
+        exp.tokens.add(unique)
         if op == "new":
             label = f"crash-r{round_no}-k{k}"
             rid = lsp.send("engram/remember", {
-                "text": f"Crashpoint round {round_no} write {k}: {word}.", "label": label,
+                "text": f"Crashpoint {unique}: {word}.", "label": label,
                 "kind": "fact", "agent": "crash", "anchors": [fn]})
             sent.append((rid, op, label))
         else:
             cid = rng.choice(live)
+            label = next((l for l, i in exp.labels.items() if i == cid), None)
+            if op == "supersede" and label is None:
+                op = "learn"  # a claim known only from another act's answer
             if op == "supersede":
-                label = next(l for l, i in exp.labels.items() if i == cid)
                 rid = lsp.send("engram/remember", {
-                    "text": f"Crashpoint round {round_no} revision {k}: {word}.",
+                    "text": f"Crashpoint {unique} revised: {word}.",
                     "label": label, "kind": "fact", "agent": "crash", "anchors": [fn]})
             elif op == "learn":
                 rid = lsp.send("engram/learn", {"id": cid, "verdict": "correct",
@@ -180,9 +196,10 @@ def account(lsp, sent, exp):
             c = res["claim"]
             exp.labels[c["label"]] = c["id"]
             exp.version[c["id"]] = max(exp.version.get(c["id"], 0), c["version"])
-            exp.verdicts.pop(c["id"], None)  # verdicts are about one version
+
         elif op == "learn":
-            exp.verdicts[subject] = exp.verdicts.get(subject, 0) + 1
+            # Verdicts are counted per version: the count this one saw.
+            exp.verdicts[subject] = (res["claim"]["version"], res["feedback"]["correct"])
         elif op == "retract":
             exp.retracted.add(subject)
         elif op == "promote":
@@ -193,7 +210,7 @@ def account(lsp, sent, exp):
     return acked
 
 
-def check(engram, home, root, exp, touched):
+def check(engram, home, root, exp, touched, round_tokens):
     problems = []
     for cid in touched:
         got = cli(engram, home, root, "get", cid, check=False)
@@ -206,8 +223,11 @@ def check(engram, home, root, exp, touched):
         if cid in exp.retracted and c["status"] != "retracted":
             problems.append(f"{cid}: retraction acknowledged, status {c['status']}")
         fb = c.get("feedback", {})
-        if fb.get("correct", 0) < exp.verdicts.get(cid, 0):
-            problems.append(f"{cid}: {fb.get('correct')} verdicts < {exp.verdicts[cid]} acknowledged")
+        if cid in exp.verdicts:
+            version, correct = exp.verdicts[cid]
+            if c["version"] == version and fb.get("correct", 0) < correct:
+                problems.append(f"{cid}: {fb.get('correct')} verdicts on v{version}, "
+                                f"{correct} acknowledged")
         if cid in exp.promoted:
             m = cli(engram, home, root, "get", exp.promoted[cid], check=False)
             if not m or "claim" not in m:
@@ -225,15 +245,17 @@ def check(engram, home, root, exp, touched):
         problems.append(f"temporary files named like claims: {bad}")
     leftovers = sum(".tmp-" in n for n in names)
 
-    # Recall is bounded (200 rows); several queries over the store's words
-    # and the status counts stand for the whole index.
+    # The index against one rebuilt from the files: the counts by status,
+    # anchor health, and recall of this round's unique words (each matches
+    # one claim; a query matching hundreds would compare recall's caps, which
+    # favour the newest rows, not the index's content).
     def recalled():
         rows = []
-        for q in ["crashpoint"] + WORDS[::4]:
-            r = cli(engram, home, root, "recall", q, "--limit", "200", "--include", "retracted")
+        for q in sorted(round_tokens):
+            r = cli(engram, home, root, "recall", q, "--include", "retracted")
             rows.append([(x["id"], x["version"], x["status"]) for x in r["rows"]])
         st = cli(engram, home, root, "status")
-        return rows, st["anchor_health"]
+        return rows, (st["anchor_health"], st["envelope"]["store"][0]["claims"])
 
     before = recalled()
     cli(engram, home, root, "reindex")
@@ -291,7 +313,8 @@ def main():
         totals["in_flight"] += len(sent) - acked
         touched = {s for _, op, s in sent if op != "new"} | {
             exp.labels[s] for _, op, s in sent if op == "new" and s in exp.labels}
-        problems, leftovers = check(engram, home, root, exp, sorted(touched))
+        round_tokens = {token(n * 64 + k) for k in range(len(sent))}
+        problems, leftovers = check(engram, home, root, exp, sorted(touched), round_tokens)
         totals["tmp_left"] = leftovers
         if problems:
             failures += 1

@@ -8,8 +8,11 @@
 #include "store/Merge.h"
 #include "store/Store.h"
 #include "text/Content.h"
+#include "util/Fs.h"
 
 #include <algorithm>
+#include <cerrno>
+#include <cstring>
 #include <set>
 #include <sys/stat.h>
 #include <unordered_map>
@@ -481,8 +484,14 @@ SyncReport Index::loadAside() {
     // The old file's log and shared memory go first: a log left beside the
     // new file would be replayed into it.
     removeIndexFiles(path_);
-    if (::rename(aside.c_str(), path_.c_str()) != 0)
-        throw EngramError(ErrorKind::IndexUnavailable, "cannot rename " + aside + " to " + path_);
+    if (::rename(aside.c_str(), path_.c_str()) != 0) {
+        // A disk that refuses the rename: a storage error, and the next
+        // open builds the index again from the files.
+        int err = errno;
+        removeIndexFiles(aside);
+        throw FsError("cannot rename " + aside + " to " + path_ + ": " + std::strerror(err), path_,
+                      err);
+    }
     fsyncDir(parentDir(path_));
     open(false);
     fresh_ = false;

@@ -91,6 +91,12 @@ void checkStores(const Fixture& f) {
 }
 
 struct WritePath {
+    // What a fault may leave. Atomic: a refused act leaves no trace.
+    // Unchanged: the act changes nothing a reader sees (a rebuild): the
+    // state must hold whether it succeeded or not. Repeatable: set-up that
+    // may stop half-way (init, the packet key): run again without the
+    // fault, it completes.
+    enum Kind { Atomic, Unchanged, Repeatable };
     // Runs without a fault; returns the command to run under one. `token`
     // is unique to the attempt.
     std::function<std::vector<std::string>(Fixture&, const std::string& token)> prepare;
@@ -98,6 +104,7 @@ struct WritePath {
     std::function<bool(Fixture&, const std::string& token)> applied;
     // Standard input of the faulted command, if it reads one.
     std::function<std::string(const std::string& token)> input = nullptr;
+    Kind kind = Atomic;
 };
 
 void injectEverywhere(const WritePath& path, Fixture& f, const std::string& name) {
@@ -137,7 +144,21 @@ void injectEverywhere(const WritePath& path, Fixture& f, const std::string& name
                 break;
             }
             ++f.points;
-            if (r.exitCode == 0) {
+            if (r.exitCode != 0) {
+                json e = json::parse(r.out, nullptr, false);
+                CHECK(e.is_object());
+                if (e.is_object()) CHECK(e["data"]["kind"] == "StorageError");
+            }
+            if (path.kind == WritePath::Unchanged) {
+                CHECK(applied);
+            } else if (path.kind == WritePath::Repeatable) {
+                if (r.exitCode != 0) {
+                    CliResult again = f.run(args, {}, path.input ? path.input(token) : "");
+                    INFO("again: " << describe(again));
+                    CHECK(again.exitCode == 0);
+                }
+                CHECK(path.applied(f, token));
+            } else if (r.exitCode == 0) {
                 CHECK(applied); // completed, then acknowledged
             } else {
                 json e = json::parse(r.out, nullptr, false);
@@ -402,4 +423,48 @@ TEST_CASE("faults: a read-only store answers reads and refuses writes", "[e2e][f
     CHECK(rows.dump().find("quokka cache") != std::string::npos);
     CHECK(server.running());
     CHECK(listing() == before);
+}
+
+// A rebuild of the index, the first write's set-up (init) and the packet
+// signing key: a fault in a rebuild leaves the store answering as before;
+// set-up and the key, stopped half-way, complete when run again, and a key
+// is never left half-written (a signed packet verifies).
+TEST_CASE("faults: reindex, init and the packet key", "[e2e][fault]") {
+    Fixture f;
+    std::string held = wordFor("held", 1);
+    f.ok({"remember", "claim " + held, "--anchor", "src/auth.py#TokenValidator.validate"});
+    WritePath reindex{
+        [](Fixture&, const std::string&) { return std::vector<std::string>{"reindex"}; },
+        [&](Fixture& fx, const std::string&) { return fx.recalled(held); }};
+    reindex.kind = WritePath::Unchanged;
+    injectEverywhere(reindex, f, "reindex");
+
+    // init registers the merge driver in the clone's git config (git runs
+    // under the fault too) and writes .engram/.gitattributes.
+    REQUIRE(runGit(f.root.path(), {"init", "-q", "-b", "main"}).exitCode == 0);
+    WritePath init{[](Fixture& fx, const std::string&) {
+                       fs::remove(fx.root.path() + "/.engram/.gitattributes");
+                       return std::vector<std::string>{"init"};
+                   },
+                   [](Fixture& fx, const std::string&) {
+                       json again = fx.ok({"init"});
+                       return fs::exists(fx.root.path() + "/.engram/.gitattributes") &&
+                              again["attributes"] == true && again["driver"] == true;
+                   }};
+    init.kind = WritePath::Repeatable;
+    injectEverywhere(init, f, "init");
+
+    WritePath key{[](Fixture& fx, const std::string& t) {
+                      fs::remove_all(fx.home.path() + "/keys");
+                      return std::vector<std::string>{"delegate", "--task", "check " + t, "--sign"};
+                  },
+                  [](Fixture& fx, const std::string& t) {
+                      json packet = fx.ok({"delegate", "--task", "verify " + t, "--sign"});
+                      json verdict = fx.ok({"verify-packet", "-"}, packet.dump());
+                      return verdict["valid"] == true;
+                  }};
+    key.kind = WritePath::Repeatable;
+    injectEverywhere(key, f, "packet key");
+    WARN(f.points << " fault points");
+    CHECK(f.points > 10);
 }
