@@ -255,9 +255,16 @@ def check(engram, home, root, exp, touched, round_tokens):
             r = cli(engram, home, root, "recall", q, "--include", "retracted")
             rows.append([(x["id"], x["version"], x["status"]) for x in r["rows"]])
         st = cli(engram, home, root, "status")
+        anchored = cli(engram, home, root, "anchors", "src/app.py")
+        rows.append(sorted((a["claim_id"], a["anchor_state"]) for a in anchored["anchors"]))
         return rows, (st["anchor_health"], st["envelope"]["store"][0]["claims"])
 
     before = recalled()
+    synced = os.path.join(root, ".engram", "index.sqlite")
+    kept = synced + ".before-reindex"
+    for suffix in ("", "-wal"):  # the index as the server and the CLI left it
+        if os.path.exists(synced + suffix):
+            shutil.copyfile(synced + suffix, kept + suffix)
     cli(engram, home, root, "reindex")
     after = recalled()
     if before != after:
@@ -269,8 +276,12 @@ def check(engram, home, root, exp, touched, round_tokens):
                 detail.append(f"query {q}: only before {sorted(set(x) - set(y))[:3]}, "
                               f"only after {sorted(set(y) - set(x))[:3]}, same set but "
                               f"another order: {set(x) == set(y)}")
+        keep = f"{kept}.{int(time.time() * 1000)}"
+        for suffix in ("", "-wal"):
+            if os.path.exists(kept + suffix):
+                os.rename(kept + suffix, keep + suffix)
         problems.append("the index answers differently from one rebuilt from the files: " +
-                        "; ".join(detail))
+                        "; ".join(detail) + f" (the synced index: {keep})")
     return problems, leftovers
 
 
@@ -330,8 +341,8 @@ def main():
           f"{len(exp.promoted)} promoted; {totals['tmp_left']} temporary files left "
           f"(never read); {failures} round(s) failed; "
           f"{time.time() - start:.0f} s")
-    if args.keep:
-        print("workspace:", work)
+    if args.keep or failures:
+        print("workspace (kept):", work)
     else:
         shutil.rmtree(work, ignore_errors=True)
     return 1 if failures else 0

@@ -313,6 +313,12 @@ void Index::prepare() {
 }
 
 void Index::upsert(const Claim& c, const FileStat& st) {
+    sql::Transaction tx(db_);
+    replaceRow(c, st);
+    tx.commit();
+}
+
+void Index::replaceRow(const Claim& c, const FileStat& st) {
     removeId(c.id);
     insertRow(c, st);
     deleteBroken_.bind(1, "claims/" + c.id + ".md").exec();
@@ -620,7 +626,7 @@ SyncReport Index::syncImpl(const std::vector<std::string>& ids) {
             continue;
         }
         const Claim& c = *f->claim;
-        upsert(c, f->stat);
+        replaceRow(c, f->stat);
         ++(before ? r.updated : r.added);
         if (!before) {
             r.arrivals.push_back({"arrive", c.id + "@" + std::to_string(c.version),

@@ -137,7 +137,9 @@ public:
     // Drops everything and re-reads every claim file.
     SyncReport rebuild(std::string reason);
 
-    // Records a claim engram itself just wrote.
+    // Records a claim engram itself just wrote: its row, anchors and search
+    // entry in one transaction (a process killed half-way must not leave a
+    // row without its anchors, which no later stat would notice).
     void upsert(const Claim& c, const FileStat& st);
 
     std::optional<IndexedClaim> byId(const std::string& id);
@@ -209,6 +211,8 @@ private:
     void removeId(const std::string& id);
     // Both return the new row's rowid.
     int64_t insertRow(const Claim& c, const FileStat& st);
+    // upsert's statements, inside the caller's transaction.
+    void replaceRow(const Claim& c, const FileStat& st);
     int64_t insertRow(const Claim& c, const Row& row, const FileStat& st);
     // Builds a new index from every claim file beside this one and swaps it
     // in; bulkLoad fills the (empty) database open at that moment.

@@ -468,3 +468,58 @@ TEST_CASE("faults: reindex, init and the packet key", "[e2e][fault]") {
     WARN(f.points << " fault points");
     CHECK(f.points > 10);
 }
+
+// A crash at every write-side call of a write, not only an error: the
+// process kills itself just before its n-th write, fsync or rename under the
+// store (the shim's ENGRAM_FAULT_KILL), for every n. After each, what the
+// index answers (counts by status, anchor health, a file's anchors) equals
+// what an index rebuilt from the files answers, and every claim file parses.
+// A claim's index row and its anchors were once written as separate
+// commits: a crash between them left a row no later stat would look at.
+TEST_CASE("faults: a crash at any call of a write leaves an index that agrees with a rebuild",
+          "[e2e][fault]") {
+    Fixture f;
+    auto view = [&] {
+        json st = f.ok({"status"});
+        json anchored = f.ok({"anchors", "src/auth.py"});
+        std::vector<std::string> ids;
+        for (auto& a : anchored["anchors"])
+            ids.push_back(a["claim_id"].get<std::string>() + " " +
+                          a["anchor_state"].get<std::string>());
+        std::sort(ids.begin(), ids.end());
+        return json{{"health", st["anchor_health"]},
+                    {"claims", st["envelope"]["store"][0]["claims"]},
+                    {"anchors", ids}};
+    };
+    int crashes = 0;
+    for (const char* cls : {"write", "fsync", "rename"}) {
+        for (int n = 1; n <= 200; ++n) {
+            std::string token = wordFor(std::string("crash") + cls, n);
+            std::string id = idOf(f.ok({"remember", "first " + token, "--label", "l" + token,
+                                        "--anchor", "src/auth.py#TokenValidator.validate"}));
+            // A supersession (history file, claim file, index, audit) under the crash.
+            CliResult r = f.run({"remember", "second " + token, "--label", "l" + token, "--anchor",
+                                 "src/auth.py#ValidationResult"},
+                                {std::string("LD_PRELOAD=") + ENGRAM_FAULT_SHIM,
+                                 std::string("ENGRAM_FAULT_CLASS=") + cls,
+                                 "ENGRAM_FAULT_AT=" + std::to_string(n), "ENGRAM_FAULT_KILL=1",
+                                 "ENGRAM_FAULT_UNDER=" + f.root.path() + "/.engram"});
+            if (r.exitCode == 0) break; // fewer than n such calls: it ran to the end
+            INFO(cls << " call " << n << ": " << describe(r));
+            REQUIRE(r.exitCode == 128 + 9);
+            ++crashes;
+            json synced = view();
+            f.ok({"reindex"});
+            json rebuilt = view();
+            CHECK(synced == rebuilt);
+            for (auto& e : fs::directory_iterator(f.root.path() + "/.engram/claims")) {
+                std::string name = e.path().filename();
+                if (name.ends_with(".md"))
+                    CHECK_NOTHROW(engram::parseClaim(*slurp(e.path()), name.substr(0, 14)));
+            }
+            (void)id;
+        }
+    }
+    WARN(crashes << " crash points");
+    CHECK(crashes > 10);
+}

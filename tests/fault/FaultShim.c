@@ -9,6 +9,8 @@
 //                       (separated by ':')
 //   ENGRAM_FAULT_REPORT a file the shim appends "<calls> <fired> <path>\n" to at
 //                       exit (the path of the call that failed)
+//   ENGRAM_FAULT_KILL   1: instead of failing, the process kills itself with
+//                       SIGKILL just before that call (a crash at that point)
 //
 // Classes: write (write, pwrite, pwrite64), fsync (fsync, fdatasync), rename
 // (rename, renameat, renameat2), open (open, open64, openat, openat64 when
@@ -20,6 +22,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -37,6 +40,7 @@ static long g_calls;
 static int g_fired;
 static char g_firedAt[PATH_MAX]; // the path of the call that failed
 static int g_ready;
+static int g_kill;
 
 static void setup(void) {
     if (g_ready) return;
@@ -45,6 +49,8 @@ static void setup(void) {
     g_under = getenv("ENGRAM_FAULT_UNDER");
     const char* at = getenv("ENGRAM_FAULT_AT");
     g_at = at ? atol(at) : 0;
+    const char* k = getenv("ENGRAM_FAULT_KILL");
+    g_kill = k && strcmp(k, "1") == 0;
     const char* e = getenv("ENGRAM_FAULT_ERRNO");
     g_errno = EIO;
     if (e && strcmp(e, "ENOSPC") == 0) g_errno = ENOSPC;
@@ -112,6 +118,7 @@ static int fault(const char* cls, int matches) {
     }
     if (!g_class || strcmp(g_class, cls) != 0 || !matches) return 0;
     if (++g_calls != g_at) return 0;
+    if (g_kill) raise(SIGKILL);
     g_fired = 1;
     memcpy(g_firedAt, g_last, sizeof g_firedAt);
     errno = g_errno;
