@@ -13,9 +13,7 @@
 #include "util/Paths.h"
 #include "util/Time.h"
 
-#include <cerrno>
 #include <cstdlib>
-#include <cstring>
 #include <map>
 #include <sys/resource.h>
 #include <sys/syscall.h>
@@ -104,8 +102,9 @@ bool Engine::ready(Tier& t) {
     // A store on a read-only file system (or another user's) is still read:
     // its index is built elsewhere from its files (ARCHITECTURE.md,
     // "Tested under faults, hostile input and sanitizers").
-    if (!t.store->readOnly() && t.store->probeWritable() != 0)
-        t.store->relocateState(readOnlyStateDir(opts_.home, *t.store));
+    if (!t.store->readOnly())
+        if (int err = t.store->probeWritable())
+            t.store->relocateState(readOnlyStateDir(opts_.home, *t.store), err);
     // Another engram on the same store may be creating (or recreating) the
     // index file right now; unserialised, one process could delete and
     // recreate the file the other one has open, and each would go on
@@ -246,16 +245,8 @@ Engine::Tier& Engine::writableTier(const std::string& name) {
     if (!t)
         throw invalidField("tier", name == "medulla" ? "no medulla: ENGRAM_HOME is not set"
                                                      : "must be 'project' or 'medulla'");
-    if (t->store->exists()) {
-        ready(*t);
-        if (t->store->readOnly()) {
-            int err = t->store->probeWritable();
-            if (err == 0) err = EROFS;
-            throw FsError("the " + t->name + " store " + t->store->dir() + " cannot be written (" +
-                              std::strerror(err) + "): engram answers from it but records nothing",
-                          t->store->dir(), err);
-        }
-    }
+    // Opened first: a store found read-only then refuses in ensureLayout.
+    if (t->store->exists()) ready(*t);
     t->store->ensureLayout();
     ready(*t);
     if (t->name == "project") {

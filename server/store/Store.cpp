@@ -8,6 +8,7 @@
 
 #include <algorithm>
 #include <cerrno>
+#include <cstring>
 #include <fcntl.h>
 #include <set>
 #include <sodium.h>
@@ -57,6 +58,7 @@ std::string Store::historyPath(const Claim& c) const {
 }
 
 void Store::ensureLayout() {
+    requireWritable();
     makeDirs(claimsDir());
     makeDirs(historyDir());
     if (!statFile(dir_ + "/.gitignore")) atomicWrite(dir_ + "/.gitignore", kGitignore);
@@ -97,11 +99,21 @@ std::optional<Claim> Store::load(const std::string& id) const {
     return parseClaim(*text, id);
 }
 
+void Store::requireWritable() const {
+    if (readOnlyErrno_ == 0) return;
+    throw FsError("the " + tier_ + " store " + dir_ + " cannot be written (" +
+                      std::strerror(readOnlyErrno_) +
+                      "): engram answers from it but records nothing",
+                  dir_, readOnlyErrno_);
+}
+
 void Store::write(const Claim& c) {
+    requireWritable();
     atomicWrite(claimPath(c.id), serializeClaim(c));
 }
 
 void Store::writeHistory(const Claim& c) {
+    requireWritable();
     atomicWrite(historyPath(c), serializeClaim(c));
 }
 

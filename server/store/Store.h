@@ -58,8 +58,16 @@ public:
     // refused. 0 when the store's own directory takes the lock file, else
     // the errno that refused it (EROFS, EACCES, EPERM).
     int probeWritable() const;
-    void relocateState(std::string dir) { stateDir_ = std::move(dir); }
-    bool readOnly() const { return stateDir_ != dir_; }
+    // Throws a StorageError naming the store when it is read-only; every
+    // write to it (layout, claim files, history) asks first.
+    void requireWritable() const;
+    void relocateState(std::string dir, int why) {
+        stateDir_ = std::move(dir);
+        readOnlyErrno_ = why;
+    }
+    // The errno that made the store read-only (0: it is not).
+    int readOnlyErrno() const { return readOnlyErrno_; }
+    bool readOnly() const { return readOnlyErrno_ != 0; }
 
     // Reads claims/<id>.md. nullopt when absent; throws ClaimFileError when
     // the file is broken.
@@ -86,6 +94,7 @@ public:
 private:
     std::string dir_;
     std::string stateDir_; // dir_, or where a read-only store's index is kept
+    int readOnlyErrno_ = 0;
     std::string tier_;
     std::string name_;
     AuditLog audit_;

@@ -358,7 +358,7 @@ TEST_CASE("faults: engram serve refuses the write that met a fault and keeps ser
 // naming the store, and nothing in it changes.
 TEST_CASE("faults: a read-only store answers reads and refuses writes", "[e2e][fault]") {
     Fixture f;
-    f.ok({"remember", "the quokka cache is read after the token check"});
+    std::string id = idOf(f.ok({"remember", "the quokka cache is read after the token check"}));
     std::string store = f.root.path() + "/.engram";
     for (auto& e : fs::directory_iterator(store))
         if (e.path().filename().string().rfind("index.sqlite", 0) == 0 ||
@@ -398,16 +398,15 @@ TEST_CASE("faults: a read-only store answers reads and refuses writes", "[e2e][f
 
     for (std::vector<std::string> write :
          {std::vector<std::string>{"remember", "a claim nobody can keep"},
-          std::vector<std::string>{"retract", "c-000000000000", "--reason", "r"}}) {
+          std::vector<std::string>{"retract", id, "--reason", "r"},
+          std::vector<std::string>{"learn", id, "correct"}}) {
         CliResult r = f.run(write, readOnly);
         INFO(write[0] << ": " << describe(r));
-        CHECK(r.exitCode != 0);
+        CHECK(r.exitCode == 1);
         json e = r.parsed();
-        if (write[0] == "remember") {
-            CHECK(e["data"]["kind"] == "StorageError");
-            CHECK(e["data"]["errno"] == "EROFS");
-            CHECK(contains(e["message"].get<std::string>(), "cannot be written"));
-        }
+        CHECK(e["data"]["kind"] == "StorageError");
+        CHECK(e["data"]["errno"] == "EROFS");
+        CHECK(contains(e["message"].get<std::string>(), "cannot be written"));
     }
     CHECK(listing() == before);
 
@@ -495,8 +494,8 @@ TEST_CASE("faults: a crash at any call of a write leaves an index that agrees wi
     for (const char* cls : {"write", "fsync", "rename"}) {
         for (int n = 1; n <= 200; ++n) {
             std::string token = wordFor(std::string("crash") + cls, n);
-            std::string id = idOf(f.ok({"remember", "first " + token, "--label", "l" + token,
-                                        "--anchor", "src/auth.py#TokenValidator.validate"}));
+            f.ok({"remember", "first " + token, "--label", "l" + token, "--anchor",
+                  "src/auth.py#TokenValidator.validate"});
             // A supersession (history file, claim file, index, audit) under the crash.
             CliResult r = f.run({"remember", "second " + token, "--label", "l" + token, "--anchor",
                                  "src/auth.py#ValidationResult"},
@@ -517,7 +516,6 @@ TEST_CASE("faults: a crash at any call of a write leaves an index that agrees wi
                 if (name.ends_with(".md"))
                     CHECK_NOTHROW(engram::parseClaim(*slurp(e.path()), name.substr(0, 14)));
             }
-            (void)id;
         }
     }
     WARN(crashes << " crash points");

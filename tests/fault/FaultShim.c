@@ -186,40 +186,39 @@ static mode_t modeArg(int flags, va_list ap) {
     return (flags & (O_CREAT | O_TMPFILE)) ? (mode_t)va_arg(ap, int) : 0;
 }
 
+// The mode argument of a variadic open call (a GNU statement expression).
+#define MODE_AFTER(flags)                                                                          \
+    ({                                                                                             \
+        va_list ap;                                                                                \
+        va_start(ap, flags);                                                                       \
+        mode_t m = modeArg(flags, ap);                                                             \
+        va_end(ap);                                                                                \
+        m;                                                                                         \
+    })
+
+// Opening to write or create counts in the "open" class.
+static int openFaults(int dirfd, const char* path, int flags) {
+    return writesTo(flags) && fault("open", pathUnder(dirfd, path));
+}
+
 int open(const char* path, int flags, ...) {
-    va_list ap;
-    va_start(ap, flags);
-    mode_t mode = modeArg(flags, ap);
-    va_end(ap);
-    if (writesTo(flags) && fault("open", pathUnder(AT_FDCWD, path))) return -1;
-    return REAL(open)(path, flags, mode);
+    mode_t mode = MODE_AFTER(flags);
+    return openFaults(AT_FDCWD, path, flags) ? -1 : REAL(open)(path, flags, mode);
 }
 
 int open64(const char* path, int flags, ...) {
-    va_list ap;
-    va_start(ap, flags);
-    mode_t mode = modeArg(flags, ap);
-    va_end(ap);
-    if (writesTo(flags) && fault("open", pathUnder(AT_FDCWD, path))) return -1;
-    return REAL(open64)(path, flags, mode);
+    mode_t mode = MODE_AFTER(flags);
+    return openFaults(AT_FDCWD, path, flags) ? -1 : REAL(open64)(path, flags, mode);
 }
 
 int openat(int dirfd, const char* path, int flags, ...) {
-    va_list ap;
-    va_start(ap, flags);
-    mode_t mode = modeArg(flags, ap);
-    va_end(ap);
-    if (writesTo(flags) && fault("open", pathUnder(dirfd, path))) return -1;
-    return REAL(openat)(dirfd, path, flags, mode);
+    mode_t mode = MODE_AFTER(flags);
+    return openFaults(dirfd, path, flags) ? -1 : REAL(openat)(dirfd, path, flags, mode);
 }
 
 int openat64(int dirfd, const char* path, int flags, ...) {
-    va_list ap;
-    va_start(ap, flags);
-    mode_t mode = modeArg(flags, ap);
-    va_end(ap);
-    if (writesTo(flags) && fault("open", pathUnder(dirfd, path))) return -1;
-    return REAL(openat64)(dirfd, path, flags, mode);
+    mode_t mode = MODE_AFTER(flags);
+    return openFaults(dirfd, path, flags) ? -1 : REAL(openat64)(dirfd, path, flags, mode);
 }
 
 int mkdir(const char* path, mode_t mode) {
