@@ -118,6 +118,7 @@ struct Outcome {
     int64_t failing = 0;
     int64_t liveClaims = 0;
     int64_t brokenFiles = 0;
+    int64_t unlisted = 0; // findings past --max-findings
     int exitCode = 0;
 };
 
@@ -133,6 +134,7 @@ json checkJson(const Engine& engine, const Outcome& o) {
             {"tier", "project"},
             {"live_claims", o.liveClaims},
             {"findings", findings},
+            {"unlisted", o.unlisted},
             {"summary", summary},
             {"fail_on", json(std::vector<std::string>(o.failOn.begin(), o.failOn.end()))},
             {"failing", o.failing},
@@ -182,9 +184,17 @@ json checkSarif(const Engine& engine, const Outcome& o) {
                    {"version", ENGRAM_VERSION},
                    {"semanticVersion", ENGRAM_VERSION},
                    {"rules", rules}};
+    json invocation = {{"executionSuccessful", true}};
+    if (o.unlisted)
+        invocation["toolExecutionNotifications"] = json::array(
+            {{{"level", "note"},
+              {"message",
+               {{"text", std::to_string(o.unlisted) +
+                             " more findings were not listed (engram check --max-findings 0 "
+                             "lists all)"}}}}});
     json run = {{"tool", {{"driver", driver}}},
                 {"originalUriBaseIds", {{"%SRCROOT%", {{"uri", pathToUri(engine.root()) + "/"}}}}},
-                {"invocations", json::array({{{"executionSuccessful", true}}})},
+                {"invocations", json::array({invocation})},
                 {"columnKind", "utf16CodeUnits"},
                 {"results", results}};
     return {{"$schema", kSarifSchema}, {"version", "2.1.0"}, {"runs", json::array({run})}};
@@ -203,7 +213,10 @@ std::string checkText(const Outcome& o) {
     std::string counts;
     for (auto& [code, n] : o.summary.byCode)
         if (n) counts += (counts.empty() ? "" : ", ") + std::to_string(n) + " " + code;
-    out += "engram check: " + plural(int64_t(o.findings.size()), "finding") +
+    if (o.unlisted)
+        out += "... and " + std::to_string(o.unlisted) +
+               " more not listed (--max-findings 0 lists all)\n";
+    out += "engram check: " + plural(int64_t(o.findings.size()) + o.unlisted, "finding") +
            (counts.empty() ? "" : " (" + counts + ")") + " over " +
            plural(o.liveClaims, "live project claim") +
            (o.brokenFiles ? " and " + plural(o.brokenFiles, "broken claim file") : "") + "; " +
@@ -266,6 +279,10 @@ int runCheck(Engine& engine, const CheckOptions& opts) {
             o.brokenFiles = s.brokenFiles;
         }
     o.exitCode = o.failing > 0 ? 1 : 0;
+    if (opts.maxFindings > 0 && int64_t(o.findings.size()) > opts.maxFindings) {
+        o.unlisted = int64_t(o.findings.size()) - opts.maxFindings;
+        o.findings.resize(size_t(opts.maxFindings));
+    }
     if (opts.format == "text")
         std::cout << checkText(o);
     else

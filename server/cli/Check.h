@@ -22,6 +22,12 @@ struct CheckOptions {
         "engram.drifted,engram.orphaned,engram.secret,engram.invalid,engram.unmerged";
     // A git ref: only findings about what changed since it (BRIEF 12).
     std::string changedSince;
+    // At most this many findings are listed (0: all), like a compiler's
+    // error limit: a clone with a million broken files must not print a
+    // gigabyte of findings or build it in memory, and code-scanning uploads
+    // are capped too. Counts, --fail-on and the exit code cover every
+    // finding; the output says how many were not listed.
+    int64_t maxFindings = 1000;
 };
 
 // The codes --fail-on selects. Throws UsageError naming an unknown entry.

@@ -49,7 +49,7 @@ commands:
 )";
 
 const char* kUsageTail =
-    R"(  check [--format text|json|sarif] [--fail-on CODES] [--changed-since REF]
+    R"(  check [--format text|json|sarif] [--fail-on CODES] [--changed-since REF] [--max-findings N]
                                  memory diagnostics for CI: drifted, orphaned and moved
                                  anchors, stale claims, secrets in claim files, claim files
                                  that do not parse (project tier). Exit 0 when no finding
@@ -64,6 +64,8 @@ const char* kUsageTail =
                                  engram.unmerged. --changed-since REF: only claims changed
                                  since the merge base of REF and HEAD, and claims anchored to
                                  files changed since then (a pull request).
+                                 --max-findings N: list at most N (default 1000; 0 lists
+                                 all); counts and the exit code cover every finding.
                                  --json means --format json
   init                           prepare the workspace for a team: .engram/ with a
                                  .gitattributes naming engram's merge driver, and the driver
@@ -285,6 +287,12 @@ int cmdCheck(const Context& ctx) {
             throw UsageError("--changed-since: '" + *r + "' is not a git ref");
         opts.changedSince = *r;
     }
+    if (auto m = ctx.args.get("--max-findings")) {
+        if (m->empty() || m->size() > 9 || m->find_first_not_of("0123456789") != std::string::npos)
+            throw UsageError("--max-findings: '" + *m +
+                             "' is not a whole number (0 lists every finding)");
+        opts.maxFindings = std::stoll(*m);
+    }
     parseFailOn(opts.failOn); // usage errors before any work
     Engine engine = makeEngine(ctx);
     try {
@@ -464,7 +472,7 @@ int run(int argc, char** argv) {
     std::map<std::string, FlagSpec> commands = {
         {"serve", {{"--log"}, {}, {"--stdio"}}},
         {"mcp", {{"--log"}, {}, {}}},
-        {"check", {{"--format", "--fail-on", "--changed-since"}, {}, {}}},
+        {"check", {{"--format", "--fail-on", "--changed-since", "--max-findings"}, {}, {}}},
         {"init", {}},
         {"resolve", {{"--take", "--agent"}, {}, {}}},
         {"merge-driver", {}},

@@ -16,6 +16,9 @@ namespace engram {
 namespace {
 
 constexpr size_t kMaxCachedFiles = 256;
+// Files past this are not read or parsed (a minified bundle, a generated
+// blob, a hostile 100 MB line): an anchor there reads as orphaned, saying why.
+constexpr size_t kMaxAnchoredFileBytes = 16u << 20;
 
 // Lines [start, end] (1-based, inclusive); nullopt when the file is shorter.
 std::optional<std::string_view> lineRange(std::string_view text, int start, int end) {
@@ -154,6 +157,11 @@ std::string textDigest(std::string_view text) {
     return sha256Hex(norm).substr(0, 32);
 }
 
+bool Anchorer::tooLarge(const std::string& rel) const {
+    auto st = statFile(root_ + "/" + rel);
+    return st && st->size > int64_t(kMaxAnchoredFileBytes);
+}
+
 const Anchorer::CachedFile* Anchorer::load(const std::string& relPath) {
     auto rel = relativeToRoot(root_, relPath);
     if (!rel) return nullptr;
@@ -179,8 +187,8 @@ const Anchorer::CachedFile* Anchorer::load(const std::string& relPath) {
         }
         return &f;
     }
-    auto text = readFile(root_ + "/" + *rel);
-    if (!text) {
+    auto text = readFile(root_ + "/" + *rel, nullptr, {kMaxAnchoredFileBytes});
+    if (!text || text->size() > kMaxAnchoredFileBytes) {
         cache_.erase(*rel);
         return nullptr;
     }
@@ -278,7 +286,11 @@ Anchor Anchorer::resolve(const AnchorSpec& spec, const std::string& field) {
     const CachedFile* f = load(*rel);
     if (!f)
         throw EngramError(ErrorKind::AnchorNotFound,
-                          field + ".path: no readable file '" + *rel + "' in the workspace",
+                          field + ".path: " +
+                              (tooLarge(*rel) ? "'" + *rel + "' is larger than " +
+                                                    std::to_string(kMaxAnchoredFileBytes >> 20) +
+                                                    " MiB, which engram does not read"
+                                              : "no readable file '" + *rel + "' in the workspace"),
                           {{"field", field + ".path"}, {"path", *rel}});
 
     if (spec.symbol || spec.line) {
@@ -373,6 +385,9 @@ AnchorCheck Anchorer::check(const Anchor& a) {
     if (!f) {
         if (!a.symbol.empty())
             if (auto moved = findElsewhere(a)) return *moved;
+        if (tooLarge(a.path))
+            out.note = a.path + " has grown past " + std::to_string(kMaxAnchoredFileBytes >> 20) +
+                       " MiB, which engram does not read";
         return out;
     }
     if (!a.symbol.empty()) {

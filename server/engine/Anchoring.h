@@ -87,6 +87,7 @@ private:
         std::vector<syntax::Symbol> symbols;
     };
     // nullptr when the file is missing or outside the root.
+    bool tooLarge(const std::string& rel) const; // past the size engram reads
     const CachedFile* load(const std::string& relPath);
     // The anchored symbol in another file (same shape and kind), if any.
     std::optional<AnchorCheck> findElsewhere(const Anchor& a);

@@ -18,6 +18,19 @@ void checkUtf8(const std::string& field, const std::string& v) {
         throw invalidField(field, "is not valid UTF-8 (byte " + std::to_string(*bad) + ")");
 }
 
+void checkText(const std::string& field, const std::string& v, size_t max) {
+    checkUtf8(field, v);
+    if (v.size() > max)
+        throw invalidField(field, "is longer than " + std::to_string(max) + " bytes");
+}
+
+void checkEvidence(const std::string& field, const Evidence& e) {
+    if (e.type != "path" && e.type != "url" && e.type != "command" && e.type != "note")
+        throw invalidField(field + ".type", "must be path, url, command or note");
+    checkText(field + ".value", e.value);
+    if (trimmed(e.value).empty()) throw invalidField(field + ".value", "must not be empty");
+}
+
 void checkLine(const std::string& field, const std::string& v, size_t max, bool required) {
     checkUtf8(field, v);
     if (required && v.find_first_not_of(" \t") == std::string::npos)

@@ -19,6 +19,13 @@ std::string trimmed(const std::string& s);
 // InvalidParams naming the field unless v is valid UTF-8.
 void checkUtf8(const std::string& field, const std::string& v);
 // Valid UTF-8, at most max bytes, one line, and (when required) not blank.
+constexpr size_t kMaxEvidence = 32; // items on one claim; with kMaxText each, well inside a file
+
+// One evidence item: its type, and a value of at most kMaxText bytes.
+void checkEvidence(const std::string& field, const Evidence& e);
+// Free text of several lines (a verdict's or a re-verification's note): it
+// lands in the claim's audit entry, whose lines are bounded.
+void checkText(const std::string& field, const std::string& v, size_t max = kMaxText);
 void checkLine(const std::string& field, const std::string& v, size_t max, bool required = true);
 
 // The first secret in a field, named by rule and character span, never

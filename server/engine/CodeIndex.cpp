@@ -15,6 +15,7 @@
 
 #include <algorithm>
 #include <atomic>
+#include <climits>
 #include <condition_variable>
 #include <deque>
 #include <filesystem>
@@ -28,6 +29,11 @@ namespace {
 
 constexpr int64_t kMaxSourceBytes = 2 << 20; // generated or vendored blobs are not anchors
 constexpr size_t kThreadedFrom = 16;         // changed files worth starting threads for
+// The walk holds one open directory per level: deeper directories (a
+// hostile tree can nest thousands) and paths near PATH_MAX are not entered,
+// so the walk neither runs out of descriptors nor fails part-way.
+constexpr int kMaxWalkDepth = 48;
+constexpr size_t kMaxWalkPath = PATH_MAX - 256;
 
 // Directories no claim is anchored in and that can be huge.
 bool skippedDir(const std::string& name) {
@@ -128,11 +134,16 @@ CodeIndexReport Engine::indexCode(const std::function<void(size_t, size_t)>& pro
     for (; !ec && it != fs::recursive_directory_iterator(); it.increment(ec)) {
         const auto& entry = *it;
         std::string name = entry.path().filename().string();
-        if (entry.is_directory(ec)) {
-            if (skippedDir(name)) it.disable_recursion_pending();
+        std::error_code entryEc; // an entry that vanished is skipped, not a failed walk
+        if (entry.is_directory(entryEc)) {
+            if (skippedDir(name) || it.depth() + 1 >= kMaxWalkDepth ||
+                entry.path().native().size() > kMaxWalkPath) {
+                if (!skippedDir(name)) ++r.skippedDirs;
+                it.disable_recursion_pending();
+            }
             continue;
         }
-        if (!entry.is_regular_file(ec) || !syntax::languageForPath(name)) continue;
+        if (!entry.is_regular_file(entryEc) || !syntax::languageForPath(name)) continue;
         auto rel = relativeToRoot(opts_.root, entry.path().string());
         auto st = statFile(entry.path().string());
         if (!rel || !st || st->size > kMaxSourceBytes) continue;
@@ -147,6 +158,10 @@ CodeIndexReport Engine::indexCode(const std::function<void(size_t, size_t)>& pro
         s.st = *st;
         enqueue(s);
     }
+    // A walk that failed part-way (the iterator ends at its first error: a
+    // directory that vanished, EMFILE, EIO) has not seen every file: what it
+    // did not reach is not gone, so nothing is dropped from the index.
+    if (ec) r.error = ec.message();
     endWalk();
     if (pool.empty()) work(); // too few files for the threads
 
@@ -172,10 +187,11 @@ CodeIndexReport Engine::indexCode(const std::function<void(size_t, size_t)>& pro
         s.symbols = {};
     }
     pool.clear();
-    for (auto& [gone, st] : known) {
-        t->index->dropCodeFile(gone);
-        ++r.removed;
-    }
+    if (r.error.empty())
+        for (auto& [gone, st] : known) {
+            t->index->dropCodeFile(gone);
+            ++r.removed;
+        }
     tx.commit();
     codeIndexed_ = true;
     lastCodeWalk_ = std::chrono::steady_clock::now();

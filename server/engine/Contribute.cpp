@@ -85,14 +85,12 @@ ContributeResult Engine::contribute(const ContributeRequest& req) {
             if (tag.find(',') != std::string::npos) throw invalidField(tf, "must not contain ','");
             c.tags.push_back(tag);
         }
+        if (in.evidence.size() > kMaxEvidence)
+            throw invalidField(f + "evidence",
+                               "holds more than " + std::to_string(kMaxEvidence) + " items");
         for (size_t k = 0; k < in.evidence.size(); ++k) {
-            const auto& e = in.evidence[k];
-            std::string ef = f + "evidence[" + std::to_string(k) + "]";
-            if (e.type != "path" && e.type != "url" && e.type != "command" && e.type != "note")
-                throw invalidField(ef + ".type", "must be path, url, command or note");
-            checkUtf8(ef + ".value", e.value);
-            if (trimmed(e.value).empty()) throw invalidField(ef + ".value", "must not be empty");
-            c.evidence.push_back(e);
+            checkEvidence(f + "evidence[" + std::to_string(k) + "]", in.evidence[k]);
+            c.evidence.push_back(in.evidence[k]);
         }
         drafts.push_back(std::move(c));
     }

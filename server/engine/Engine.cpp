@@ -22,6 +22,8 @@
 
 namespace engram {
 
+constexpr int64_t kStatusBrokenListed = 100;
+
 static std::string baseName(const std::string& path) {
     auto slash = path.find_last_of('/');
     std::string b = slash == std::string::npos ? path : path.substr(slash + 1);
@@ -396,7 +398,7 @@ TierState Engine::tierState(Tier& t) {
             s.superseded = st.superseded;
             s.anchors = st.anchors;
             s.generation = st.generation;
-            s.brokenFiles = int64_t(t.index->brokenFiles().size());
+            s.brokenFiles = t.index->brokenCount();
             s.indexReady = true;
             s.readOnly = t.store->readOnly();
             if (!t.swept) {
@@ -504,9 +506,13 @@ StatusResult Engine::status(const std::optional<std::string>& requestedRoot) {
     applyTreeChanges();
     for (auto& t : tiers_) {
         if (!t->index) continue;
-        for (auto& b : t->index->brokenFiles())
+        // Listed up to a bound (a clone can carry a million broken files);
+        // the store's count in the envelope covers them all.
+        for (auto& b : t->index->brokenFiles(kStatusBrokenListed))
             r.brokenFiles.emplace_back(t->store->dir() + "/" + b.file,
-                                       "line " + std::to_string(b.line) + ": " + b.message);
+                                       b.message.rfind("line ", 0) == 0
+                                           ? b.message
+                                           : "line " + std::to_string(b.line) + ": " + b.message);
         addAnchorHealth(*t, r.anchorHealth);
     }
     return r;

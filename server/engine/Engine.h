@@ -50,11 +50,13 @@ struct EngineOptions {
 };
 
 struct CodeIndexReport {
-    size_t files = 0;   // source files in the workspace
-    size_t parsed = 0;  // of which new or changed, so parsed
-    size_t removed = 0; // indexed files that are gone
-    size_t symbols = 0; // definitions found in the parsed files
-    int64_t bytes = 0;  // bytes parsed
+    size_t files = 0;       // source files in the workspace
+    size_t parsed = 0;      // of which new or changed, so parsed
+    size_t removed = 0;     // indexed files that are gone
+    size_t symbols = 0;     // definitions found in the parsed files
+    int64_t bytes = 0;      // bytes parsed
+    size_t skippedDirs = 0; // directories too deep (or paths too long) to enter
+    std::string error;      // the walk stopped part-way: nothing was removed
 };
 
 class Engine {

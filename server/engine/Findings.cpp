@@ -428,7 +428,8 @@ std::vector<Finding> Engine::findings(const FindingsOptions& opts) {
                         f.code = "engram.orphaned";
                         f.severity = std::string(findingRule(f.code)->severity);
                         bool fileGone = !statFile(opts_.root + "/" + a.path).has_value();
-                        std::string why = fileGone ? a.path + " no longer exists"
+                        std::string why = fileGone              ? a.path + " no longer exists"
+                                          : !check.note.empty() ? check.note
                                           : !a.symbol.empty()
                                               ? a.symbol + " is no longer defined in " + a.path
                                           : a.startLine > 0 ? a.path + " no longer has lines " +

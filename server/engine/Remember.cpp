@@ -96,14 +96,11 @@ RememberResult Engine::remember(const RememberRequest& in) {
         if (req.tags[i].find(',') != std::string::npos)
             throw invalidField(f, "must not contain ','");
     }
-    for (size_t i = 0; i < req.evidence.size(); ++i) {
-        auto& e = req.evidence[i];
-        std::string f = "evidence[" + std::to_string(i) + "]";
-        if (e.type != "path" && e.type != "url" && e.type != "command" && e.type != "note")
-            throw invalidField(f + ".type", "must be path, url, command or note");
-        checkUtf8(f + ".value", e.value);
-        if (trimmed(e.value).empty()) throw invalidField(f + ".value", "must not be empty");
-    }
+    if (req.evidence.size() > kMaxEvidence)
+        throw invalidField("evidence",
+                           "holds more than " + std::to_string(kMaxEvidence) + " items");
+    for (size_t i = 0; i < req.evidence.size(); ++i)
+        checkEvidence("evidence[" + std::to_string(i) + "]", req.evidence[i]);
     if (!req.forceReason.empty()) checkLine("force_reason", req.forceReason, kMaxShort, false);
 
     scanForSecrets("text", req.text);
@@ -233,7 +230,7 @@ LearnResult Engine::learn(const std::string& id, const std::string& verdict,
     checkLine("agent", agent, kMaxShort, true);
     if (verdict != "correct" && verdict != "wrong" && verdict != "partial")
         throw invalidField("verdict", "must be correct, wrong or partial");
-    checkUtf8("note", note);
+    checkText("note", note);
     if (!note.empty()) scanForSecrets("note", note);
     Tier& t = locate(id);
     auto lock = t.store->lock();
@@ -251,7 +248,7 @@ LearnResult Engine::learn(const std::string& id, const std::string& verdict,
 GetResult Engine::reverify(const std::string& id, const std::string& agent,
                            const std::string& note) {
     checkLine("agent", agent, kMaxShort, true);
-    checkUtf8("note", note);
+    checkText("note", note);
     if (!note.empty()) scanForSecrets("note", note);
     Tier& t = locate(id);
     {

@@ -789,12 +789,18 @@ IndexStats Index::stats() {
     return st;
 }
 
-std::vector<BrokenFile> Index::brokenFiles() {
+std::vector<BrokenFile> Index::brokenFiles(int64_t limit) {
     std::vector<BrokenFile> out;
-    auto s = db_.prepare("SELECT file, line, message FROM broken ORDER BY file");
+    auto s = db_.prepare("SELECT file, line, message FROM broken ORDER BY file LIMIT ?");
+    s.bind(1, limit);
     while (s.step())
         out.push_back({s.text(0), int(s.int64(1)), s.text(2)});
     return out;
+}
+
+int64_t Index::brokenCount() {
+    auto s = db_.prepare("SELECT count(*) FROM broken");
+    return s.step() ? s.int64(0) : 0;
 }
 
 int64_t Index::docFrequency(const std::string& term) {

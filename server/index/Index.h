@@ -155,7 +155,9 @@ public:
     // The claim a contribution became (frontier, accepted or rejected).
     std::optional<IndexedClaim> byContribution(const std::string& contributionId);
     IndexStats stats();
-    std::vector<BrokenFile> brokenFiles();
+    // In file order; the first `limit` (-1: all).
+    std::vector<BrokenFile> brokenFiles(int64_t limit = -1);
+    int64_t brokenCount();
 
     // Number of indexed claims containing the (already tokenized) term. It
     // walks the term's whole posting list: recall estimates instead.

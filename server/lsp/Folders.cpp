@@ -109,7 +109,11 @@ void LspServer::indexCodeWithProgress(lsp::Folder& f) {
                                              std::to_string(report.parsed) + " parsed"}}}}));
     logLine("code index of " + f.root() + ": " + std::to_string(report.files) + " files, " +
             std::to_string(report.parsed) + " parsed, " + std::to_string(report.symbols) +
-            " symbols, " + std::to_string(report.removed) + " removed");
+            " symbols, " + std::to_string(report.removed) + " removed" +
+            (report.skippedDirs
+                 ? ", " + std::to_string(report.skippedDirs) + " directories too deep to enter"
+                 : "") +
+            (report.error.empty() ? "" : "; the walk stopped early (" + report.error + ")"));
 }
 
 void LspServer::ensureWatching() {

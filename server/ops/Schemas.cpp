@@ -440,7 +440,9 @@ json statusOutput() {
                                       {"orphaned", integer()}},
                                      {"intact", "drifted", "moved", "orphaned"})},
             {"broken_files",
-             arrayOf(object({{"file", str()}, {"problem", str()}}, {"file", "problem"}))},
+             arrayOf(object({{"file", str()}, {"problem", str()}}, {"file", "problem"}),
+                     "The first 100 of each store, by file; envelope.stores[].broken_files "
+                     "counts them all")},
             {"registered",
              arrayOf(object({{"root", str()}, {"reachable", boolean()}}, {"root", "reachable"}),
                      "Every project store served on this machine (what tier all reads)")},

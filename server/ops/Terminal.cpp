@@ -148,6 +148,12 @@ std::string status(const StatusResult& r) {
            " orphaned\n";
     for (auto& [file, why] : r.brokenFiles)
         out += "broken: " + file + ": " + why + "\n";
+    int64_t broken = 0;
+    for (auto& s : r.envelope.stores)
+        broken += s.brokenFiles;
+    if (broken > int64_t(r.brokenFiles.size()))
+        out += "... and " + std::to_string(broken - int64_t(r.brokenFiles.size())) +
+               " more broken claim files (engram check --max-findings 0 lists them)\n";
     out += "inbox: " + std::to_string(r.inbox.open) + " open, " +
            std::to_string(r.inbox.inProgress) + " in progress (engram inbox)\n";
     if (!r.registered.empty()) {

@@ -129,46 +129,70 @@ std::optional<Report> parseReportLine(const std::string& line, std::string& erro
 
 namespace {
 
-ReportBoxRead parseBox(const std::string& text) {
-    ReportBoxRead out;
-    out.exists = true;
+// A box is read a line at a time in bounded memory: a line longer than any
+// report engram writes is a bad line, unparsed, and a box past its size
+// bound is read no further (both reported), so a hostile clone's inbox cannot
+// exhaust memory. `endsWithNewline`: whether an append needs one first.
+struct BoxScan {
+    ReportBoxRead read;
+    bool endsWithNewline = true;
+};
+
+std::optional<BoxScan> scanBox(const std::string& path) {
+    BoxScan out;
+    out.read.exists = true;
     std::unordered_set<std::string> seen;
-    forEachLine(text, [&](std::string_view line, int number) {
-        if (line.find_first_not_of(" \t\r") == std::string_view::npos) return;
+    size_t bytes = 0;
+    bool ok = readLines(path, kMaxReportLine, [&](const FileLine& l) {
+        out.endsWithNewline = l.terminated;
+        bytes += l.text.size() + 1;
+        if (bytes > kMaxReportBoxBytes) {
+            out.read.badLines.emplace_back(
+                l.number, "the box is larger than " + std::to_string(kMaxReportBoxBytes >> 20) +
+                              " MiB; this line and the rest were not read");
+            return false;
+        }
+        if (l.cut) {
+            out.read.badLines.emplace_back(l.number, "longer than " +
+                                                         std::to_string(kMaxReportLine >> 10) +
+                                                         " KiB: not a report");
+            return true;
+        }
+        if (l.text.find_first_not_of(" \t\r") == std::string_view::npos) return true;
         std::string error;
-        auto r = parseReportLine(std::string(line), error);
+        auto r = parseReportLine(std::string(l.text), error);
         if (!r)
-            out.badLines.emplace_back(number, error);
+            out.read.badLines.emplace_back(l.number, error);
         else if (seen.insert(r->id).second)
-            out.reports.push_back(std::move(*r));
+            out.read.reports.push_back(std::move(*r));
+        return true;
     });
+    if (!ok) {
+        if (statFile(path)) throw FsError("cannot read " + path);
+        return std::nullopt;
+    }
     return out;
 }
 
 } // namespace
 
 ReportBoxRead readReportBox(const std::string& path) {
-    auto text = readFile(path);
-    if (!text) {
-        if (statFile(path)) throw FsError("cannot read " + path);
-        return {};
-    }
-    return parseBox(*text);
+    auto scan = scanBox(path);
+    return scan ? std::move(scan->read) : ReportBoxRead{};
 }
 
 FiledReport fileReport(const std::string& path, const Report& r) {
     std::string dir = parentDir(path);
     makeDirs(dir);
     FileLock lock(dir + "/lock");
-    auto text = readFile(path);
-    if (!text && statFile(path)) throw FsError("cannot read " + path);
+    auto scan = scanBox(path);
     std::string id = r.id.empty() ? reportId(r) : r.id;
-    if (text)
-        for (auto& have : parseBox(*text).reports)
+    if (scan)
+        for (auto& have : scan->read.reports)
             if (have.id == id) return {false, have.filed};
     // A box whose last line lacks its newline (a hand edit) gets one first,
     // so the new line is never glued to it.
-    std::string prefix = text && !text->empty() && text->back() != '\n' ? "\n" : "";
+    std::string prefix = scan && !scan->endsWithNewline ? "\n" : "";
     appendDurable(path, prefix + reportLine(r) + "\n");
     return {true, r.filed};
 }

@@ -24,12 +24,18 @@ std::string reportLine(const Report& r);
 // Parses one line; nullopt with `error` set when it is not a report.
 std::optional<Report> parseReportLine(const std::string& line, std::string& error);
 
+// Bounds a box is read within (see readReportBox): a report's free text is
+// at most 16 KiB per field, so its line stays far below kMaxReportLine.
+inline constexpr size_t kMaxReportLine = 256 * 1024;
+inline constexpr size_t kMaxReportBoxBytes = 64u << 20;
+
 struct ReportBoxRead {
     bool exists = false;
     std::vector<Report> reports; // in file order, each id once (the first line wins)
     std::vector<std::pair<int, std::string>> badLines; // 1-based line, why
 };
-// Reads a box or the spool; throws FsError only when it exists and cannot be read.
+// Reads a box or the spool, in memory bounded by the bounds above; throws
+// FsError only when it exists and cannot be read.
 ReportBoxRead readReportBox(const std::string& path);
 
 // Appends `r` to the box at `path` unless a report with its id is there,

@@ -107,14 +107,26 @@ void Store::requireWritable() const {
                   dir_, readOnlyErrno_);
 }
 
+// Refused before anything is written: a file above the bound every reader
+// applies would be acknowledged now and read as invalid later.
+static std::string boundedClaimFile(const Claim& c) {
+    std::string text = serializeClaim(c);
+    if (text.size() > kMaxClaimFileBytes)
+        throw invalidField("claim", "its file would be " + std::to_string(text.size()) +
+                                        " bytes, more than the " +
+                                        std::to_string(kMaxClaimFileBytes) +
+                                        " a claim file may hold; nothing was written");
+    return text;
+}
+
 void Store::write(const Claim& c) {
     requireWritable();
-    atomicWrite(claimPath(c.id), serializeClaim(c));
+    atomicWrite(claimPath(c.id), boundedClaimFile(c));
 }
 
 void Store::writeHistory(const Claim& c) {
     requireWritable();
-    atomicWrite(historyPath(c), serializeClaim(c));
+    atomicWrite(historyPath(c), boundedClaimFile(c));
 }
 
 std::vector<Claim> Store::versions(const std::string& id) const {

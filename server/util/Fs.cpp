@@ -90,6 +90,54 @@ std::optional<std::string> readFile(const std::string& path, FileStat* stat, Rea
     return out;
 }
 
+bool readLines(const std::string& path, size_t maxLine,
+               const std::function<bool(const FileLine&)>& fn) {
+    UniqueFd fd(::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK));
+    if (!fd) return false;
+    struct stat st;
+    if (::fstat(fd.get(), &st) != 0) return false;
+    if (!S_ISREG(st.st_mode)) {
+        errno = EINVAL;
+        return false;
+    }
+    std::string buf(64 * 1024, '\0'), line;
+    FileLine l;
+    bool pending = false; // bytes of an unfinished line were seen
+    auto hand = [&] {
+        l.text = line;
+        ++l.number;
+        bool more = fn(l);
+        line.clear();
+        l.cut = pending = false;
+        return more;
+    };
+    for (;;) {
+        ssize_t n = ::read(fd.get(), buf.data(), buf.size());
+        if (n < 0) {
+            if (errno == EINTR) continue;
+            return false;
+        }
+        if (n == 0) break;
+        std::string_view chunk(buf.data(), size_t(n));
+        while (!chunk.empty()) {
+            size_t nl = chunk.find('\n');
+            std::string_view part = chunk.substr(0, nl);
+            size_t room = maxLine - std::min(maxLine, line.size());
+            if (part.size() > room) l.cut = true;
+            line.append(part.substr(0, room));
+            pending = true;
+            if (nl == std::string_view::npos) break;
+            if (!hand()) return true;
+            chunk.remove_prefix(nl + 1);
+        }
+    }
+    if (pending) {
+        l.terminated = false;
+        hand();
+    }
+    return true;
+}
+
 static void writeAll(int fd, std::string_view data, const std::string& path) {
     while (!data.empty()) {
         ssize_t n = ::write(fd, data.data(), data.size());

@@ -7,6 +7,7 @@
 #pragma once
 #include "model/Error.h"
 #include <cstdint>
+#include <functional>
 #include <optional>
 
 #include <stdexcept>
@@ -81,6 +82,19 @@ struct ReadLimit {
 // Only regular files are read (anything else is nullopt, errno EINVAL).
 std::optional<std::string> readFile(const std::string& path, FileStat* stat = nullptr,
                                     ReadLimit limit = {});
+// A file read line by line in bounded memory (a 64 KiB buffer and at most
+// `maxLine` bytes of one line), for files that only grow: the audit log, the
+// inboxes. A longer line is handed over cut to its first `maxLine` bytes,
+// with `cut` set. `fn` returns false to stop. Only regular files, as
+// readFile; false (errno set) when the file cannot be opened or read.
+struct FileLine {
+    std::string_view text; // without its '\n'
+    int number = 0;        // from 1
+    bool cut = false;
+    bool terminated = true; // false for a last line without its '\n'
+};
+bool readLines(const std::string& path, size_t maxLine,
+               const std::function<bool(const FileLine&)>& fn);
 // Durable replace of path's contents (temp file + fsync + rename + dir fsync).
 void atomicWrite(const std::string& path, std::string_view contents);
 // Appends and fdatasyncs; used by the audit log.

@@ -410,6 +410,40 @@ TEST_CASE("engram check --format json: one object whose summary counts equal the
     CHECK(r.parsed()["findings"] == j["findings"]);
 }
 
+TEST_CASE("engram check --max-findings lists a prefix while counts and the exit code cover all",
+          "[e2e][check]") {
+    Troubled sh;
+    json all = sh.checkJson();
+    REQUIRE(all["findings"].size() == 6);
+    CHECK(all["unlisted"] == 0);
+    json two = sh.checkJson({"--max-findings", "2"});
+    CHECK(two["findings"].size() == 2);
+    CHECK(two["findings"][0] == all["findings"][0]);
+    CHECK(two["findings"][1] == all["findings"][1]);
+    CHECK(two["unlisted"] == 4);
+    CHECK(two["summary"] == all["summary"]);
+    CHECK(two["failing"] == all["failing"]);
+    CHECK(two["exit_code"] == 1);
+    // A failing finding that is not listed still fails the check.
+    CliResult one = sh.check({"--max-findings", "1", "--fail-on", "engram.invalid"});
+    CHECK(one.exitCode == 1);
+    CHECK(contains(one.out, "... and 5 more not listed"));
+    CHECK(contains(one.out, "engram check: 6 findings"));
+    CliResult sarif = sh.check({"--format", "sarif", "--max-findings", "3"});
+    json run = sarif.parsed()["runs"][0];
+    CHECK(run["results"].size() == 3);
+    CHECK(contains(run["invocations"][0]["toolExecutionNotifications"][0]["message"]["text"]
+                       .get<std::string>(),
+                   "3 more findings were not listed"));
+    CHECK(sh.checkJson({"--max-findings", "0"})["findings"].size() == 6);
+    for (const char* bad : {"-1", "lots", "", "12345678901"}) {
+        CliResult r = sh.check({"--max-findings", bad});
+        INFO(bad << "\n" << describe(r));
+        CHECK(r.exitCode == 2);
+        CHECK(contains(r.err, "--max-findings"));
+    }
+}
+
 TEST_CASE("engram check counts columns in UTF-16 code units, as LSP and SARIF do", "[e2e][check]") {
     Shell sh;
     spew(sh.root / "src/greet.py", "def greet():\n    return \"\xc3\xa9\xf0\x9f\x98\x80\"\n");

@@ -10,6 +10,7 @@
 #include <filesystem>
 #include <fstream>
 #include <set>
+#include <sys/resource.h>
 #include <sys/stat.h>
 
 using namespace engram::e2e;
@@ -94,5 +95,108 @@ TEST_CASE("hostile claim files are findings, never read, never waited on", "[e2e
     json rows = server.request("engram/recall", {{"query", "kestrel osprey"}})["result"]["rows"];
     CHECK(rows.dump().find("kestrel queue") != std::string::npos);
     CHECK(rows.dump().find("outside osprey") == std::string::npos);
+    CHECK(server.running());
+}
+
+// A tree nested thousands of directories deep: the code walk holds a
+// descriptor per level, so under an editor's descriptor limit it once failed
+// part-way, and every file it had not reached was dropped from the code
+// index (a claim whose function moved there read as orphaned). Deep
+// directories are now not entered, and a walk that fails is not a removal.
+TEST_CASE("a hostile deep tree neither stops the code walk nor empties the code index",
+          "[e2e][hostile]") {
+    Repo r;
+    CliResult first =
+        r.run({"remember", "retry gives up after the last attempt", "--anchor", "src/db.py#retry"});
+    INFO(describe(first));
+    REQUIRE(first.exitCode == 0);
+    CHECK(r.run({"check"}).exitCode == 0); // the code index now knows every file
+
+    auto nest = [](const std::string& top, int depth) {
+        std::string p = top;
+        for (int i = 0; i < depth; ++i)
+            p += "/d";
+        fs::create_directories(p);
+        spew(p + "/buried.py", "def buried():\n    return 0\n");
+    };
+    for (const char* top : {"deep0", "deep1", "deep2", "lib/deep0", "lib/deep1", "src/deep0"})
+        nest(r.root.path() + "/" + top, 400);
+    // retry moves to a new file; its body is unchanged, so it is `moved`.
+    std::string db = *slurp(r.root.path() + "/src/db.py");
+    size_t from = db.find("def retry(");
+    REQUIRE(from != std::string::npos);
+    spew(r.root.path() + "/lib/retry.py", db.substr(from));
+    spew(r.root.path() + "/src/db.py", db.substr(0, from));
+
+    // 64 descriptors, as a tightly limited editor might give its children.
+    struct rlimit saved;
+    REQUIRE(::getrlimit(RLIMIT_NOFILE, &saved) == 0);
+    struct rlimit tight = saved;
+    tight.rlim_cur = 64;
+    REQUIRE(::setrlimit(RLIMIT_NOFILE, &tight) == 0);
+    CliResult check = r.run({"check", "--format", "json"});
+    ::setrlimit(RLIMIT_NOFILE, &saved);
+    INFO(describe(check));
+    REQUIRE(check.exitCode == 0); // moved is a note, not a failure
+    json findings = check.parsed()["findings"];
+    REQUIRE(findings.size() == 1);
+    CHECK(findings[0]["code"] == "engram.moved");
+    CHECK(contains(findings[0].dump(), "lib/retry.py"));
+}
+
+// A 100 MB line (a minified bundle, a generated blob): engram reads no
+// source file past 16 MiB, so it neither parses it nor holds it; an anchor
+// into such a file is refused, or reads as orphaned saying why.
+TEST_CASE("a source file of one 100 MB line is never read", "[e2e][hostile]") {
+    Repo r;
+    std::string bundle = r.root.path() + "/web/bundle.js";
+    spew(bundle, "function boot() { return 1; }\n");
+    CliResult first = r.run({"remember", "boot starts the widget", "--anchor", "web/bundle.js"});
+    INFO(describe(first));
+    REQUIRE(first.exitCode == 0);
+    std::string id = first.parsed()["claim"]["id"];
+    fs::resize_file(bundle, 100u << 20); // sparse: no disk, one line of NULs
+
+    CliResult anchored = r.run({"remember", "boot is large", "--anchor", "web/bundle.js#boot"});
+    INFO(describe(anchored));
+    CHECK(anchored.exitCode != 0);
+    CHECK(contains(anchored.out + anchored.err, "larger than 16 MiB"));
+
+    CliResult check = r.run({"check", "--format", "json"});
+    INFO(describe(check));
+    json findings = check.parsed()["findings"];
+    REQUIRE(findings.size() == 1);
+    CHECK(findings[0]["code"] == "engram.orphaned");
+    CHECK(contains(findings[0].dump(), "grown past 16 MiB"));
+}
+
+// Invalid UTF-8 in a claim's body, in a source file's name and in its text
+// reaches every surface as valid JSON (replaced, never a failed reply).
+TEST_CASE("invalid UTF-8 in claims and sources never breaks a reply", "[e2e][hostile]") {
+    Repo r;
+    CliResult first = r.run({"remember", "the pelican cache expires hourly"});
+    INFO(describe(first));
+    REQUIRE(first.exitCode == 0);
+    std::string id = first.parsed()["claim"]["id"];
+    std::string file = claimsDir(r.root.path()) + "/" + id + ".md";
+    spew(file, *slurp(file) + "and \xff\xfe\xc3 pelican bytes\n");
+    spew(r.root.path() + "/src/bad\xff\xfename.py", "def odd\xff():\n    return '\xfe'\n");
+
+    CliResult recall = r.run({"recall", "pelican"});
+    INFO(describe(recall));
+    REQUIRE(recall.exitCode == 0);
+    CHECK(contains(recall.parsed().dump(), "pelican bytes"));
+    CliResult check = r.run({"check", "--format", "sarif"});
+    INFO(describe(check));
+    CHECK(check.exitCode == 0);
+    CHECK(check.parsed()["runs"].is_array());
+
+    Server server({r.home.path(), {}, {}, {}});
+    server.initialize(r.root.path());
+    json reply = server.request("engram/recall", {{"query", "pelican"}});
+    REQUIRE(reply.contains("result"));
+    CHECK(contains(reply["result"]["rows"].dump(), "pelican bytes"));
+    json status = server.request("engram/status", json::object());
+    CHECK(status.contains("result"));
     CHECK(server.running());
 }

@@ -1,5 +1,6 @@
 // The engine's operations against a real workspace directory.
 #include "engine/Engine.h"
+#include "engine/Checks.h"
 #include "model/Error.h"
 #include "store/AuditLog.h"
 #include "support/TempDir.h"
@@ -189,7 +190,21 @@ TEST_CASE("invalid input is refused naming the field") {
     bad = ok;
     bad.anchors = {AnchorSpec{.path = "../outside.txt"}};
     CHECK(fieldOf(bad) == "anchors[0].path");
+    // Evidence, tags and anchors are bounded so that no claim file outgrows
+    // the 1 MiB every reader applies: it would be acknowledged, then read as
+    // invalid after the next rebuild.
+    bad = ok;
+    bad.evidence = {{"note", "short"}, {"note", std::string(kMaxText + 1, 'y')}};
+    CHECK(fieldOf(bad) == "evidence[1].value");
+    bad = ok;
+    bad.evidence.assign(kMaxEvidence + 1, Evidence{"path", "src/a.py"});
+    CHECK(fieldOf(bad) == "evidence");
+    bad = ok;
+    for (int i = 0; i < 6000; ++i)
+        bad.tags.push_back("tag-" + std::to_string(i) + std::string(190, 't'));
+    CHECK(fieldOf(bad) == "claim");
     CHECK(listFiles(w.root / ".engram/claims").empty());
+    CHECK(w.engine.recall({}).rows.empty());
 }
 
 TEST_CASE("file and range anchors report intact, drifted and orphaned") {

@@ -93,3 +93,55 @@ TEST_CASE("a box skips lines it cannot read, naming them, and de-duplicates by c
     CHECK(read.reports.size() == 2);
     CHECK(read.badLines.size() == 3);
 }
+
+TEST_CASE("a hostile box is read in bounded memory: an overlong line is a bad line") {
+    TempDir tmp;
+    const std::string box = tmp / "store/inbox.jsonl";
+    Report r = sample();
+    REQUIRE(fileReport(box, r).added);
+    // A 5 MiB line in the middle, then a report after it.
+    appendFile(box,
+               "{\"class\":\"field_report\",\"what\":\"" + std::string(5 << 20, 'w') + "\"}\n");
+    Report other = sample();
+    other.what = "after the long line";
+    REQUIRE(fileReport(box, other).added);
+    auto read = readReportBox(box);
+    REQUIRE(read.reports.size() == 2);
+    CHECK(read.reports[1].what == "after the long line");
+    REQUIRE(read.badLines.size() == 1);
+    CHECK(read.badLines[0].first == 2);
+    CHECK(read.badLines[0].second.find("longer than 256 KiB") != std::string::npos);
+}
+
+TEST_CASE("readLines hands over every line across buffer edges, cuts overlong ones") {
+    TempDir tmp;
+    const std::string path = tmp / "lines.txt";
+    // Lines that straddle the 64 KiB read buffer, an empty line, a line
+    // over the bound and a last line without its newline.
+    std::string a(70000, 'a'), b(10, 'b'), c(200000, 'c');
+    atomicWrite(path, a + "\n" + b + "\n\n" + c + "\nlast");
+    std::vector<FileLine> seen;
+    std::vector<std::string> texts;
+    REQUIRE(readLines(path, 100000, [&](const FileLine& l) {
+        seen.push_back(l);
+        texts.emplace_back(l.text);
+        return true;
+    }));
+    REQUIRE(texts.size() == 5);
+    CHECK(texts[0] == a);
+    CHECK(texts[1] == b);
+    CHECK(texts[2].empty());
+    CHECK(texts[3] == std::string(100000, 'c'));
+    CHECK(seen[3].cut);
+    CHECK_FALSE(seen[0].cut);
+    CHECK(texts[4] == "last");
+    CHECK_FALSE(seen[4].terminated);
+    CHECK(seen[3].terminated);
+    CHECK(seen[4].number == 5);
+    // Stopping early; a missing file and a directory are not read.
+    int calls = 0;
+    REQUIRE(readLines(path, 100, [&](const FileLine&) { return ++calls < 2; }));
+    CHECK(calls == 2);
+    CHECK_FALSE(readLines(tmp / "missing", 100, [](const FileLine&) { return true; }));
+    CHECK_FALSE(readLines(tmp.path(), 100, [](const FileLine&) { return true; }));
+}

@@ -115,6 +115,23 @@ TEST_CASE("deleting an audit entry breaks the chain at the next one") {
     CHECK(v.brokenAt == 2);
 }
 
+TEST_CASE("a long audit log verifies in bounded memory and a gigantic line is malformed") {
+    TempDir tmp;
+    AuditLog log(tmp / "audit.log");
+    for (int i = 0; i < 2000; ++i) // entries straddle the reader's 64 KiB buffers
+        log.append("learn", "c-" + std::to_string(i) + "@1", "ana",
+                   "correct: " + std::to_string(i));
+    auto v = log.verify();
+    CHECK(v.ok);
+    CHECK(v.entries == 2000);
+    // A clone can carry anything: a 3 MiB line is not read whole.
+    appendFile(tmp / "audit.log", std::string(3 << 20, 'x') + "\n");
+    auto broken = log.verify();
+    CHECK_FALSE(broken.ok);
+    CHECK(broken.brokenAt == 2001);
+    CHECK(broken.problem == "malformed entry");
+}
+
 TEST_CASE("store.conf reports every mistake by line and keeps what is right") {
     StoreConfig c = parseStoreConfig("# comment\nname:\nlanguage: h\nlanguage: .pyx python\n"
                                      "just words\nname: \xff\nname: payments\r\n");
