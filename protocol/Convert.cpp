@@ -539,8 +539,13 @@ json toJson(const InboxResult& r) {
 }
 
 json toJson(const SyncReport& r) {
-    return {{"added", r.added},   {"updated", r.updated}, {"removed", r.removed},
-            {"broken", r.broken}, {"rebuilt", r.rebuilt}, {"reason", r.rebuildReason}};
+    return {{"added", r.added},
+            {"updated", r.updated},
+            {"removed", r.removed},
+            {"broken", r.broken},
+            {"rebuilt", r.rebuilt},
+            {"reason", r.rebuildReason},
+            {"temporaries_removed", r.temporariesRemoved}};
 }
 
 json toJson(const AnchoredClaim& a, std::string_view text) {

@@ -133,7 +133,10 @@ SyncReport Engine::reconcileOnOpen(Tier& t) {
     // is reconciled completely before anything is answered.
     t.stopScan();
     auto known = t.index->settledDirMark();
-    if (!opts_.backgroundReconcile || t.index->stats().total <= opts_.inlineReconcileMax ||
+    // Files, not claims: a clone can carry a million files that are not
+    // claims (each a broken-file row), and comparing them all costs the same.
+    const int64_t files = t.index->stats().total + t.index->brokenCount();
+    if (!opts_.backgroundReconcile || files <= opts_.inlineReconcileMax ||
         !known || dirMark(t.store->claimsDir()) != known) {
         SyncReport r = t.index->sync();
         recordArrivals(t, r);
@@ -379,6 +382,9 @@ std::vector<SyncReport> Engine::reindex() {
         t->stopScan(); // its connection reads the file about to be replaced
         if (!t->index) t->index = std::make_unique<Index>(*t->store);
         out.push_back(t->index->rebuild("requested"));
+        // A full rebuild lists the store anyway; the start-up path does not
+        // (it must not grow with the store), so leftovers are swept here.
+        out.back().temporariesRemoved = t->store->removeStaleTemporaries();
     }
     return out;
 }

@@ -81,6 +81,7 @@ struct SyncReport {
     int broken = 0;
     bool rebuilt = false;
     std::string rebuildReason;
+    int temporariesRemoved = 0; // left by interrupted writes (engram reindex sweeps them)
 };
 
 class Index {

@@ -8,10 +8,13 @@
 
 #include <algorithm>
 #include <cerrno>
+#include <csignal>
 #include <cstring>
+#include <ctime>
 #include <fcntl.h>
 #include <set>
 #include <sodium.h>
+#include <sys/stat.h>
 
 namespace engram {
 
@@ -127,6 +130,47 @@ void Store::write(const Claim& c) {
 void Store::writeHistory(const Claim& c) {
     requireWritable();
     atomicWrite(historyPath(c), boundedClaimFile(c));
+}
+
+// The writer's pid from "<file>.tmp-<pid>-<n>" (or "<file>.tmp-<pid>").
+static std::optional<pid_t> temporaryWriter(const std::string& name) {
+    auto at = name.rfind(".tmp-");
+    if (at == std::string::npos) return std::nullopt;
+    std::string rest = name.substr(at + 5);
+    rest = rest.substr(0, rest.find('-'));
+    if (rest.empty() || rest.size() > 9 ||
+        rest.find_first_not_of("0123456789") != std::string::npos)
+        return std::nullopt;
+    return pid_t(std::stol(rest));
+}
+
+Store::Temporaries Store::temporaries() const {
+    Temporaries out;
+    const int64_t now = int64_t(::time(nullptr));
+    for (const auto& dir : {dir_, claimsDir(), historyDir()}) {
+        for (auto& e : listEntries(dir)) {
+            auto pid = temporaryWriter(e.name);
+            if (!pid) continue;
+            std::string path = dir + "/" + e.name;
+            struct stat st;
+            if (::lstat(path.c_str(), &st) != 0 || !S_ISREG(st.st_mode)) continue;
+            int64_t age = now - int64_t(st.st_mtime);
+            bool running = ::kill(*pid, 0) == 0 || errno == EPERM;
+            if ((!running && age >= 10) || age >= 3600)
+                out.stale.push_back(std::move(path));
+            else
+                ++out.inFlight;
+        }
+    }
+    return out;
+}
+
+int Store::removeStaleTemporaries() {
+    if (readOnly()) return 0;
+    int removed = 0;
+    for (auto& path : temporaries().stale)
+        removed += removeFile(path) ? 1 : 0;
+    return removed;
 }
 
 std::vector<Claim> Store::versions(const std::string& id) const {

@@ -47,6 +47,19 @@ public:
     std::string claimPath(const std::string& id) const;
     std::string historyPath(const Claim& c) const;
 
+    // Temporary files interrupted writes left behind (a crash between
+    // creating `<file>.tmp-<pid>-<n>` and renaming it): never read as claims,
+    // but they pile up. Stale: its writer is no longer running and it is 10
+    // seconds old, or it is an hour old (no write takes that long; the pid
+    // may be another container's). In the store, claims and history.
+    struct Temporaries {
+        std::vector<std::string> stale; // paths
+        int64_t inFlight = 0;           // of running writers, left alone
+    };
+    Temporaries temporaries() const;
+    // Removes the stale ones; call with the lock held. Returns how many.
+    int removeStaleTemporaries();
+
     // Creates the directories, store.conf and .gitignore on the first write.
     void ensureLayout();
     // Serialises writers across processes; hold it around read-check-write.

@@ -526,3 +526,41 @@ TEST_CASE("faults: a crash at any call of a write leaves an index that agrees wi
     WARN(crashes << " crash points");
     CHECK(crashes > 10);
 }
+
+// A writer killed between creating its temporary file and renaming it
+// leaves the temporary behind. It is never read as a claim; doctor names
+// it, and reindex removes it once its writer is gone, but never the
+// temporary of a writer that is still running.
+TEST_CASE("faults: temporaries of crashed writers are named by doctor and swept by reindex",
+          "[e2e][fault]") {
+    Fixture f;
+    std::string claims = f.root.path() + "/.engram/claims";
+    CliResult crashed =
+        f.run({"remember", "a claim whose writer dies before its rename"},
+              {std::string("LD_PRELOAD=") + ENGRAM_FAULT_SHIM, "ENGRAM_FAULT_CLASS=rename",
+               "ENGRAM_FAULT_AT=1", "ENGRAM_FAULT_KILL=1", "ENGRAM_FAULT_UNDER=" + claims});
+    REQUIRE(crashed.exitCode != 0);
+    std::vector<std::string> left;
+    for (auto& e : fs::directory_iterator(claims))
+        if (e.path().filename().string().find(".tmp-") != std::string::npos)
+            left.push_back(e.path().string());
+    REQUIRE(left.size() == 1);
+    // Written a minute ago, as the sweep sees a crash some time later.
+    auto minuteAgo = fs::file_time_type::clock::now() - std::chrono::minutes(1);
+    fs::last_write_time(left[0], minuteAgo);
+    // A writer that is running right now (this test's own pid): left alone.
+    std::string live = claims + "/c-inflight0001.md.tmp-" + std::to_string(::getpid()) + "-1";
+    spew(live, "---\nid: c-inflight0001\n---\nhalf");
+
+    json doctor = f.run({"doctor"}).parsed();
+    bool named = false;
+    for (auto& c : doctor["checks"])
+        if (contains(c.dump(), "1 left by interrupted writes")) named = true;
+    CHECK(named);
+    json re = f.ok({"reindex"});
+    CHECK(re["reports"][0]["temporaries_removed"] == 1);
+    CHECK_FALSE(fs::exists(left[0]));
+    CHECK(fs::exists(live));
+    CHECK_FALSE(f.recalled("dies before its rename"));
+    CHECK(contains(f.run({"doctor"}).out, "none left by interrupted writes"));
+}
