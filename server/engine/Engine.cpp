@@ -136,8 +136,8 @@ SyncReport Engine::reconcileOnOpen(Tier& t) {
     // Files, not claims: a clone can carry a million files that are not
     // claims (each a broken-file row), and comparing them all costs the same.
     const int64_t files = t.index->stats().total + t.index->brokenCount();
-    if (!opts_.backgroundReconcile || files <= opts_.inlineReconcileMax ||
-        !known || dirMark(t.store->claimsDir()) != known) {
+    if (!opts_.backgroundReconcile || files <= opts_.inlineReconcileMax || !known ||
+        dirMark(t.store->claimsDir()) != known) {
         SyncReport r = t.index->sync();
         recordArrivals(t, r);
         t.swept = true;

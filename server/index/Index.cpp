@@ -567,7 +567,7 @@ std::optional<Index::ClaimFileRead> Index::readClaimFile(const std::string& clai
     std::string full = claimsDir + "/" + id + ".md";
     ClaimFileRead f;
     if (!Store::validId(id)) {
-        auto st = statFile(full);
+        auto st = statEntry(full);
         if (!st) return std::nullopt;
         f.stat = *st;
         f.error = "the file name is not a valid claim id (a-z, 0-9, '-', '_')";
@@ -580,6 +580,10 @@ std::optional<Index::ClaimFileRead> Index::readClaimFile(const std::string& clai
     } catch (const ClaimFileError& e) {
         f.line = e.line;
         f.error = e.what();
+        // Not opened (a link, a FIFO): the entry's own stat, so that the
+        // next sync knows it unchanged.
+        if (f.stat.ino == 0)
+            if (auto st = statEntry(full)) f.stat = *st;
     }
     return f;
 }
@@ -601,7 +605,7 @@ SyncReport Index::syncImpl(const std::vector<std::string>& ids) {
         std::string name = id + ".md";
         std::string rel = "claims/" + name;
         std::string full = store_.claimsDir() + "/" + name;
-        auto st = statFile(full);
+        auto st = statEntry(full);
         std::optional<IndexedClaim> before = byId(id);
         if (!st) {
             if (broken.count(rel)) deleteBroken_.bind(1, rel).exec();

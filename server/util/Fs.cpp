@@ -240,6 +240,14 @@ std::optional<FileStat> statFile(const std::string& path) {
                     int64_t(st.st_size), uint64_t(st.st_ino)};
 }
 
+std::optional<FileStat> statEntry(const std::string& path) {
+    if (auto st = statFile(path)) return st;
+    struct stat st;
+    if (::lstat(path.c_str(), &st) != 0) return std::nullopt;
+    return FileStat{int64_t(st.st_mtim.tv_sec) * 1000000000 + st.st_mtim.tv_nsec,
+                    int64_t(st.st_size), uint64_t(st.st_ino)};
+}
+
 std::vector<std::string> listFiles(const std::string& dir) {
     std::vector<std::string> out;
     for (auto& e : listEntries(dir))

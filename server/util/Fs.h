@@ -108,6 +108,9 @@ std::string parentDir(const std::string& path);
 void fsyncFile(const std::string& path);
 void makeDirs(const std::string& path);
 std::optional<FileStat> statFile(const std::string& path);
+// The entry itself when it is a symbolic link (a link to itself or to
+// nothing is still an entry someone must hear about).
+std::optional<FileStat> statEntry(const std::string& path);
 // The names in dir (not recursive; every kind of entry but dot-files),
 // unsorted; empty when dir is absent.
 std::vector<std::string> listFiles(const std::string& dir);

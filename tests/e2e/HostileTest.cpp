@@ -49,6 +49,10 @@ TEST_CASE("hostile claim files are findings, never read, never waited on", "[e2e
     body.replace(body.find("the kestrel queue"), 17, "the outside osprey");
     spew(outsideFile, body);
     fs::create_symlink(outsideFile, claims + "/" + leaked + ".md");
+    // A link to itself (ELOOP), and a directory link back up the workspace
+    // (a walk that followed it would never end).
+    fs::create_symlink("c-loopclaim.md", claims + "/c-loopclaim.md");
+    fs::create_directory_symlink("..", r.root.path() + "/src/up");
     // A FIFO: opening it to read would wait for a writer forever.
     REQUIRE(::mkfifo((claims + "/c-fifoclaim.md").c_str(), 0644) == 0);
     // A directory under a claim's name, and a 3 MiB file.
@@ -74,7 +78,8 @@ TEST_CASE("hostile claim files are findings, never read, never waited on", "[e2e
     std::set<std::string> invalid;
     for (auto& f : found["findings"])
         if (f["code"] == "engram.invalid") invalid.insert(f["path"].get<std::string>());
-    for (const char* name : {"c-leakedoutside", "c-fifoclaim", "c-bigclaim", "c-directory"})
+    for (const char* name :
+         {"c-leakedoutside", "c-fifoclaim", "c-bigclaim", "c-directory", "c-loopclaim"})
         CHECK(invalid.count(std::string(".engram/claims/") + name + ".md") == 1);
     CHECK_FALSE(contains(check.out, "outside osprey"));
 
