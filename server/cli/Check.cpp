@@ -266,23 +266,23 @@ int runCheck(Engine& engine, const CheckOptions& opts) {
     o.failOnSpec = opts.failOn;
     FindingsOptions fo;
     if (!opts.changedSince.empty()) fo.changed = engine.changedSince(opts.changedSince);
-    o.findings = engine.findings(fo);
+    fo.keep = size_t(opts.maxFindings);
+    o.findings = engine.findings(fo, &o.summary);
     Utf16Columns columns(engine.root());
     for (auto& f : o.findings)
         columns.convert(f);
-    o.summary = summarize(o.findings);
-    for (auto& f : o.findings)
-        if (o.failOn.count(f.code)) ++o.failing;
+    int64_t total = 0;
+    for (auto& [code, n] : o.summary.byCode) {
+        total += n;
+        if (o.failOn.count(code)) o.failing += n;
+    }
+    o.unlisted = total - int64_t(o.findings.size());
     for (auto& s : engine.status().envelope.stores)
         if (s.tier == "project") {
             o.liveClaims = s.committed;
             o.brokenFiles = s.brokenFiles;
         }
     o.exitCode = o.failing > 0 ? 1 : 0;
-    if (opts.maxFindings > 0 && int64_t(o.findings.size()) > opts.maxFindings) {
-        o.unlisted = int64_t(o.findings.size()) - opts.maxFindings;
-        o.findings.resize(size_t(opts.maxFindings));
-    }
     if (opts.format == "text")
         std::cout << checkText(o);
     else

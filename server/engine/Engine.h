@@ -150,7 +150,9 @@ public:
     // live claim's anchors checked against the code, staleness, secrets in
     // claim files and claim files that do not parse; project tier only
     // unless asked. Sorted by path, range, code and claim id.
-    std::vector<Finding> findings(const FindingsOptions& opts = {});
+    // Sorted (findingLess). With opts.keep, only the first that many; `all`
+    // then counts every finding by code, the unlisted ones included.
+    std::vector<Finding> findings(const FindingsOptions& opts = {}, FindingsSummary* all = nullptr);
 
     // Brings every tier's index in line with its files (start-up, file
     // watching). With ids, only those claims of the project tier.

@@ -195,7 +195,7 @@ bool findingLess(const Finding& a, const Finding& b) {
     return key(a) < key(b);
 }
 
-std::vector<Finding> Engine::findings(const FindingsOptions& opts) {
+std::vector<Finding> Engine::findings(const FindingsOptions& opts, FindingsSummary* all) {
     if (opts.tier != "project" && opts.tier != "medulla" && opts.tier != "all")
         throw invalidField("tier", "must be 'project', 'medulla' or 'all'");
     // Files inside the root are named relative to it (as anchors are);
@@ -217,6 +217,34 @@ std::vector<Finding> Engine::findings(const FindingsOptions& opts) {
     const int64_t staleAfter = int64_t(opts_.staleDays) * 86400;
     std::vector<Finding> out;
     std::map<std::string, std::vector<std::string>> anchorPaths; // for opts.changed
+    // A pull request's findings: about a claim whose file, or a file it is
+    // anchored to, changed.
+    auto touched = [&](const Finding& f) {
+        if (opts.changed->count(f.path)) return true;
+        if (!f.claimFile.empty())
+            if (auto rel = relativeToRoot(opts_.root, f.claimFile);
+                rel && opts.changed->count(*rel))
+                return true;
+        auto it = anchorPaths.find(f.claimId);
+        if (it != anchorPaths.end())
+            for (auto& p : it->second)
+                if (opts.changed->count(p)) return true;
+        return false;
+    };
+    // Past opts.keep, findings are counted, not kept: a clone with a million
+    // broken claim files must not hold a million findings to list a
+    // thousand. The first ones in order survive each trim.
+    FindingsSummary counted = summarize({});
+    auto emit = [&](Finding&& f) {
+        if (opts.changed && !touched(f)) return;
+        ++counted.byCode[f.code];
+        out.push_back(std::move(f));
+        if (opts.keep && out.size() >= 2 * opts.keep + 1024) {
+            std::nth_element(out.begin(), out.begin() + std::ptrdiff_t(opts.keep), out.end(),
+                             findingLess);
+            out.resize(opts.keep);
+        }
+    };
 
     for (auto& tp : tiers_) {
         Tier& t = *tp;
@@ -301,7 +329,7 @@ std::vector<Finding> Engine::findings(const FindingsOptions& opts) {
             f.message = "invalid: " + f.path + " cannot be parsed" +
                         (b.line > 0 ? " (line " + std::to_string(b.line) + ")" : "") + ": " + why +
                         "; engram ignores this file until it is fixed";
-            out.push_back(std::move(f));
+            emit(std::move(f));
         }
 
         for (auto& c : claims) {
@@ -344,7 +372,7 @@ std::vector<Finding> Engine::findings(const FindingsOptions& opts) {
                     f.message = "secret: the secret scan of " + s.field + " could not complete (" +
                                 s.failure +
                                 "); treat this claim file as unsafe until it is checked; " + quoted;
-                    out.push_back(std::move(f));
+                    emit(std::move(f));
                     continue;
                 }
                 for (auto& h : s.hits) {
@@ -375,7 +403,7 @@ std::vector<Finding> Engine::findings(const FindingsOptions& opts) {
                         auto [el, ec] = position(*fileText, at + needle.size());
                         f.range = {sl, sc, el, ec};
                     }
-                    out.push_back(std::move(f));
+                    emit(std::move(f));
                 }
             }
 
@@ -441,7 +469,7 @@ std::vector<Finding> Engine::findings(const FindingsOptions& opts) {
                                     "anchor; " +
                                     quoted;
                     }
-                    out.push_back(std::move(f));
+                    emit(std::move(f));
                 }
             }
 
@@ -464,7 +492,7 @@ std::vector<Finding> Engine::findings(const FindingsOptions& opts) {
                             " (or --take ours|theirs), and engram init to register the "
                             "driver; " +
                             quoted;
-                out.push_back(std::move(f));
+                emit(std::move(f));
             }
             if (!c.diverged.empty()) {
                 Finding f = base("engram.conflict");
@@ -481,7 +509,7 @@ std::vector<Finding> Engine::findings(const FindingsOptions& opts) {
                             std::to_string(c.version) + " live and also kept " + others +
                             "; check them, then resolve (engram resolve " + c.id +
                             ", or --take VERSION) or supersede it; " + quoted;
-                out.push_back(std::move(f));
+                emit(std::move(f));
             }
 
             // Stale: judged from the last re-verification, else the claim's
@@ -495,7 +523,7 @@ std::vector<Finding> Engine::findings(const FindingsOptions& opts) {
                             std::to_string(opts_.staleDays) +
                             " days); check that it still holds, then re-verify (engram reverify " +
                             c.id + ") or retract it; " + quoted;
-                out.push_back(std::move(f));
+                emit(std::move(f));
             }
         }
 
@@ -570,27 +598,14 @@ std::vector<Finding> Engine::findings(const FindingsOptions& opts) {
                                     (sl.empty() ? "" : "\"" + sl + "\" ") + "(" + self->id +
                                     "): " + oneLine(safe(text));
                         if (only && f.path != *only && !byAnchor) continue;
-                        out.push_back(std::move(f));
+                        emit(std::move(f));
                     }
                 }
         }
     }
-    if (opts.changed) {
-        // A claim is touched when its file or a file it is anchored to is.
-        std::erase_if(out, [&](const Finding& f) {
-            if (opts.changed->count(f.path)) return false;
-            if (!f.claimFile.empty())
-                if (auto rel = relativeToRoot(opts_.root, f.claimFile);
-                    rel && opts.changed->count(*rel))
-                    return false;
-            auto it = anchorPaths.find(f.claimId);
-            if (it != anchorPaths.end())
-                for (auto& p : it->second)
-                    if (opts.changed->count(p)) return false;
-            return true;
-        });
-    }
     std::sort(out.begin(), out.end(), findingLess);
+    if (opts.keep && out.size() > opts.keep) out.resize(opts.keep);
+    if (all) *all = std::move(counted);
     return out;
 }
 

@@ -63,6 +63,9 @@ struct FindingsOptions {
     // paths, as Engine::changedSince gives them), and broken or unmerged
     // claim files in it.
     std::optional<std::set<std::string>> changed = {};
+    // At most this many findings are kept, the first in findingLess order
+    // (0: all); Engine::findings counts the rest.
+    size_t keep = 0;
 };
 
 struct FindingsSummary {

@@ -482,3 +482,31 @@ TEST_CASE("finding rules: one per code with the BRIEF's severities", "[findings]
     CHECK(severityRank("information") > severityRank("hint"));
     CHECK(severityRank("fatal") == -1);
 }
+
+TEST_CASE("a bounded listing keeps the first findings in order and counts every one") {
+    Workspace w;
+    // Enough broken files that the collector trims several times on the way.
+    for (int i = 0; i < 2600; ++i) {
+        char name[32];
+        std::snprintf(name, sizeof name, "c-broken%05d", i);
+        w.root.write(w.claimRel(name), "no header here\n");
+    }
+    w.remember("validate checks expiry", "expiry", {.path = "src/svc.py"});
+    w.edit("return token.ok", "return None"); // one more finding, of another code
+    w.engine.refresh();
+    FindingsSummary counts;
+    auto all = w.engine.findings({}, &counts);
+    REQUIRE(all.size() >= 2601);
+    FindingsOptions few;
+    few.keep = 7;
+    FindingsSummary fewCounts;
+    auto first = w.engine.findings(few, &fewCounts);
+    REQUIRE(first.size() == 7);
+    for (size_t i = 0; i < first.size(); ++i) {
+        CHECK(first[i].path == all[i].path);
+        CHECK(first[i].message == all[i].message);
+    }
+    CHECK(fewCounts.byCode == counts.byCode);
+    CHECK(counts.byCode["engram.invalid"] == 2600);
+    CHECK(fewCounts.byCode == summarize(all).byCode);
+}
