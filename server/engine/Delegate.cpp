@@ -28,6 +28,7 @@
 #include <algorithm>
 #include <cerrno>
 #include <cmath>
+#include <cstring>
 #include <fcntl.h>
 #include <map>
 #include <set>
@@ -96,20 +97,24 @@ std::vector<unsigned char> loadOrCreateKey(const std::string& home) {
     std::string tmp = keyPath(home) + ".tmp-" + std::to_string(::getpid());
     {
         UniqueFd fd(::open(tmp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600));
-        if (!fd) throw FsError("cannot create " + tmp);
+        if (!fd) throw FsError("cannot create " + tmp + ": " + std::strerror(errno), tmp, errno);
         std::string hex = toHex(sk.data(), sk.size()) + "\n";
         sodium_memzero(sk.data(), sk.size());
-        if (::write(fd.get(), hex.data(), hex.size()) != ssize_t(hex.size()) ||
-            ::fsync(fd.get()) != 0) {
+        ssize_t wrote = ::write(fd.get(), hex.data(), hex.size());
+        if (wrote != ssize_t(hex.size()) || ::fsync(fd.get()) != 0) {
+            int err = wrote >= 0 && wrote != ssize_t(hex.size()) ? ENOSPC : errno;
             sodium_memzero(hex.data(), hex.size());
             removeFile(tmp);
-            throw FsError("cannot write " + tmp);
+            throw FsError("cannot write " + tmp + ": " + std::strerror(err), tmp, err);
         }
         sodium_memzero(hex.data(), hex.size());
     }
     int linked = ::link(tmp.c_str(), keyPath(home).c_str());
+    int linkErr = errno;
     removeFile(tmp);
-    if (linked != 0 && errno != EEXIST) throw FsError("cannot create " + keyPath(home));
+    if (linked != 0 && linkErr != EEXIST)
+        throw FsError("cannot create " + keyPath(home) + ": " + std::strerror(linkErr),
+                      keyPath(home), linkErr);
     fsyncDir(dir);
     auto stored = readSecretKey(home);
     if (!stored) throw FsError("cannot read " + keyPath(home));
