@@ -14,7 +14,8 @@ with writes in flight. Then, through the CLI:
     is in the medulla;
   - `engram doctor` is clean: every claim file parses and both audit
     chains verify (a torn last line would be reported there);
-  - no temporary file is left where a reader would take it for a claim;
+  - no temporary file is left where a reader would take it for a claim, and
+    reindex sweeps those of killed writers;
   - the index the server left answers as one rebuilt from the files does
     (`recall` before and after `engram reindex`).
 Exit 0 when every round holds; prints what was tried and what held.
@@ -265,7 +266,15 @@ def check(engram, home, root, exp, touched, round_tokens):
     for suffix in ("", "-wal"):  # the index as the server and the CLI left it
         if os.path.exists(synced + suffix):
             shutil.copyfile(synced + suffix, kept + suffix)
-    cli(engram, home, root, "reindex")
+    swept = sum(r.get("temporaries_removed", 0)
+                for r in cli(engram, home, root, "reindex")["reports"])
+    # Reindex sweeps the temporaries of writers no longer running once they
+    # are 10 seconds old; older ones must be gone (the killed server's).
+    now = time.time()
+    stale = [n for n in (os.listdir(claims) if os.path.isdir(claims) else [])
+             if ".tmp-" in n and now - os.path.getmtime(os.path.join(claims, n)) > 30]
+    if stale:
+        problems.append(f"reindex left temporaries of writers no longer running: {stale[:3]}")
     after = recalled()
     if before != after:
         rows_b, health_b = before
@@ -282,7 +291,7 @@ def check(engram, home, root, exp, touched, round_tokens):
                 os.rename(kept + suffix, keep + suffix)
         problems.append("the index answers differently from one rebuilt from the files: " +
                         "; ".join(detail) + f" (the synced index: {keep})")
-    return problems, leftovers
+    return problems, leftovers, swept
 
 
 def main():
@@ -304,7 +313,7 @@ def main():
         f.write(SOURCE)
 
     exp = Expect()
-    totals = {"sent": 0, "acked": 0, "in_flight": 0, "tmp_left": 0}
+    totals = {"sent": 0, "acked": 0, "in_flight": 0, "tmp_left": 0, "tmp_swept": 0}
     failures = 0
     start = time.time()
     for n in range(args.kills):
@@ -325,8 +334,10 @@ def main():
         touched = {s for _, op, s in sent if op != "new"} | {
             exp.labels[s] for _, op, s in sent if op == "new" and s in exp.labels}
         round_tokens = {token(n * 64 + k) for k in range(len(sent))}
-        problems, leftovers = check(engram, home, root, exp, sorted(touched), round_tokens)
+        problems, leftovers, swept = check(engram, home, root, exp, sorted(touched),
+                                           round_tokens)
         totals["tmp_left"] = leftovers
+        totals["tmp_swept"] += swept
         if problems:
             failures += 1
             print(f"round {n}: {len(problems)} problem(s)")
@@ -338,8 +349,9 @@ def main():
     print(f"crash points: {args.kills} kills, {totals['sent']} writes sent, "
           f"{totals['acked']} acknowledged and found, {totals['in_flight']} in flight at a kill; "
           f"{len(exp.version)} claims, {len(exp.retracted)} retracted, "
-          f"{len(exp.promoted)} promoted; {totals['tmp_left']} temporary files left "
-          f"(never read); {failures} round(s) failed; "
+          f"{len(exp.promoted)} promoted; {totals['tmp_swept']} temporary files of killed "
+          f"writers swept by reindex, {totals['tmp_left']} left at the last round (never "
+          f"read); {failures} round(s) failed; "
           f"{time.time() - start:.0f} s")
     if args.keep or failures:
         print("workspace (kept):", work)
