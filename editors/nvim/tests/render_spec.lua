@@ -86,4 +86,31 @@ h.run('nvim render', function()
   vim.fn.mkdir(root .. '/web/.engram', 'p')
   h.eq(root .. '/web', require('engram.client').find_root(root .. '/web/session.ts', markers), 'nearest marker wins')
   h.eq(nil, require('engram.client').find_root('/', markers), 'no root')
+
+  -- Broken files: the stores count them all, the list names the first ones.
+  local listed = {}
+  for k = 1, 100 do
+    listed[k] = { file = ('claims/c-%d.md'):format(k), problem = 'line 1: no header' }
+  end
+  local lines = render.status_lines({
+    envelope = {
+      binding = { root = '/w', source = 'initialize', fingerprint = '0123' },
+      session = { version = '0.1.0', pid = 7 },
+      trust_mode = 'full_trust',
+      status = 'ok',
+      store = {
+        {
+          tier = 'project',
+          exists = true,
+          index_ready = true,
+          claims = { committed = 1, frontier = 0, retracted = 0, superseded = 0 },
+          anchors = 0,
+          broken_files = 250000,
+        },
+      },
+    },
+    anchor_health = { intact = 0, drifted = 0, moved = 0, orphaned = 0 },
+    broken_files = listed,
+  })
+  h.eq('  broken   ... and 249900 more (engram check lists them)', lines[#lines], 'unlisted broken files')
 end)

@@ -93,8 +93,17 @@ function M.status_lines(s)
     lines,
     ('  anchors  %d intact, %d drifted, %d moved, %d orphaned'):format(h.intact, h.drifted, h.moved, h.orphaned)
   )
-  for _, b in ipairs(s.broken_files or {}) do
+  local listed = s.broken_files or {}
+  for _, b in ipairs(listed) do
     table.insert(lines, ('  broken   %s: %s'):format(b.file, b.problem))
+  end
+  -- The stores count every broken file; the list names only the first ones.
+  local counted = 0
+  for _, st in ipairs(e.store) do
+    counted = counted + (st.broken_files or 0)
+  end
+  if counted > #listed then
+    table.insert(lines, ('  broken   ... and %d more (engram check lists them)'):format(counted - #listed))
   end
   -- The project's reports (older servers send no inbox).
   if s.inbox then

@@ -13,12 +13,22 @@ function liveClaims(status: StatusResult): number {
     return status.envelope.store.reduce((n, s) => n + s.claims.committed, 0);
 }
 
+/**
+ * Broken claim files: the stores count them all, the list names only the
+ * first ones (100 per store; a clone can carry a million).
+ */
+function brokenFiles(status: StatusResult): number {
+    const counted = status.envelope.store.reduce((n, s) => n + (s.broken_files ?? 0), 0);
+    return Math.max(counted, status.broken_files.length);
+}
+
 export function statusBarView(status: StatusResult): StatusBarView {
     const h = status.anchor_health;
     const parts = [`engram: ${liveClaims(status)}`];
     if (h.drifted) parts.push(`${h.drifted} drifted`);
     if (h.orphaned) parts.push(`${h.orphaned} orphaned`);
-    if (status.broken_files.length) parts.push(`${status.broken_files.length} broken`);
+    const broken = brokenFiles(status);
+    if (broken) parts.push(`${broken} broken`);
     const open = (status.inbox?.open ?? 0) + (status.inbox?.in_progress ?? 0);
     if (open) parts.push(`${open} ${open === 1 ? 'report' : 'reports'} open`);
     const tiers = status.envelope.store
@@ -30,7 +40,7 @@ export function statusBarView(status: StatusResult): StatusBarView {
             `engram bound to ${status.envelope.binding.root}\n${tiers}\n` +
             (open ? `${open} open in the project's inbox (engram inbox)\n` : '') +
             'Click for the status report.',
-        warning: h.drifted + h.orphaned + status.broken_files.length > 0,
+        warning: h.drifted + h.orphaned + broken > 0,
     };
 }
 
@@ -72,6 +82,8 @@ export function statusReport(folder: string, status: StatusResult): string[] {
     }
     lines.push(`  anchors      ${h.intact} intact, ${h.drifted} drifted, ${h.moved} moved, ${h.orphaned} orphaned`);
     for (const b of status.broken_files) lines.push(`  broken file  ${b.file}: ${b.problem}`);
+    const unlisted = brokenFiles(status) - status.broken_files.length;
+    if (unlisted > 0) lines.push(`  broken file  ... and ${unlisted} more (engram check lists them)`);
     if (status.inbox) {
         const i = status.inbox;
         lines.push(`  inbox        ${i.open} open, ${i.in_progress} in progress, ${i.answered} answered, ${i.external} external`);

@@ -23,7 +23,7 @@ function status(drifted: number, orphaned = 0, broken: StatusResult['broken_file
             status: 'ok',
             trust_mode: 'full_trust',
             binding: { root: '/w', fingerprint: '0123456789abcdef', source: 'initialize', mismatch: false },
-            store: [store('project', 40), store('medulla', 2)],
+            store: [{ ...store('project', 40), broken_files: broken.length }, store('medulla', 2)],
             next_suggested: null,
             session: { pid: 7, version: '0.1.0', started: '2026-01-01T00:00:00Z' },
         },
@@ -50,6 +50,17 @@ test('orphaned anchors and broken claim files are counted too', () => {
         statusBarView(status(1, 2, [{ file: 'claims/x.md', problem: 'line 3: no colon' }])).text,
         'engram: 42 · 1 drifted · 2 orphaned · 1 broken',
     );
+});
+
+test('broken files are counted from the stores: the list names only the first ones', () => {
+    const listed = Array.from({ length: 100 }, (_, i) => ({ file: `claims/c-${i}.md`, problem: 'line 1: no header' }));
+    const s = status(0, 0, listed);
+    s.envelope.store[0].broken_files = 250000;
+    assert.equal(statusBarView(s).text, 'engram: 42 · 250000 broken');
+    assert.equal(statusBarView(s).warning, true);
+    const report = statusReport('/w', s);
+    assert.equal(report.filter((l) => l.startsWith('  broken file  claims/')).length, 100);
+    assert.ok(report.includes('  broken file  ... and 249900 more (engram check lists them)'));
 });
 
 test('open reports in the inbox are counted, in progress with them, never external ones', () => {
