@@ -15,7 +15,14 @@ namespace engram {
 std::string escapeValue(std::string_view v) {
     std::string out;
     out.reserve(v.size());
-    for (char c : v) {
+    for (size_t i = 0; i < v.size(); ++i) {
+        char c = v[i];
+        // The reader trims a value's blanks: an outer space is escaped so
+        // that it survives ("\ "), as a hand-written one did.
+        if (c == ' ' && (i == 0 || i + 1 == v.size())) {
+            out += "\\ ";
+            continue;
+        }
         switch (c) {
         case '\\':
             out += "\\\\";
@@ -180,6 +187,18 @@ std::string_view trim(std::string_view s) {
     return s;
 }
 
+// A header value's blanks are trimmed, except a space escaped as "\ " at
+// its end (escapeValue writes outer spaces that way).
+std::string_view trimValue(std::string_view s) {
+    std::string_view t = trim(s);
+    size_t start = size_t(t.data() - s.data()), end = start + t.size();
+    size_t slashes = 0;
+    while (slashes < t.size() && t[t.size() - 1 - slashes] == '\\')
+        ++slashes;
+    if (slashes % 2 == 1 && end < s.size() && s[end] == ' ') return s.substr(start, t.size() + 1);
+    return t;
+}
+
 template <class T>
 bool parseNumber(std::string_view s, T& out) {
     auto r = std::from_chars(s.data(), s.data() + s.size(), out);
@@ -318,7 +337,9 @@ static Claim parseOne(std::string_view contents, std::string_view expectedId) {
         std::string key(trim(t.substr(0, colon)));
         // A key of blanks (" \r: x") would be written back as ": x".
         if (key.empty()) throw ClaimFileError(line, "expected 'key: value'");
-        std::string val = unescapeValue(trim(t.substr(colon + 1)));
+        // From the untrimmed line: an escaped space may end it.
+        std::string val =
+            unescapeValue(trimValue(l.substr(size_t(t.data() - l.data()) + colon + 1)));
         bool repeatable = key == "anchor" || key == "evidence" || key == "diverged";
         if (!repeatable && !seen.insert(key).second)
             throw ClaimFileError(line, "duplicate field '" + key + "'");
