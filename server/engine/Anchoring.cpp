@@ -187,7 +187,10 @@ const Anchorer::CachedFile* Anchorer::load(const std::string& relPath) {
         }
         return &f;
     }
-    auto text = readFile(root_ + "/" + *rel, nullptr, {kMaxAnchoredFileBytes});
+    // A stat first: a file past the bound is not read at all (every check
+    // of an anchor there would otherwise read 16 MiB to learn it).
+    std::optional<std::string> text;
+    if (!tooLarge(*rel)) text = readFile(root_ + "/" + *rel, nullptr, {kMaxAnchoredFileBytes});
     if (!text || text->size() > kMaxAnchoredFileBytes) {
         cache_.erase(*rel);
         return nullptr;
