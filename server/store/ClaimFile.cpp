@@ -462,8 +462,18 @@ static Claim parseOne(std::string_view contents, std::string_view expectedId) {
     std::string_view body = contents.substr(std::min(pos, contents.size()));
     while (!body.empty() && (body.back() == '\n' || body.back() == '\r'))
         body.remove_suffix(1);
-    while (!body.empty() && (body.front() == '\n' || body.front() == '\r'))
-        body.remove_prefix(1);
+    // Blank lines before the text go, whole: a lone '\r' is not a line
+    // break (to git either), so it stays. Dropping it could put a line such
+    // as "\r<<<<<<<" at the start of a line when the claim is written back,
+    // where it would read as a conflict marker.
+    for (;;) {
+        if (body.starts_with('\n'))
+            body.remove_prefix(1);
+        else if (body.starts_with("\r\n"))
+            body.remove_prefix(2);
+        else
+            break;
+    }
     if (body.empty()) throw ClaimFileError(line + 1, "the claim has no text after the header");
     c.text = std::string(body);
 

@@ -148,6 +148,20 @@ TEST_CASE("a value's outer spaces survive a write and a read (found by fuzzing)"
     CHECK(escapeValue("a b") == "a b"); // inner spaces as they are
 }
 
+TEST_CASE("a lone carriage return before the text is kept, not trimmed (found by fuzzing)") {
+    // "\r<<<<<<<" is not a conflict marker; trimming the '\r' made the
+    // text start with one, so the claim written back read as a conflict.
+    Claim c = parseClaim("---\nid: c-x1\n---\n\r\r<<<<<<<\nbody\n", "c-x1");
+    CHECK(c.text == "\r\r<<<<<<<\nbody");
+    CHECK_FALSE(c.unmerged);
+    std::string once = serializeClaim(c);
+    Claim again = parseClaim(once, "c-x1");
+    CHECK(again.text == c.text);
+    CHECK(serializeClaim(again) == once);
+    // Whole blank lines before the text still go, in either line ending.
+    CHECK(parseClaim("---\nid: c-x1\n---\n\n\r\ntext\n", "c-x1").text == "text");
+}
+
 TEST_CASE("confidence is written with at most three decimals, trailing zeros trimmed") {
     CHECK(formatConfidence(0.9) == "0.9");
     CHECK(formatConfidence(1.0) == "1");
