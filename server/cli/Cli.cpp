@@ -507,6 +507,8 @@ int run(int argc, char** argv) {
             if (f.kind == ops::FlagKind::Texts) spec.repeated.insert(f.name);
         }
     }
+    // `reverify --file PATH[:LINE]` is reverify_file's form (see below).
+    commands["reverify"].valued.insert("--file");
     Context ctx;
     try {
         ctx.args = parseArgs(argc, argv, commands, global);
@@ -557,6 +559,12 @@ int run(int argc, char** argv) {
             }
             mcp::McpServer server({ctx.root, ctx.rootSource, ctx.home, ENGRAM_VERSION});
             return server.run();
+        }
+        // `reverify --file PATH[:LINE]`: an instruction file, not a claim.
+        if (c == "reverify" && ctx.args.get("--file")) {
+            if (!ctx.args.positionals.empty())
+                throw UsageError("reverify: give a claim ID or --file PATH, not both");
+            return runOperation(ctx, *ops::byName("reverify_file"));
         }
         if (auto* op = ops::byCommand(c)) return runOperation(ctx, *op);
         if (c == "check") return cmdCheck(ctx);

@@ -18,7 +18,6 @@ namespace {
 constexpr size_t kMaxCachedFiles = 256;
 // Files past this are not read or parsed (a minified bundle, a generated
 // blob, a hostile 100 MB line): an anchor there reads as orphaned, saying why.
-constexpr size_t kMaxAnchoredFileBytes = 16u << 20;
 
 // Lines [start, end] (1-based, inclusive); nullopt when the file is shorter.
 std::optional<std::string_view> lineRange(std::string_view text, int start, int end) {
@@ -51,25 +50,6 @@ uint32_t firstColumn(std::string_view text, int line) {
     if (!l) return 0;
     auto col = l->find_first_not_of(" \t");
     return col == std::string_view::npos ? 0 : uint32_t(col);
-}
-
-Anchor symbolAnchor(const std::string& path, const std::string& language, const syntax::Symbol& s) {
-    Anchor a;
-    a.path = path;
-    a.symbol = s.qualified;
-    a.language = language;
-    a.nodeKind = s.kind;
-    a.hash = s.hash;
-    a.shape = s.shapeHash;
-    a.head = s.headHash;
-    a.tokens = s.tokenHash;
-    a.errors = s.hasError;
-    if (s.twins > 1) {
-        a.ordinal = int(s.ordinal);
-        a.twins = int(s.twins);
-        if (s.copies > 1) a.copies = int(s.copies);
-    }
-    return a;
 }
 
 // The anchored definition, unchanged: the same digest, or, where the parser
@@ -138,6 +118,25 @@ std::optional<size_t> identify(const std::vector<syntax::Symbol>& symbols,
 }
 
 } // namespace
+
+Anchor symbolAnchor(const std::string& path, const std::string& language, const syntax::Symbol& s) {
+    Anchor a;
+    a.path = path;
+    a.symbol = s.qualified;
+    a.language = language;
+    a.nodeKind = s.kind;
+    a.hash = s.hash;
+    a.shape = s.shapeHash;
+    a.head = s.headHash;
+    a.tokens = s.tokenHash;
+    a.errors = s.hasError;
+    if (s.twins > 1) {
+        a.ordinal = int(s.ordinal);
+        a.twins = int(s.twins);
+        if (s.copies > 1) a.copies = int(s.copies);
+    }
+    return a;
+}
 
 std::string textDigest(std::string_view text) {
     // Every run of white space becomes one space, so re-indenting or

@@ -19,6 +19,10 @@
 
 namespace engram {
 
+// Anchored files are read up to this size: a larger one (generated, or a
+// hostile clone's) is not read at all.
+inline constexpr size_t kMaxAnchoredFileBytes = 16u << 20;
+
 // A 0-based range in a file (end exclusive; columns in bytes).
 struct TextRange {
     uint32_t startLine = 0, startColumn = 0, endLine = 0, endColumn = 0;
@@ -100,6 +104,9 @@ private:
     std::function<std::vector<CodeSymbol>(const std::string&)> shapeLookup_;
     std::unordered_map<std::string, uint64_t> revisions_; // edits per open document
 };
+
+// The anchor a definition would be given now.
+Anchor symbolAnchor(const std::string& path, const std::string& language, const syntax::Symbol& s);
 
 // The whitespace-blind digest used by file and range anchors.
 std::string textDigest(std::string_view text);

@@ -13,6 +13,7 @@
 #include "engine/Findings.h"
 #include "engine/Requests.h"
 #include "index/Index.h"
+#include "instructions/References.h"
 #include "store/Store.h"
 #include "util/TreeWatch.h"
 
@@ -47,6 +48,40 @@ struct EngineOptions {
     // so engram/status looks again only at files reported changed instead
     // of a stat of every anchored file per call.
     bool watchFiles = false;
+};
+
+// A code reference in an instruction file and what engram makes of it
+// (engine/Instructions.cpp, BRIEF 14).
+struct InstructionRef {
+    std::string file; // the instruction file, workspace-relative
+    instructions::Reference ref;
+    // ok | dangling | drifted | moved | ambiguous (names several definitions:
+    // resolved, but not judged)
+    std::string state;
+    std::string target;  // what it resolved to: "path", "path:N", "path#Qualified"
+    std::string why;     // dangling, drifted, moved: what happened, in words
+    std::string movedTo; // moved: "path#Qualified" now
+    // The text to write instead of ref.written (moved; a dangling path whose
+    // file exists under one other directory); empty when there is none.
+    std::string replacement;
+    // What the symbol was judged against: "stamp", "git <sha12>", or empty
+    // (nothing to judge against: only whether it resolves).
+    std::string baseline;
+    std::optional<Anchor> current;        // a symbol that resolves now: its anchor
+    std::optional<TextRange> targetRange; // where that symbol is now
+};
+
+struct InstructionScan {
+    std::vector<std::string> files;   // the instruction files read
+    std::vector<InstructionRef> refs; // the references (candidates judged to be none dropped)
+    size_t candidates = 0;            // candidates read, references or not
+    bool history = false;             // git history was there to judge against
+};
+
+struct ReverifyFileResult {
+    std::string file;
+    int stamped = 0;
+    std::vector<std::string> refused; // "FILE:LINE `ref`: state (why)"
 };
 
 struct CodeIndexReport {
@@ -174,6 +209,23 @@ public:
     // Brings the workspace's code index up to date (engine/CodeIndex.cpp);
     // progress(done, total) is called now and then.
     CodeIndexReport indexCode(const std::function<void(size_t, size_t)>& progress = {});
+
+    // Instruction files (BRIEF 14): which there are (with `all`, every file
+    // of the workspace as git lists it, or a walk finds it), and their
+    // references judged against the code. `text` replaces onlyFile's
+    // contents (an editor's unsaved buffer).
+    std::vector<std::string> instructionFiles(std::vector<std::string>* all = nullptr);
+    InstructionScan scanInstructions(const std::optional<std::string>& onlyFile = {},
+                                     const std::string* text = nullptr);
+    // Stamps the references of an instruction file (or of one of its lines)
+    // that resolve now as verified: a recorded act (audit "reverify-file").
+    ReverifyFileResult reverifyInstructions(const std::string& file, std::optional<int> line,
+                                            const std::string& agent);
+
+    // The findings of the instruction files (all of them, or `only`, when it
+    // is one), handed to `emit` (engine/Findings.cpp).
+    void instructionFindings(const FindingsOptions& opts, const std::optional<std::string>& only,
+                             const std::function<void(Finding&&)>& emit);
 
     // Problems in the project's store.conf, by line (engram doctor shows them).
     const std::vector<std::string>& configErrors() const { return configErrors_; }

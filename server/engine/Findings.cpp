@@ -67,6 +67,12 @@ const std::vector<FindingRule> kRules = {
      "A claim file cannot be parsed; engram ignores it until it is fixed. The message names the "
      "line.",
      true},
+    {"engram.dangling", "warning", "DanglingReference",
+     "An instruction file names code that does not exist",
+     "An agent instruction file (AGENTS.md, CLAUDE.md, .cursor/rules, ...) names a file, a line "
+     "or a symbol that the workspace does not have (any more). Agents read these files first "
+     "and follow them: fix the reference or remove the sentence.",
+     true},
 };
 
 // One line of at most kMaxQuoted bytes (cut on a UTF-8 boundary).
@@ -603,10 +609,61 @@ std::vector<Finding> Engine::findings(const FindingsOptions& opts, FindingsSumma
                 }
         }
     }
+    if (opts.tier != "medulla") instructionFindings(opts, only, emit);
     std::sort(out.begin(), out.end(), findingLess);
     if (opts.keep && out.size() > opts.keep) out.resize(opts.keep);
     if (all) *all = std::move(counted);
     return out;
+}
+
+// Instruction files' references (BRIEF 14): on their lines, not on a claim.
+void Engine::instructionFindings(const FindingsOptions& opts,
+                                 const std::optional<std::string>& only,
+                                 const std::function<void(Finding&&)>& emit) {
+    std::optional<std::string> file;
+    if (only) {
+        if (!instructions::isInstructionFile(*only)) {
+            bool globbed = false;
+            if (Tier* t = tier("project"))
+                for (auto& g : t->store->instructionGlobs())
+                    globbed = globbed || instructions::globMatches(g, *only);
+            if (!globbed) return;
+        }
+        file = *only;
+    }
+    InstructionScan scan = scanInstructions(file);
+    for (auto& r : scan.refs) {
+        if (r.state != "dangling" && r.state != "drifted" && r.state != "moved") continue;
+        if (opts.changed && !opts.changed->count(r.file)) {
+            std::string target = r.target.substr(0, r.target.find_first_of(":#"));
+            bool moved =
+                !r.movedTo.empty() && opts.changed->count(r.movedTo.substr(0, r.movedTo.find('#')));
+            if (!opts.changed->count(target) && !moved) continue;
+        }
+        Finding f;
+        f.code = "engram." + r.state;
+        f.severity = std::string(findingRule(f.code)->severity);
+        f.tier = "project";
+        f.path = r.file;
+        f.label = r.file + ":" + std::to_string(r.ref.lineIndex + 1);
+        f.symbol = r.ref.symbol;
+        f.subject = "ref:" + r.ref.written;
+        f.range = {r.ref.lineIndex, r.ref.startColumn, r.ref.lineIndex, r.ref.endColumn};
+        std::string ref = "`" + r.ref.written + "`";
+        if (r.state == "dangling")
+            f.message = "dangling: " + ref + " names nothing that exists: " + r.why +
+                        (r.replacement.empty() ? "" : "; write `" + r.replacement + "`") +
+                        "; fix the reference or remove it (agents follow this file)";
+        else if (r.state == "drifted")
+            f.message = "drifted: " + ref + ": " + r.why +
+                        "; check that the text still holds, then re-verify (engram reverify "
+                        "--file " +
+                        r.file + ":" + std::to_string(r.ref.lineIndex + 1) + ")";
+        else
+            f.message = "moved: " + ref + ": " + r.why + "; write `" + r.replacement +
+                        "` (the quick fix does), then check the text";
+        emit(std::move(f));
+    }
 }
 
 } // namespace engram

@@ -21,7 +21,8 @@ namespace engram {
 
 struct Finding {
     // engram.drifted | engram.orphaned | engram.moved | engram.stale |
-    // engram.secret | engram.invalid | engram.conflict | engram.unmerged
+    // engram.secret | engram.invalid | engram.conflict | engram.unmerged |
+    // engram.dangling (an instruction file's reference, on its line: no claim)
     std::string code;
     std::string severity; // error | warning | information | hint
     std::string claimId;  // empty for a broken file whose name is not a claim id

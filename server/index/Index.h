@@ -193,6 +193,9 @@ public:
     // for a moved symbol elsewhere are stale once it changes.
     uint64_t codeChanges() const { return codeChanges_; }
     std::vector<CodeSymbol> symbolsWithShape(const std::string& shape);
+    // Every definition in the code index (instruction files' names are
+    // looked up among them, engine/Instructions.cpp).
+    std::vector<CodeSymbol> codeSymbols();
     sql::Transaction writeScope() { return sql::Transaction(db_, true); }
     // The page cache for a large write (the code index's first fill), in
     // MiB; 0 restores the default. With the default 2 MB, SQLite spills the

@@ -248,6 +248,14 @@ std::string reverify(const json& r) {
     return "Re-verified: the anchors now point at the code as it is.\n" + get(r);
 }
 
+std::string reverifyFile(const json& r) {
+    std::string out = "Stamped " + std::to_string(member(r, "stamped").get<int64_t>()) +
+                      " reference(s) of " + field(r, "file") + " as verified.\n";
+    for (auto& why : member(r, "refused"))
+        out += "  not stamped: " + why.get<std::string>() + "\n";
+    return out;
+}
+
 std::string anchors(const json& r) {
     const json& list = member(r, "anchors");
     std::string path = field(r, "path");

@@ -20,6 +20,7 @@ std::string get(const json& r);
 std::string retract(const json& r);
 std::string learn(const json& r);
 std::string reverify(const json& r);
+std::string reverifyFile(const json& r);
 std::string anchors(const json& r);
 std::string status(const json& r);
 std::string promote(const json& r);

@@ -396,6 +396,21 @@ json reverifyInput() {
                  {"id"});
 }
 
+json reverifyFileInput() {
+    return input({{"file", str("An instruction file (AGENTS.md, CLAUDE.md...), workspace-relative, "
+                               "with :LINE for one line's references")},
+                  {"agent", agentArg()}},
+                 {"file"});
+}
+
+json reverifyFileOutput() {
+    return object({{"file", str("The instruction file, workspace-relative")},
+                   {"stamped", integer("References stamped as verified")},
+                   {"refused", arrayOf(str(), "References that could not be stamped, and why "
+                                              "(dangling, moved, ambiguous)")}},
+                  {"file", "stamped", "refused"});
+}
+
 json anchorsInput() {
     return input({{"path", str("Workspace-relative path of a source file")},
                   {"uri", str("The file as a file:// URI, instead of path")}},

@@ -28,6 +28,8 @@ json retractOutput();
 json learnInput();
 json learnOutput();
 json reverifyInput();
+json reverifyFileInput();
+json reverifyFileOutput();
 json anchorsInput();
 json anchorsOutput();
 json statusInput();

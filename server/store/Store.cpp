@@ -35,6 +35,7 @@ Store::Store(std::string dir, std::string tier, std::string defaultName)
         StoreConfig conf = parseStoreConfig(*text);
         if (conf.name) name_ = *conf.name;
         languageMap_ = std::move(conf.languageMap);
+        instructionGlobs_ = std::move(conf.instructionGlobs);
         configErrors_ = std::move(conf.errors);
     }
 }

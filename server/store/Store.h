@@ -96,6 +96,8 @@ public:
     // `language: .ext name` lines of store.conf (extension -> language;
     // "none" maps the extension to no grammar), and the config's problems
     // by line.
+    // store.conf's `instructions:` globs.
+    const std::vector<std::string>& instructionGlobs() const { return instructionGlobs_; }
     const std::vector<std::pair<std::string, std::string>>& languageMap() const {
         return languageMap_;
     }
@@ -112,6 +114,7 @@ private:
     std::string name_;
     AuditLog audit_;
     std::vector<std::pair<std::string, std::string>> languageMap_;
+    std::vector<std::string> instructionGlobs_;
     std::vector<std::string> configErrors_;
 };
 

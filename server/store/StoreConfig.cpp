@@ -59,6 +59,25 @@ StoreConfig parseStoreConfig(std::string_view text) {
                 problem(line, "expected 'language: .ext NAME' (or NAME 'none')");
             else
                 conf.languageMap.emplace_back(ext, lang == "none" ? "" : std::string(lang));
+        } else if (key == "instructions") {
+            // Globs of more instruction files, blank-separated.
+            size_t at = 0;
+            bool any = false;
+            while (at < value.size()) {
+                size_t end = value.find_first_of(" \t", at);
+                if (end == std::string_view::npos) end = value.size();
+                std::string_view glob = value.substr(at, end - at);
+                if (!glob.empty()) {
+                    any = true;
+                    if (glob.starts_with('/') || glob.find("..") != std::string_view::npos)
+                        problem(line, "instructions: '" + std::string(glob) +
+                                          "' must be a glob relative to the workspace root");
+                    else
+                        conf.instructionGlobs.emplace_back(glob);
+                }
+                at = end + 1;
+            }
+            if (!any) problem(line, "expected 'instructions: GLOB...'");
         }
     }
     return conf;

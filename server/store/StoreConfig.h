@@ -2,6 +2,7 @@
 //
 //   name: payments          the store's name (stable across clones)
 //   language: .h cpp        an extension read with another grammar ("none": no grammar)
+//   instructions: docs/agents/*.md   more instruction files (BRIEF 14), globs
 //
 // `#` starts a comment line; unknown keys are ignored (a newer engram's
 // settings must not break an older one). A cloned repository can carry any
@@ -19,7 +20,8 @@ namespace engram {
 struct StoreConfig {
     std::optional<std::string> name;
     std::vector<std::pair<std::string, std::string>> languageMap; // ".h" -> "cpp"; "" = none
-    std::vector<std::string> errors; // "store.conf line 3: expected 'key: value'"
+    std::vector<std::string> instructionGlobs; // instructions/References.h globMatches
+    std::vector<std::string> errors;           // "store.conf line 3: expected 'key: value'"
 };
 
 // More than this is not read (the rest is reported): the settings fit in a

@@ -255,7 +255,7 @@ TEST_CASE("engram check --format sarif is well-formed SARIF 2.1.0 with one rule 
         rules.insert(rule["id"]);
     CHECK(rules == std::set<std::string>{"engram.drifted", "engram.orphaned", "engram.moved",
                                          "engram.conflict", "engram.stale", "engram.secret",
-                                         "engram.invalid", "engram.unmerged"});
+                                         "engram.invalid", "engram.unmerged", "engram.dangling"});
 
     const json* d = resultFor(s, "engram.drifted");
     REQUIRE(d);
@@ -306,7 +306,7 @@ TEST_CASE("engram check --format sarif is well-formed SARIF 2.1.0 with one rule 
     json c = r.parsed();
     validateSarif(c, clean.root.path());
     CHECK(c["runs"][0]["results"].empty());
-    CHECK(c["runs"][0]["tool"]["driver"]["rules"].size() == 8);
+    CHECK(c["runs"][0]["tool"]["driver"]["rules"].size() == 9);
 }
 
 TEST_CASE("engram check --fail-on: codes match exactly, severities match themselves and above",
@@ -344,8 +344,9 @@ TEST_CASE("engram check --fail-on: codes match exactly, severities match themsel
     // What fails is reported.
     json j = sh.checkJson({"--fail-on", "warning"});
     CHECK(j["failing"] == 1);
-    CHECK(j["fail_on"] == json::array({"engram.conflict", "engram.drifted", "engram.invalid",
-                                       "engram.orphaned", "engram.secret", "engram.unmerged"}));
+    CHECK(j["fail_on"] ==
+          json::array({"engram.conflict", "engram.dangling", "engram.drifted", "engram.invalid",
+                       "engram.orphaned", "engram.secret", "engram.unmerged"}));
 }
 
 TEST_CASE("engram check --format json: one object whose summary counts equal the findings",
@@ -377,6 +378,7 @@ TEST_CASE("engram check --format json: one object whose summary counts equal the
     }
     CHECK(total == int64_t(j["findings"].size()));
     CHECK(counted == std::map<std::string, int64_t>{{"engram.conflict", 0},
+                                                    {"engram.dangling", 0},
                                                     {"engram.drifted", 1},
                                                     {"engram.invalid", 1},
                                                     {"engram.moved", 1},
@@ -385,7 +387,7 @@ TEST_CASE("engram check --format json: one object whose summary counts equal the
                                                     {"engram.stale", 1},
                                                     {"engram.unmerged", 0}});
     // Every computed code appears in the summary, zero or not.
-    CHECK(j["summary"].size() == 8);
+    CHECK(j["summary"].size() == 9);
 
     // The drifted finding in detail: 0-based range, the claim's label.
     for (auto& f : j["findings"])

@@ -136,6 +136,18 @@ describe('tools', () => {
     assert.deepEqual(r.structuredContent.anchor_health, { intact: 2, drifted: 0, moved: 0, orphaned: 0 });
   });
 
+  test('reverify_file stamps the references of an instruction file that resolve', async () => {
+    fs.writeFileSync(path.join(ws.root, 'AGENTS.md'),
+      'Tokens go through `src/auth.py#TokenValidator.validate`.\nSee `src/auth.py#Gone`.\n');
+    const r = await ok('reverify_file', { file: 'AGENTS.md' });
+    assert.equal(r.structuredContent.file, 'AGENTS.md');
+    assert.equal(r.structuredContent.stamped, 1);
+    assert.equal(r.structuredContent.refused.length, 1);
+    assert.match(r.structuredContent.refused[0], /AGENTS.md:2 `src\/auth.py#Gone`: dangling/);
+    assert.ok(fs.existsSync(path.join(ws.root, '.engram', 'verified', 'AGENTS.md.stamps')));
+    fs.rmSync(path.join(ws.root, 'AGENTS.md'));
+  });
+
   test('remember under a live label supersedes it and keeps the history', async () => {
     const r = await ok('remember', {
       text: 'TokenValidator.validate returns ok=False with reason "token expired" for expired tokens',

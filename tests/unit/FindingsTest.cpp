@@ -468,7 +468,8 @@ TEST_CASE("finding rules: one per code with the BRIEF's severities", "[findings]
         {"engram.drifted", "warning"},   {"engram.orphaned", "warning"},
         {"engram.moved", "information"}, {"engram.conflict", "warning"},
         {"engram.stale", "hint"},        {"engram.secret", "error"},
-        {"engram.invalid", "error"},     {"engram.unmerged", "error"}};
+        {"engram.invalid", "error"},     {"engram.unmerged", "error"},
+        {"engram.dangling", "warning"}};
     CHECK(findingRules().size() == expected.size());
     for (auto& [code, severity] : expected) {
         auto* r = findingRule(code);

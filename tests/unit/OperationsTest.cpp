@@ -211,6 +211,8 @@ TEST_CASE("every operation's result fits the output schema written beside it") {
     {
         std::ofstream code(w.root.path() + "/pool.py");
         code << "def acquire(timeout):\n    return connect(timeout)\n";
+        std::ofstream agents(w.root.path() + "/AGENTS.md");
+        agents << "Connections come from `acquire()` in `pool.py`; see `pool.py#release`.\n";
     }
     auto call = w.call();
     std::set<std::string> ran;
@@ -235,6 +237,9 @@ TEST_CASE("every operation's result fits the output schema written beside it") {
     run("get", {{"id", id}});
     run("learn", {{"id", id}, {"verdict", "correct"}});
     run("reverify", {{"id", id}, {"note", "checked"}});
+    json stamped = run("reverify_file", {{"file", "AGENTS.md"}});
+    CHECK(stamped["stamped"] == 1);
+    CHECK(stamped["refused"].size() == 1); // pool.py#release does not exist
     run("anchors", {{"path", "pool.py"}});
     run("promote", {{"id", id}, {"reason", "holds for every pool"}});
     json packet = run("delegate", {{"task", "change the connection timeout"}});

@@ -1,0 +1,714 @@
+// Instruction files checked against the code (BRIEF 14).
+//
+// A reference found in an instruction file (instructions/References.h) is
+// resolved against the workspace: a path must exist (and hold the line it
+// names); a symbol must be defined. A symbol reference is also judged
+// against its baseline, the definition as it was when the line was last
+// verified, with the anchorer's own rules (intact, drifted, moved,
+// orphaned). The baseline is, in this order:
+//
+// 1. a stamp, written by `engram reverify --file` into
+//    `.engram/verified/<file>.stamps` (committed with the store, so every
+//    clone reads the same), the anchor the reference had when stamped;
+// 2. else the commit that last changed the line (git blame), and the
+//    definition as that commit had it (git show). Every clone of the same
+//    commit has the same history, so the same verdicts. A line not yet
+//    committed was written against the code as it is: it is its own
+//    baseline.
+//
+// Without git and without a stamp there is no baseline: only whether a
+// reference resolves is checked. A shallow clone's oldest commit stands for
+// everything before it, so lines from before it read as written against it.
+#include "engine/Engine.h"
+#include "engine/Tier.h"
+#include "instructions/References.h"
+#include "model/Error.h"
+#include "store/ClaimFile.h"
+#include "syntax/Languages.h"
+#include "util/Fs.h"
+#include "util/Git.h"
+#include "util/Paths.h"
+#include "util/Process.h"
+#include "util/Time.h"
+
+#include <algorithm>
+#include <filesystem>
+#include <map>
+#include <set>
+#include <unordered_map>
+#include <unordered_set>
+
+namespace engram {
+
+namespace {
+
+namespace fs = std::filesystem;
+using instructions::Reference;
+using instructions::RefForm;
+
+constexpr size_t kMaxInstructionBytes = 1 << 20; // an instruction file longer is not read
+constexpr size_t kMaxGrepFiles = 20;             // files at a commit searched for a name
+constexpr size_t kMaxWalkEntries = 200000;       // the walk without git
+
+std::string stampPath(const std::string& storeDir, const std::string& file) {
+    return storeDir + "/verified/" + file + ".stamps";
+}
+
+std::string dirOf(const std::string& rel) {
+    auto slash = rel.find_last_of('/');
+    return slash == std::string::npos ? "" : rel.substr(0, slash);
+}
+
+// `base/rel` normalised; nullopt when it leaves the root.
+std::optional<std::string> joinInside(const std::string& base, const std::string& rel) {
+    fs::path p = base.empty() ? fs::path(rel) : fs::path(base) / rel;
+    std::string n = p.lexically_normal().generic_string();
+    while (n.ends_with('/'))
+        n.pop_back();
+    if (n.empty() || n == "." || n == ".." || n.starts_with("../") || n.starts_with('/'))
+        return std::nullopt;
+    return n;
+}
+
+// The separators a name was written with, to write a new one alike.
+std::string renamed(const Reference& r, const std::string& qualified) {
+    std::string sep = r.written.find("::") != std::string::npos                             ? "::"
+                      : r.written.find('#') != std::string::npos && r.form == RefForm::Name ? "#"
+                                                                                            : ".";
+    // The new name's parts, as many as were written.
+    std::vector<std::string> parts;
+    std::string cur;
+    for (size_t i = 0; i < qualified.size(); ++i) {
+        if (qualified.compare(i, 2, "::") == 0) {
+            parts.push_back(cur), cur.clear(), ++i;
+        } else if (qualified[i] == '.') {
+            parts.push_back(cur), cur.clear();
+        } else {
+            cur += qualified[i];
+        }
+    }
+    parts.push_back(cur);
+    size_t want = size_t(std::count(r.symbol.begin(), r.symbol.end(), '.')) + 1;
+    size_t from = parts.size() > want ? parts.size() - want : 0;
+    std::string out;
+    for (size_t i = from; i < parts.size(); ++i)
+        out += (i == from ? "" : sep) + parts[i];
+    if (r.written.ends_with("()")) out += "()";
+    return out;
+}
+
+std::string normaliseName(const std::string& q) {
+    std::string out;
+    for (size_t i = 0; i < q.size(); ++i) {
+        if (q.compare(i, 2, "::") == 0) {
+            out += '.';
+            ++i;
+        } else {
+            out += q[i];
+        }
+    }
+    return out;
+}
+
+// What git knows about the workspace, asked once per scan.
+class History {
+public:
+    explicit History(std::string root)
+        : root_(std::move(root)) {
+        available_ = findGit(root_).has_value();
+    }
+    bool available() const { return available_; }
+
+    // Every file of the workspace git would commit: tracked, and new ones
+    // not ignored. nullopt when git cannot say.
+    std::optional<std::vector<std::string>> files() {
+        if (!available_) return std::nullopt;
+        auto r = runProcess(
+            {"git", "-C", root_, "ls-files", "-z", "--cached", "--others", "--exclude-standard"},
+            size_t(64) << 20);
+        if (!r || r->exitCode != 0) return std::nullopt;
+        std::vector<std::string> out;
+        size_t at = 0;
+        while (at < r->out.size()) {
+            size_t end = r->out.find('\0', at);
+            if (end == std::string::npos) end = r->out.size();
+            if (end > at) out.push_back(r->out.substr(at, end - at));
+            at = end + 1;
+        }
+        std::sort(out.begin(), out.end());
+        out.erase(std::unique(out.begin(), out.end()), out.end());
+        return out;
+    }
+
+    // The commit that last changed each line (1-based) of a committed
+    // file; a line not committed yet maps to "".
+    const std::map<int, std::string>& blame(const std::string& file) {
+        auto it = blames_.find(file);
+        if (it != blames_.end()) return it->second;
+        auto& out = blames_[file];
+        if (!available_) return out;
+        auto r =
+            runProcess({"git", "-C", root_, "blame", "--porcelain", "--", file}, size_t(64) << 20);
+        if (!r || r->exitCode != 0) return out;
+        size_t at = 0;
+        while (at < r->out.size()) {
+            size_t end = r->out.find('\n', at);
+            if (end == std::string::npos) end = r->out.size();
+            std::string_view l(r->out.data() + at, end - at);
+            at = end + 1;
+            if (l.size() < 42 || l[40] != ' ') continue;
+            std::string sha(l.substr(0, 40));
+            if (!isHexId(sha)) continue;
+            std::string_view rest = l.substr(41);
+            auto sp = rest.find(' ');
+            if (sp == std::string_view::npos) continue;
+            rest = rest.substr(sp + 1);
+            auto sp2 = rest.find(' ');
+            int line = std::atoi(std::string(rest.substr(0, sp2)).c_str());
+            if (line > 0) out[line] = sha.find_first_not_of('0') == std::string::npos ? "" : sha;
+        }
+        return out;
+    }
+
+    // A file as a commit had it, parsed; nullptr when it had none.
+    struct Parsed {
+        std::string language;
+        std::vector<syntax::Symbol> symbols;
+    };
+    const Parsed* at(const std::string& sha, const std::string& rel) {
+        std::string key = sha + ":" + rel;
+        auto it = parsed_.find(key);
+        if (it != parsed_.end()) return it->second ? &*it->second : nullptr;
+        auto& slot = parsed_[key];
+        auto r =
+            runProcess({"git", "-C", root_, "show", sha + ":./" + rel}, kMaxAnchoredFileBytes + 1);
+        if (!r || r->exitCode != 0 || r->out.size() > kMaxAnchoredFileBytes) return nullptr;
+        auto lang = syntax::languageFor(rel, r->out);
+        if (!lang) return nullptr;
+        Parsed p;
+        p.language = *lang;
+        try {
+            p.symbols = syntax::extractSymbols(*lang, r->out);
+        } catch (const std::exception&) {
+            return nullptr;
+        }
+        slot = std::move(p);
+        return &*slot;
+    }
+
+    // Files a commit had that mention `word` (a whole word), at most a few.
+    std::vector<std::string> mentioning(const std::string& sha, const std::string& word) {
+        auto r = runProcess(
+            {"git", "-C", root_, "grep", "-l", "-w", "-F", "-I", "-e", word, sha, "--", "."},
+            size_t(1) << 20);
+        std::vector<std::string> out;
+        if (!r || r->exitCode != 0) return out;
+        size_t at = 0;
+        std::string prefix = sha + ":";
+        while (at < r->out.size() && out.size() < kMaxGrepFiles) {
+            size_t end = r->out.find('\n', at);
+            if (end == std::string::npos) end = r->out.size();
+            std::string l = r->out.substr(at, end - at);
+            at = end + 1;
+            if (l.starts_with(prefix)) l = l.substr(prefix.size());
+            if (syntax::languageForPath(l)) out.push_back(l);
+        }
+        return out;
+    }
+
+    // Of these workspace-relative paths, those git ignores.
+    std::set<std::string> ignored(const std::vector<std::string>& paths) {
+        std::set<std::string> out;
+        if (!available_ || paths.empty()) return out;
+        for (size_t from = 0; from < paths.size(); from += 200) {
+            std::vector<std::string> args{"git", "-C", root_, "check-ignore", "--no-index", "--"};
+            for (size_t i = from; i < paths.size() && i < from + 200; ++i)
+                args.push_back(paths[i]);
+            auto r = runProcess(args, size_t(1) << 20);
+            if (!r) return out;
+            size_t at = 0;
+            while (at < r->out.size()) {
+                size_t end = r->out.find('\n', at);
+                if (end == std::string::npos) end = r->out.size();
+                if (end > at) out.insert(r->out.substr(at, end - at));
+                at = end + 1;
+            }
+        }
+        return out;
+    }
+
+private:
+    std::string root_;
+    bool available_ = false;
+    std::unordered_map<std::string, std::map<int, std::string>> blames_;
+    std::unordered_map<std::string, std::optional<Parsed>> parsed_;
+};
+
+// The workspace's files without git: a bounded walk that skips what is
+// never an instruction file's subject (dependencies, build output).
+std::vector<std::string> walkFiles(const std::string& root) {
+    std::vector<std::string> out;
+    std::error_code ec;
+    fs::recursive_directory_iterator it(root, fs::directory_options::skip_permission_denied, ec),
+        end;
+    size_t seen = 0;
+    for (; !ec && it != end && seen < kMaxWalkEntries; it.increment(ec), ++seen) {
+        std::string name = it->path().filename().string();
+        std::error_code e2;
+        if (it->is_directory(e2) && !it->is_symlink(e2)) {
+            if (name == ".git" || name == ".engram" || name == "node_modules" || name == "target" ||
+                name == "dist" || name == "vendor" || name == "__pycache__" ||
+                name.starts_with("build") || it.depth() > 24)
+                it.disable_recursion_pending();
+            continue;
+        }
+        if (!it->is_regular_file(e2)) continue;
+        if (auto rel = relativeToRoot(root, it->path().string())) out.push_back(*rel);
+    }
+    std::sort(out.begin(), out.end());
+    return out;
+}
+
+std::map<std::string, Anchor> readStamps(const std::string& path) {
+    std::map<std::string, Anchor> out;
+    auto text = readFile(path, nullptr, {kMaxInstructionBytes, false});
+    if (!text) return out;
+    size_t at = 0;
+    while (at < text->size()) {
+        size_t end = text->find('\n', at);
+        if (end == std::string::npos) end = text->size();
+        std::string_view l(text->data() + at, end - at);
+        at = end + 1;
+        if (l.empty() || l[0] == '#') continue;
+        auto tab = l.find('\t');
+        if (tab == std::string_view::npos) continue;
+        try {
+            out[std::string(l.substr(0, tab))] = parseAnchor(l.substr(tab + 1));
+        } catch (const ClaimFileError&) {
+            // A line that does not parse is no stamp: the reference falls
+            // back to git, as if never stamped.
+        }
+    }
+    return out;
+}
+
+} // namespace
+
+std::vector<std::string> Engine::instructionFiles(std::vector<std::string>* all) {
+    History git(opts_.root);
+    auto files = git.files();
+    std::vector<std::string> every = files ? std::move(*files) : walkFiles(opts_.root);
+    std::vector<std::string> globs;
+    if (Tier* t = tier("project")) globs = t->store->instructionGlobs();
+    std::vector<std::string> out;
+    for (auto& f : every) {
+        if (f.starts_with(".engram/")) continue;
+        bool match = instructions::isInstructionFile(f);
+        for (size_t i = 0; !match && i < globs.size(); ++i)
+            match = instructions::globMatches(globs[i], f);
+        if (match) out.push_back(f);
+    }
+    if (all) *all = std::move(every);
+    return out;
+}
+
+InstructionScan Engine::scanInstructions(const std::optional<std::string>& onlyFile,
+                                         const std::string* text) {
+    InstructionScan scan;
+    History git(opts_.root);
+    std::vector<std::string> every;
+    std::vector<std::string> files = instructionFiles(&every);
+    if (onlyFile) {
+        files.clear();
+        files.push_back(*onlyFile);
+    }
+    scan.files = files;
+    scan.history = git.available();
+    Tier* project = tier("project");
+    const std::string storeDir = project ? project->store->dir() : opts_.root + "/.engram";
+
+    // Names of the code index, by their last part ("validate" ->
+    // TokenValidator.validate in src/auth.py), and every part any name or
+    // file has: a name none of whose first part is the repository's is
+    // someone else's (`JSON.parse`), not a dangling reference.
+    std::unordered_multimap<std::string, CodeSymbol> byLast;
+    std::unordered_set<std::string> ours;
+    bool symbolsLoaded = false;
+    auto loadSymbols = [&] {
+        if (symbolsLoaded) return;
+        symbolsLoaded = true;
+        if (!project || !ready(*project)) return;
+        if (!codeIndexed_) indexCode();
+        for (auto& s : project->index->codeSymbols()) {
+            std::string n = normaliseName(s.qualified);
+            size_t from = 0;
+            for (;;) {
+                size_t dot = n.find('.', from);
+                ours.insert(
+                    n.substr(from, dot == std::string::npos ? std::string::npos : dot - from));
+                if (dot == std::string::npos) break;
+                from = dot + 1;
+            }
+            auto dot = n.find_last_of('.');
+            byLast.emplace(dot == std::string::npos ? n : n.substr(dot + 1), s);
+        }
+    };
+    std::unordered_set<std::string> baseNames, dirs;
+    for (auto& f : every) {
+        auto slash = f.find_last_of('/');
+        std::string base = slash == std::string::npos ? f : f.substr(slash + 1);
+        baseNames.insert(base);
+        auto dot = base.find('.');
+        ours.insert(dot == std::string::npos ? base : base.substr(0, dot)); // modules by file stem
+        for (size_t s = f.find('/'); s != std::string::npos; s = f.find('/', s + 1)) {
+            dirs.insert(f.substr(0, s));
+            auto prev = f.find_last_of('/', s - 1);
+            ours.insert(f.substr(prev == std::string::npos || prev >= s ? 0 : prev + 1,
+                                 s - (prev == std::string::npos || prev >= s ? 0 : prev + 1)));
+        }
+    }
+    auto byBaseName = [&](const std::string& name) {
+        std::vector<std::string> out;
+        for (auto& f : every)
+            if (f == name || f.ends_with("/" + name)) out.push_back(f);
+        return out;
+    };
+    auto exists = [&](const std::string& rel) {
+        return statFile(opts_.root + "/" + rel).has_value() || anchorer_.hasDocument(rel);
+    };
+
+    struct Pending {
+        InstructionRef out;
+        std::vector<std::string> missingPaths; // the places tried, for check-ignore
+    };
+    std::vector<Pending> pending;
+
+    for (auto& file : files) {
+        std::optional<std::string> content;
+        if (text && onlyFile && file == *onlyFile)
+            content = *text;
+        else
+            content = readFile(opts_.root + "/" + file, nullptr, {kMaxInstructionBytes, true});
+        if (!content) continue;
+        auto refs = instructions::extractReferences(*content);
+        scan.candidates += refs.size();
+        auto stamps = readStamps(stampPath(storeDir, file));
+        const std::string fileDir = dirOf(file);
+        for (auto& r : refs) {
+            Pending p;
+            InstructionRef& ir = p.out;
+            ir.file = file;
+            ir.ref = r;
+            // The places the path may be: a link from the file's directory;
+            // a code span from the root, else from the file's directory.
+            std::vector<std::string> places;
+            if (!r.path.empty()) {
+                if (!r.link)
+                    if (auto j = joinInside("", r.path)) places.push_back(*j);
+                if (r.link || !fileDir.empty())
+                    if (auto j = joinInside(fileDir, r.path)) places.push_back(*j);
+                if (places.empty()) continue; // leaves the root: not ours to judge
+            }
+            std::string found;
+            for (auto& pl : places)
+                if (exists(pl)) {
+                    found = pl;
+                    break;
+                }
+
+            if (r.form == RefForm::Path || r.form == RefForm::PathLine) {
+                if (found.empty() && r.form == RefForm::Path && !r.link &&
+                    r.path.find('/') == std::string::npos) {
+                    // A file name alone names the file wherever it is.
+                    auto where = byBaseName(r.path);
+                    if (!where.empty()) found = where.front();
+                }
+                if (!found.empty()) {
+                    ir.target = found;
+                    ir.state = "ok";
+                    if (r.form == RefForm::PathLine) {
+                        auto body = readFile(opts_.root + "/" + found, nullptr,
+                                             {kMaxAnchoredFileBytes, true});
+                        int64_t lines = 0;
+                        if (body) {
+                            lines = std::count(body->begin(), body->end(), '\n');
+                            if (!body->empty() && body->back() != '\n') ++lines;
+                        }
+                        ir.target += ":" + std::to_string(r.line);
+                        if (body && lines < r.lineEnd) {
+                            ir.state = "dangling";
+                            ir.why = found + " has " + std::to_string(lines) + " lines, not " +
+                                     std::to_string(r.lineEnd);
+                        }
+                    }
+                    scan.refs.push_back(std::move(ir));
+                    continue;
+                }
+                // Missing. Unmistakable forms are dangling; a plain path only
+                // where its first directory is the repository's (`and/or`,
+                // `owner/repo` and a package's files are not paths here).
+                bool unmistakable = r.link || r.form == RefForm::PathLine;
+                if (!unmistakable) {
+                    std::string first = r.path.substr(0, r.path.find('/'));
+                    bool hasDir = r.path.find('/') != std::string::npos;
+                    if (hasDir)
+                        unmistakable = dirs.count(first) || baseNames.count(first) ||
+                                       (!fileDir.empty() && dirs.count(fileDir + "/" + first));
+                    else
+                        unmistakable = instructions::knownExtension(
+                            r.path.substr(r.path.find_last_of('.') + 1));
+                }
+                if (!unmistakable) continue;
+                ir.state = "dangling";
+                ir.why = "no file or directory '" + places.front() + "' in the workspace";
+                // A file of that name elsewhere is likely where it went.
+                auto base = r.path.substr(r.path.find_last_of('/') + 1);
+                auto where = byBaseName(base);
+                if (where.size() == 1 && !r.link) {
+                    ir.replacement =
+                        where.front() + r.written.substr(r.written.find(r.path) + r.path.size());
+                    ir.why += "; " + where.front() + " exists";
+                }
+                p.missingPaths = places;
+                pending.push_back(std::move(p));
+                continue;
+            }
+
+            // A symbol: where it is now.
+            loadSymbols();
+            std::string symbol = r.symbol;
+            std::vector<std::pair<std::string, std::string>> now; // (path, qualified)
+            if (r.form == RefForm::PathSymbol) {
+                if (found.empty()) {
+                    ir.state = "dangling";
+                    ir.why = "no file '" + places.front() + "' in the workspace";
+                    p.missingPaths = places;
+                    pending.push_back(std::move(p));
+                    continue;
+                }
+                now.emplace_back(found, symbol);
+            } else {
+                std::string last = symbol.substr(symbol.find_last_of('.') + 1);
+                auto [b, e] = byLast.equal_range(last);
+                std::set<std::pair<std::string, std::string>> hits;
+                for (auto it = b; it != e; ++it) {
+                    std::string n = normaliseName(it->second.qualified);
+                    if (n == symbol || n.ends_with("." + symbol))
+                        hits.emplace(it->second.path, it->second.qualified);
+                }
+                if (hits.empty()) {
+                    // A module prefix: `auth.TokenValidator` in auth.py.
+                    for (size_t dot = symbol.find('.'); hits.empty() && dot != std::string::npos;
+                         dot = symbol.find('.', dot + 1)) {
+                        std::string module = symbol.substr(0, dot), rest = symbol.substr(dot + 1);
+                        std::string modulePath = module;
+                        std::replace(modulePath.begin(), modulePath.end(), '.', '/');
+                        for (auto it = b; it != e; ++it) {
+                            std::string n = normaliseName(it->second.qualified);
+                            std::string stem =
+                                it->second.path.substr(0, it->second.path.find_last_of('.'));
+                            if ((n == rest || n.ends_with("." + rest)) &&
+                                (stem == modulePath || stem.ends_with("/" + modulePath)))
+                                hits.emplace(it->second.path, it->second.qualified);
+                        }
+                    }
+                }
+                for (auto& h : hits)
+                    now.push_back(h);
+            }
+
+            // The baseline: a stamp, else the definition when the line was
+            // last committed.
+            std::optional<Anchor> base;
+            if (auto st = stamps.find(r.written); st != stamps.end()) {
+                base = st->second;
+                ir.baseline = "stamp";
+            } else if (git.available()) {
+                auto& blame = git.blame(file);
+                auto bl = blame.find(int(r.lineIndex) + 1);
+                if (bl != blame.end() && !bl->second.empty()) {
+                    const std::string& sha = bl->second;
+                    std::vector<std::string> paths;
+                    for (auto& [path, q] : now)
+                        paths.push_back(path);
+                    if (r.form == RefForm::PathSymbol) {
+                        paths = {found};
+                    } else if (paths.empty()) {
+                        paths = git.mentioning(sha, symbol.substr(symbol.find_last_of('.') + 1));
+                    }
+                    std::sort(paths.begin(), paths.end());
+                    paths.erase(std::unique(paths.begin(), paths.end()), paths.end());
+                    std::vector<Anchor> then;
+                    for (auto& path : paths) {
+                        const auto* parsed = git.at(sha, path);
+                        if (!parsed) continue;
+                        for (size_t i : syntax::resolveSymbol(parsed->symbols, symbol))
+                            then.push_back(
+                                symbolAnchor(path, parsed->language, parsed->symbols[i]));
+                    }
+                    if (then.size() == 1) {
+                        base = then.front();
+                        ir.baseline = "git " + sha.substr(0, 12);
+                    }
+                }
+            }
+
+            if (base) {
+                auto chk = anchorer_.check(*base);
+                ir.targetRange = chk.range;
+                ir.current = chk.current;
+                std::string since =
+                    ir.baseline == "stamp"
+                        ? "since it was last verified (engram reverify --file)"
+                        : "since commit " + ir.baseline.substr(4) + " last changed this line";
+                ir.target = base->path + "#" + base->symbol;
+                if (chk.state == "intact") {
+                    ir.state = "ok";
+                } else if (chk.state == "drifted") {
+                    ir.state = "drifted";
+                    ir.why = base->symbol + " in " + base->path + " changed " + since;
+                } else if (chk.state == "moved") {
+                    ir.state = "moved";
+                    std::string to = chk.current ? chk.current->symbol : chk.movedTo;
+                    bool otherFile = chk.current && chk.current->path != base->path;
+                    ir.movedTo = chk.current ? chk.current->path + "#" + to : chk.movedTo;
+                    ir.why = base->symbol + " in " + base->path + " is now " + ir.movedTo;
+                    if (r.form == RefForm::PathSymbol)
+                        ir.replacement = (otherFile ? chk.current->path : r.path) + "#" + to;
+                    else
+                        ir.replacement = renamed(r, to);
+                } else {
+                    ir.state = "dangling";
+                    ir.why = base->symbol + " was removed from " + base->path + " " + since;
+                }
+                scan.refs.push_back(std::move(ir));
+                continue;
+            }
+
+            // No baseline: only whether it resolves now.
+            if (r.form == RefForm::PathSymbol) {
+                try {
+                    Anchor a = anchorer_.resolve(AnchorSpec{found, symbol}, "reference");
+                    ir.state = "ok";
+                    ir.current = a;
+                    ir.target = a.path + "#" + a.symbol;
+                    if (auto chk = anchorer_.check(a); chk.range) ir.targetRange = chk.range;
+                } catch (const EngramError& e) {
+                    bool ambiguous =
+                        std::string(e.what()).find("is ambiguous") != std::string::npos;
+                    ir.state = ambiguous ? "ambiguous" : "dangling";
+                    ir.why = ambiguous ? "'" + symbol + "' names several definitions in " + found
+                                       : "no definition '" + symbol + "' in " + found;
+                }
+                scan.refs.push_back(std::move(ir));
+                continue;
+            }
+            if (now.size() == 1) {
+                try {
+                    Anchor a =
+                        anchorer_.resolve(AnchorSpec{now[0].first, now[0].second}, "reference");
+                    ir.current = a;
+                    if (auto chk = anchorer_.check(a); chk.range) ir.targetRange = chk.range;
+                } catch (const EngramError&) {
+                    // Twins in one file: named, but not one definition.
+                }
+                ir.state = "ok";
+                ir.target = now[0].first + "#" + now[0].second;
+                scan.refs.push_back(std::move(ir));
+                continue;
+            }
+            if (now.size() > 1) {
+                ir.state = "ambiguous";
+                ir.target = std::to_string(now.size()) + " definitions";
+                scan.refs.push_back(std::move(ir));
+                continue;
+            }
+            std::string first = symbol.substr(0, symbol.find('.'));
+            if (!ours.count(first)) continue; // someone else's API
+            ir.state = "dangling";
+            ir.why = "no definition '" + symbol + "' in the workspace's code";
+            scan.refs.push_back(std::move(ir));
+        }
+    }
+
+    // Missing paths git ignores are local files (`.env.local`, build output),
+    // not dangling references.
+    std::vector<std::string> ask;
+    for (auto& p : pending)
+        for (auto& m : p.missingPaths)
+            ask.push_back(m);
+    auto ignored = git.ignored(ask);
+    for (auto& p : pending) {
+        bool skip = std::any_of(p.missingPaths.begin(), p.missingPaths.end(),
+                                [&](const std::string& m) { return ignored.count(m) > 0; });
+        if (!skip) scan.refs.push_back(std::move(p.out));
+    }
+    std::stable_sort(scan.refs.begin(), scan.refs.end(),
+                     [](const InstructionRef& a, const InstructionRef& b) {
+                         return std::tie(a.file, a.ref.lineIndex, a.ref.startColumn) <
+                                std::tie(b.file, b.ref.lineIndex, b.ref.startColumn);
+                     });
+    return scan;
+}
+
+ReverifyFileResult Engine::reverifyInstructions(const std::string& file, std::optional<int> line,
+                                                const std::string& agent) {
+    auto rel = relativeToRoot(opts_.root, file);
+    if (!rel)
+        throw EngramError(ErrorKind::OutsideRoot,
+                          "file: '" + file + "' is outside the workspace root " + opts_.root,
+                          {{"field", "file"}});
+    if (!statFile(opts_.root + "/" + *rel))
+        throw invalidField("file", "no file '" + *rel + "' in the workspace");
+    if (line && *line < 1) throw invalidField("line", "must be 1 or more");
+    Tier& t = writableTier("project");
+    ReverifyFileResult out;
+    out.file = *rel;
+    InstructionScan scan = scanInstructions(*rel);
+    auto lock = t.store->lock();
+    std::string path = stampPath(t.store->dir(), *rel);
+    auto stamps = readStamps(path);
+    std::string detail;
+    for (auto& r : scan.refs) {
+        if (line && int(r.ref.lineIndex) + 1 != *line) continue;
+        if (r.ref.form != RefForm::PathSymbol && r.ref.form != RefForm::Name) continue;
+        std::string where =
+            *rel + ":" + std::to_string(r.ref.lineIndex + 1) + " `" + r.ref.written + "`";
+        // Only what names one definition now can be stamped: a moved
+        // reference is rewritten first (the code action), a dangling one fixed.
+        if (r.state == "moved" || r.state == "dangling" || r.state == "ambiguous" || !r.current) {
+            out.refused.push_back(where + ": " + r.state +
+                                  (r.why.empty() ? "" : " (" + r.why + ")"));
+            continue;
+        }
+        stamps[r.ref.written] = *r.current;
+        ++out.stamped;
+        if (r.state != "ok") detail += (detail.empty() ? "" : "; ") + where + " was " + r.state;
+    }
+    if (out.stamped == 0) return out;
+    std::string body = "# engram: the code references of " + *rel +
+                       " as last verified (engram reverify --file); one per line.\n";
+    for (auto& [written, a] : stamps)
+        body += written + "\t" + formatAnchor(a) + "\n";
+    std::optional<std::string> before = readFile(path);
+    makeDirs(parentDir(path));
+    atomicWrite(path, body);
+    try {
+        t.store->audit().append("reverify-file", *rel, agent,
+                                std::to_string(out.stamped) + " references stamped" +
+                                    (detail.empty() ? "" : "; " + detail));
+    } catch (...) {
+        // Unrecorded, the stamps must not stay: the act did not happen.
+        try {
+            if (before)
+                atomicWrite(path, *before);
+            else
+                ::unlink(path.c_str());
+        } catch (...) {
+        }
+        throw;
+    }
+    return out;
+}
+
+} // namespace engram
