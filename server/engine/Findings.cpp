@@ -661,7 +661,7 @@ void Engine::instructionFindings(const FindingsOptions& opts,
                         r.file + ":" + std::to_string(r.ref.lineIndex + 1) + ")";
         else
             f.message = "moved: " + ref + ": " + r.why + "; write `" + r.replacement +
-                        "` (the quick fix does), then check the text";
+                        "`, then check the text";
         emit(std::move(f));
     }
 }

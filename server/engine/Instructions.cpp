@@ -27,6 +27,7 @@
 #include "syntax/Languages.h"
 #include "util/Fs.h"
 #include "util/Git.h"
+#include "util/Lines.h"
 #include "util/Paths.h"
 #include "util/Process.h"
 #include "util/Time.h"
@@ -128,13 +129,10 @@ public:
             size_t(64) << 20);
         if (!r || r->exitCode != 0) return std::nullopt;
         std::vector<std::string> out;
-        size_t at = 0;
-        while (at < r->out.size()) {
-            size_t end = r->out.find('\0', at);
-            if (end == std::string::npos) end = r->out.size();
-            if (end > at) out.push_back(r->out.substr(at, end - at));
-            at = end + 1;
-        }
+        std::replace(r->out.begin(), r->out.end(), '\0', '\n');
+        forEachLine(r->out, [&](std::string_view l, int) {
+            if (!l.empty()) out.emplace_back(l);
+        });
         std::sort(out.begin(), out.end());
         out.erase(std::unique(out.begin(), out.end()), out.end());
         return out;
@@ -150,23 +148,15 @@ public:
         auto r =
             runProcess({"git", "-C", root_, "blame", "--porcelain", "--", file}, size_t(64) << 20);
         if (!r || r->exitCode != 0) return out;
-        size_t at = 0;
-        while (at < r->out.size()) {
-            size_t end = r->out.find('\n', at);
-            if (end == std::string::npos) end = r->out.size();
-            std::string_view l(r->out.data() + at, end - at);
-            at = end + 1;
-            if (l.size() < 42 || l[40] != ' ') continue;
+        // Each line of the file has a header "<sha> <old line> <line>[ <n>]".
+        forEachLine(r->out, [&](std::string_view l, int) {
+            if (l.size() < 42 || l[40] != ' ') return;
             std::string sha(l.substr(0, 40));
-            if (!isHexId(sha)) continue;
-            std::string_view rest = l.substr(41);
-            auto sp = rest.find(' ');
-            if (sp == std::string_view::npos) continue;
-            rest = rest.substr(sp + 1);
-            auto sp2 = rest.find(' ');
-            int line = std::atoi(std::string(rest.substr(0, sp2)).c_str());
+            if (!isHexId(sha)) return;
+            auto fields = splitFields(l.substr(41), ' ');
+            int line = fields.size() >= 2 ? std::atoi(fields[1].c_str()) : 0;
             if (line > 0) out[line] = sha.find_first_not_of('0') == std::string::npos ? "" : sha;
-        }
+        });
         return out;
     }
 
@@ -203,16 +193,11 @@ public:
             size_t(1) << 20);
         std::vector<std::string> out;
         if (!r || r->exitCode != 0) return out;
-        size_t at = 0;
         std::string prefix = sha + ":";
-        while (at < r->out.size() && out.size() < kMaxGrepFiles) {
-            size_t end = r->out.find('\n', at);
-            if (end == std::string::npos) end = r->out.size();
-            std::string l = r->out.substr(at, end - at);
-            at = end + 1;
-            if (l.starts_with(prefix)) l = l.substr(prefix.size());
-            if (syntax::languageForPath(l)) out.push_back(l);
-        }
+        forEachLine(r->out, [&](std::string_view l, int) {
+            if (l.starts_with(prefix)) l.remove_prefix(prefix.size());
+            if (out.size() < kMaxGrepFiles && syntax::languageForPath(l)) out.emplace_back(l);
+        });
         return out;
     }
 
@@ -226,13 +211,9 @@ public:
                 args.push_back(paths[i]);
             auto r = runProcess(args, size_t(1) << 20);
             if (!r) return out;
-            size_t at = 0;
-            while (at < r->out.size()) {
-                size_t end = r->out.find('\n', at);
-                if (end == std::string::npos) end = r->out.size();
-                if (end > at) out.insert(r->out.substr(at, end - at));
-                at = end + 1;
-            }
+            forEachLine(r->out, [&](std::string_view l, int) {
+                if (!l.empty()) out.emplace(l);
+            });
         }
         return out;
     }
@@ -273,22 +254,16 @@ std::map<std::string, Anchor> readStamps(const std::string& path) {
     std::map<std::string, Anchor> out;
     auto text = readFile(path, nullptr, {kMaxInstructionBytes, false});
     if (!text) return out;
-    size_t at = 0;
-    while (at < text->size()) {
-        size_t end = text->find('\n', at);
-        if (end == std::string::npos) end = text->size();
-        std::string_view l(text->data() + at, end - at);
-        at = end + 1;
-        if (l.empty() || l[0] == '#') continue;
+    forEachLine(*text, [&](std::string_view l, int) {
         auto tab = l.find('\t');
-        if (tab == std::string_view::npos) continue;
+        if (l.empty() || l[0] == '#' || tab == std::string_view::npos) return;
         try {
             out[std::string(l.substr(0, tab))] = parseAnchor(l.substr(tab + 1));
         } catch (const ClaimFileError&) {
             // A line that does not parse is no stamp: the reference falls
             // back to git, as if never stamped.
         }
-    }
+    });
     return out;
 }
 
@@ -353,25 +328,23 @@ InstructionScan Engine::scanInstructions(const std::optional<std::string>& onlyF
             byLast.emplace(dot == std::string::npos ? n : n.substr(dot + 1), s);
         }
     };
-    std::unordered_set<std::string> baseNames, dirs;
+    // Every file by its name, every directory, and every directory name and
+    // file stem among `ours` (a module: `auth.TokenValidator`).
+    std::unordered_map<std::string, std::vector<std::string>> byName;
+    std::unordered_set<std::string> dirs;
     for (auto& f : every) {
-        auto slash = f.find_last_of('/');
-        std::string base = slash == std::string::npos ? f : f.substr(slash + 1);
-        baseNames.insert(base);
-        auto dot = base.find('.');
-        ours.insert(dot == std::string::npos ? base : base.substr(0, dot)); // modules by file stem
-        for (size_t s = f.find('/'); s != std::string::npos; s = f.find('/', s + 1)) {
+        size_t from = 0;
+        for (size_t s = f.find('/'); s != std::string::npos; from = s + 1, s = f.find('/', from)) {
             dirs.insert(f.substr(0, s));
-            auto prev = f.find_last_of('/', s - 1);
-            ours.insert(f.substr(prev == std::string::npos || prev >= s ? 0 : prev + 1,
-                                 s - (prev == std::string::npos || prev >= s ? 0 : prev + 1)));
+            ours.insert(f.substr(from, s - from));
         }
+        std::string base = f.substr(from);
+        ours.insert(base.substr(0, base.find('.')));
+        byName[base].push_back(f);
     }
     auto byBaseName = [&](const std::string& name) {
-        std::vector<std::string> out;
-        for (auto& f : every)
-            if (f == name || f.ends_with("/" + name)) out.push_back(f);
-        return out;
+        auto it = byName.find(name);
+        return it == byName.end() ? std::vector<std::string>{} : it->second;
     };
     auto exists = [&](const std::string& rel) {
         return statFile(opts_.root + "/" + rel).has_value() || anchorer_.hasDocument(rel);
@@ -384,11 +357,15 @@ InstructionScan Engine::scanInstructions(const std::optional<std::string>& onlyF
     std::vector<Pending> pending;
 
     for (auto& file : files) {
-        std::optional<std::string> content;
-        if (text && onlyFile && file == *onlyFile)
-            content = *text;
-        else
-            content = readFile(opts_.root + "/" + file, nullptr, {kMaxInstructionBytes, true});
+        // The editor's unsaved text when it holds the file open. Its lines
+        // no longer match the committed ones git blames, so such a buffer
+        // is judged against its stamps only until it is saved.
+        std::optional<std::string> content =
+            readFile(opts_.root + "/" + file, nullptr, {kMaxInstructionBytes, true});
+        const std::string* unsaved =
+            text && onlyFile && file == *onlyFile ? text : anchorer_.documentText(file);
+        bool blameable = !unsaved || (content && *unsaved == *content);
+        if (unsaved) content = *unsaved;
         if (!content) continue;
         auto refs = instructions::extractReferences(*content);
         scan.candidates += refs.size();
@@ -452,7 +429,7 @@ InstructionScan Engine::scanInstructions(const std::optional<std::string>& onlyF
                     std::string first = r.path.substr(0, r.path.find('/'));
                     bool hasDir = r.path.find('/') != std::string::npos;
                     if (hasDir)
-                        unmistakable = dirs.count(first) || baseNames.count(first) ||
+                        unmistakable = dirs.count(first) || byName.count(first) ||
                                        (!fileDir.empty() && dirs.count(fileDir + "/" + first));
                     else
                         unmistakable = instructions::knownExtension(
@@ -523,7 +500,7 @@ InstructionScan Engine::scanInstructions(const std::optional<std::string>& onlyF
             if (auto st = stamps.find(r.written); st != stamps.end()) {
                 base = st->second;
                 ir.baseline = "stamp";
-            } else if (git.available()) {
+            } else if (git.available() && blameable) {
                 auto& blame = git.blame(file);
                 auto bl = blame.find(int(r.lineIndex) + 1);
                 if (bl != blame.end() && !bl->second.empty()) {
@@ -690,20 +667,23 @@ ReverifyFileResult Engine::reverifyInstructions(const std::string& file, std::op
                        " as last verified (engram reverify --file); one per line.\n";
     for (auto& [written, a] : stamps)
         body += written + "\t" + formatAnchor(a) + "\n";
+    // Refused, nothing of it stays: a failure after the rename (the
+    // directory's sync, the audit append) puts the stamps back as they were.
     std::optional<std::string> before = readFile(path);
-    makeDirs(parentDir(path));
-    atomicWrite(path, body);
     try {
+        makeDirs(parentDir(path));
+        atomicWrite(path, body);
         t.store->audit().append("reverify-file", *rel, agent,
                                 std::to_string(out.stamped) + " references stamped" +
                                     (detail.empty() ? "" : "; " + detail));
     } catch (...) {
-        // Unrecorded, the stamps must not stay: the act did not happen.
         try {
-            if (before)
-                atomicWrite(path, *before);
-            else
-                ::unlink(path.c_str());
+            if (readFile(path) != before) {
+                if (before)
+                    atomicWrite(path, *before);
+                else if (::unlink(path.c_str()) == 0)
+                    fsyncDir(parentDir(path));
+            }
         } catch (...) {
         }
         throw;

@@ -1,5 +1,7 @@
 #include "instructions/References.h"
 
+#include "util/Lines.h"
+
 #include <algorithm>
 #include <array>
 #include <optional>
@@ -379,26 +381,20 @@ bool knownExtension(std::string_view ext) {
 
 std::vector<Reference> extractReferences(std::string_view text) {
     std::vector<Reference> out;
-    size_t pos = 0;
-    uint32_t lineIndex = 0;
     char fence = 0;
     size_t fenceLen = 0;
     bool frontMatter = false, comment = false;
-    while (pos < text.size()) {
-        size_t nl = text.find('\n', pos);
-        std::string_view line =
-            text.substr(pos, nl == std::string_view::npos ? std::string_view::npos : nl - pos);
-        pos = nl == std::string_view::npos ? text.size() : nl + 1;
-        uint32_t here = lineIndex++;
+    forEachLine(text, [&](std::string_view line, int number) {
+        uint32_t here = uint32_t(number - 1);
         if (line.ends_with('\r')) line.remove_suffix(1);
         std::string_view lead = line.substr(std::min(line.find_first_not_of(' '), line.size()));
         if (here == 0 && line == "---") {
             frontMatter = true;
-            continue;
+            return;
         }
         if (frontMatter) {
             if (line == "---" || line == "...") frontMatter = false;
-            continue;
+            return;
         }
         if (fence) {
             size_t n = 0;
@@ -406,14 +402,14 @@ std::vector<Reference> extractReferences(std::string_view text) {
                 ++n;
             if (n >= fenceLen && lead.substr(n).find_first_not_of(" \t") == std::string_view::npos)
                 fence = 0;
-            continue;
+            return;
         }
         if (lead.starts_with("```") || lead.starts_with("~~~")) {
             fence = lead[0];
             fenceLen = 0;
             while (fenceLen < lead.size() && lead[fenceLen] == fence)
                 ++fenceLen;
-            continue;
+            return;
         }
         // HTML comments hide their text from a reader; they are not read.
         std::string visible(line);
@@ -435,7 +431,7 @@ std::vector<Reference> extractReferences(std::string_view text) {
             }
         }
         scanLine(visible, here, out);
-    }
+    });
     return out;
 }
 

@@ -444,10 +444,10 @@ TEST_CASE("faults: a read-only store answers reads and refuses writes", "[e2e][f
     CHECK(listing() == before);
 }
 
-// A rebuild of the index, the first write's set-up (init) and the packet
-// signing key: a fault in a rebuild leaves the store answering as before;
-// set-up and the key, stopped half-way, complete when run again, and a key
-// is never left half-written (a signed packet verifies).
+// A rebuild of the index, the first write's set-up (init), the packet
+// signing key and an instruction file's stamps (refused: no trace): a fault in a rebuild leaves the
+// store answering as before; set-up and the key, stopped half-way, complete when run again, and a
+// key is never left half-written (a signed packet verifies).
 TEST_CASE("faults: reindex, init and the packet key", "[e2e][fault]") {
     Fixture f;
     std::string held = wordFor("held", 1);
@@ -484,6 +484,20 @@ TEST_CASE("faults: reindex, init and the packet key", "[e2e][fault]") {
                   }};
     key.kind = WritePath::Repeatable;
     injectEverywhere(key, f, "packet key");
+
+    // An instruction file's stamps (a file of their own and an audit entry):
+    // one new instruction file per attempt, so each leaves its own trace.
+    WritePath stamp{
+        [](Fixture& fx, const std::string& t) {
+            fs::create_directories(fx.root.path() + "/docs/" + t);
+            spew(fx.root.path() + "/docs/" + t + "/AGENTS.md",
+                 "Use `src/auth.py#TokenValidator.validate`.\n");
+            return std::vector<std::string>{"reverify", "--file", "docs/" + t + "/AGENTS.md"};
+        },
+        [](Fixture& fx, const std::string& t) {
+            return fs::exists(fx.root.path() + "/.engram/verified/docs/" + t + "/AGENTS.md.stamps");
+        }};
+    injectEverywhere(stamp, f, "reverify --file");
     WARN(f.points << " fault points");
     CHECK(f.points > 10);
 }
