@@ -430,15 +430,21 @@ json toJson(const StatusResult& r) {
     json registered = json::array();
     for (auto& s : r.registered)
         registered.push_back({{"root", s.root}, {"reachable", s.reachable}});
-    return {{"envelope", toJson(r.envelope)},
-            {"registered", registered},
-            {"anchor_health",
-             {{"intact", r.anchorHealth.intact},
-              {"drifted", r.anchorHealth.drifted},
-              {"moved", r.anchorHealth.moved},
-              {"orphaned", r.anchorHealth.orphaned}}},
-            {"broken_files", broken},
-            {"inbox", toJson(r.inbox)}};
+    json out = {{"envelope", toJson(r.envelope)},
+                {"registered", registered},
+                {"anchor_health",
+                 {{"intact", r.anchorHealth.intact},
+                  {"drifted", r.anchorHealth.drifted},
+                  {"moved", r.anchorHealth.moved},
+                  {"orphaned", r.anchorHealth.orphaned}}},
+                {"broken_files", broken},
+                {"inbox", toJson(r.inbox)}};
+    if (auto& i = r.instructions)
+        out["instructions"] = {
+            {"files", i->files},        {"references", i->references}, {"ok", i->ok},
+            {"dangling", i->dangling},  {"drifted", i->drifted},       {"moved", i->moved},
+            {"ambiguous", i->ambiguous}};
+    return out;
 }
 
 ReportRequest parseReport(const json& params) {

@@ -79,7 +79,8 @@ json findingJson(const Finding& f) {
              {{"start", position(f.range.startLine, f.range.startColumn)},
               {"end", position(f.range.endLine, f.range.endColumn)}}},
             {"message", f.message},
-            {"claim_file", f.claimFile}};
+            {"claim_file", f.claimFile},
+            {"replacement", f.replacement}};
 }
 
 // Engine ranges count bytes; LSP and SARIF count UTF-16 code units by
@@ -169,6 +170,16 @@ json checkSarif(const Engine& engine, const Outcome& o) {
             {"properties", {{"claimId", f.claimId}, {"tier", f.tier}, {"severity", f.severity}}}};
         if (auto it = ruleIndex.find(f.code); it != ruleIndex.end())
             result["ruleIndex"] = it->second;
+        if (!f.replacement.empty())
+            // A fix a code-scanning viewer can offer: the reference rewritten.
+            result["fixes"] = json::array(
+                {{{"description", {{"text", "write `" + f.replacement + "`"}}},
+                  {"artifactChanges",
+                   json::array(
+                       {{{"artifactLocation", artifact(f.path)},
+                         {"replacements",
+                          json::array({{{"deletedRegion", region(f.range)},
+                                        {"insertedContent", {{"text", f.replacement}}}}})}}})}}});
         if (!f.claimFile.empty()) {
             auto rel = relativeToRoot(engine.root(), f.claimFile);
             result["relatedLocations"] = json::array(

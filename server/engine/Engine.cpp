@@ -488,7 +488,7 @@ Envelope Engine::envelope(const std::string& method,
     return e;
 }
 
-StatusResult Engine::status(const std::optional<std::string>& requestedRoot) {
+StatusResult Engine::status(const std::optional<std::string>& requestedRoot, bool instructions) {
     StatusResult r;
     r.envelope = envelope("engram/status", requestedRoot);
     if (!opts_.home.empty())
@@ -520,6 +520,20 @@ StatusResult Engine::status(const std::optional<std::string>& requestedRoot) {
                                            ? b.message
                                            : "line " + std::to_string(b.line) + ": " + b.message);
         addAnchorHealth(*t, r.anchorHealth);
+    }
+    if (instructions) {
+        auto scan = scanInstructions();
+        auto& c = r.instructions.emplace();
+        c.files = int64_t(scan.files.size());
+        c.references = int64_t(scan.refs.size());
+        for (auto& ref : scan.refs) {
+            int64_t* n = ref.state == "ok"         ? &c.ok
+                         : ref.state == "dangling" ? &c.dangling
+                         : ref.state == "drifted"  ? &c.drifted
+                         : ref.state == "moved"    ? &c.moved
+                                                   : &c.ambiguous;
+            ++*n;
+        }
     }
     return r;
 }

@@ -163,7 +163,8 @@ public:
     // the root is not in a repository or the ref is unknown.
     std::set<std::string> changedSince(const std::string& ref);
 
-    StatusResult status(const std::optional<std::string>& requestedRoot = std::nullopt);
+    StatusResult status(const std::optional<std::string>& requestedRoot = std::nullopt,
+                        bool instructions = false);
     // Files a report into the machine's spool and the inbox of the project
     // it names (the medulla's for none; pending when that project is not on
     // this machine). Idempotent: the id is the content's.
@@ -215,6 +216,9 @@ public:
     // references judged against the code. `text` replaces onlyFile's
     // contents (an editor's unsaved buffer).
     std::vector<std::string> instructionFiles(std::vector<std::string>* all = nullptr);
+    // Whether a workspace-relative path is one: by its name
+    // (instructions::isInstructionFile) or a store.conf `instructions:` glob.
+    bool isInstructionFile(const std::string& rel);
     InstructionScan scanInstructions(const std::optional<std::string>& onlyFile = {},
                                      const std::string* text = nullptr);
     // Stamps the references of an instruction file (or of one of its lines)

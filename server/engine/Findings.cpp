@@ -622,13 +622,7 @@ void Engine::instructionFindings(const FindingsOptions& opts,
                                  const std::function<void(Finding&&)>& emit) {
     std::optional<std::string> file;
     if (only) {
-        if (!instructions::isInstructionFile(*only)) {
-            bool globbed = false;
-            if (Tier* t = tier("project"))
-                for (auto& g : t->store->instructionGlobs())
-                    globbed = globbed || instructions::globMatches(g, *only);
-            if (!globbed) return;
-        }
+        if (!isInstructionFile(*only)) return;
         file = *only;
     }
     InstructionScan scan = scanInstructions(file);
@@ -649,6 +643,7 @@ void Engine::instructionFindings(const FindingsOptions& opts,
         f.symbol = r.ref.symbol;
         f.subject = "ref:" + r.ref.written;
         f.range = {r.ref.lineIndex, r.ref.startColumn, r.ref.lineIndex, r.ref.endColumn};
+        f.replacement = r.replacement;
         std::string ref = "`" + r.ref.written + "`";
         if (r.state == "dangling")
             f.message = "dangling: " + ref + " names nothing that exists: " + r.why +

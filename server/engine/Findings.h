@@ -46,6 +46,9 @@ struct Finding {
     // text (truncated, secrets redacted, never echoed).
     std::string message;
     std::string claimFile; // absolute path of the claim file
+    // The text to write over `range` that fixes the finding (an instruction
+    // file's moved reference: its new name); empty when there is none.
+    std::string replacement;
 };
 
 struct FindingsOptions {

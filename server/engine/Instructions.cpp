@@ -273,18 +273,20 @@ std::vector<std::string> Engine::instructionFiles(std::vector<std::string>* all)
     History git(opts_.root);
     auto files = git.files();
     std::vector<std::string> every = files ? std::move(*files) : walkFiles(opts_.root);
-    std::vector<std::string> globs;
-    if (Tier* t = tier("project")) globs = t->store->instructionGlobs();
     std::vector<std::string> out;
-    for (auto& f : every) {
-        if (f.starts_with(".engram/")) continue;
-        bool match = instructions::isInstructionFile(f);
-        for (size_t i = 0; !match && i < globs.size(); ++i)
-            match = instructions::globMatches(globs[i], f);
-        if (match) out.push_back(f);
-    }
+    for (auto& f : every)
+        if (isInstructionFile(f)) out.push_back(f);
     if (all) *all = std::move(every);
     return out;
+}
+
+bool Engine::isInstructionFile(const std::string& rel) {
+    if (rel.starts_with(".engram/")) return false;
+    if (instructions::isInstructionFile(rel)) return true;
+    if (Tier* t = tier("project"))
+        for (auto& g : t->store->instructionGlobs())
+            if (instructions::globMatches(g, rel)) return true;
+    return false;
 }
 
 InstructionScan Engine::scanInstructions(const std::optional<std::string>& onlyFile,

@@ -155,6 +155,13 @@ struct StatusResult {
     struct InboxCounts {
         int64_t open = 0, inProgress = 0, answered = 0, external = 0, answers = 0;
     } inbox;
+    // The instruction files' references by state (BRIEF 14), when asked:
+    // counting them reads git and every instruction file.
+    struct InstructionCounts {
+        int64_t files = 0, references = 0, ok = 0, dangling = 0, drifted = 0, moved = 0,
+                ambiguous = 0;
+    };
+    std::optional<InstructionCounts> instructions;
 };
 
 // ---- Reports and the inbox (BRIEF 13; engine/Reports.cpp) ----

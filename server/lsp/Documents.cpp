@@ -79,6 +79,13 @@ void LspServer::publishDiagnostics(const std::string& path, std::optional<int64_
                 {"message", finding.message}};
             if (!finding.claimId.empty())
                 d["data"] = {{"claim_id", finding.claimId}, {"subject", finding.subject}};
+            else if (finding.subject.starts_with("ref:"))
+                // An instruction file's reference: what the code actions
+                // need (the line to re-verify, the text to write).
+                d["data"] = {{"reference", finding.subject.substr(4)},
+                             {"file", *rel},
+                             {"line", r.startLine + 1},
+                             {"replacement", finding.replacement}};
             if (!finding.claimFile.empty() && finding.claimFile != path)
                 d["relatedInformation"] = json::array({{{"location",
                                                          {{"uri", pathToUri(finding.claimFile)},
@@ -200,6 +207,8 @@ json LspServer::onHover(const json& params) {
     if (!text) return nullptr;
     uint32_t line = pos->at("line").get<uint32_t>();
     uint32_t col = byteColumn(*text, line, pos->at("character").get<uint32_t>());
+    if (auto rel = relativeToRoot(f->root(), path); rel && f->engine.isInstructionFile(*rel))
+        return instructionHover(f->engine, f->root(), *rel, *text, line, col);
     auto symbol = f->engine.symbolAt(path, line, col);
     if (!symbol) return nullptr;
     std::vector<AnchoredClaim> hits;
@@ -263,7 +272,13 @@ json LspServer::onCodeAction(const json& params) {
     const json* context = p.optObject("context");
     if (!context || !context->contains("diagnostics")) return actions;
     for (const json& d : (*context)["diagnostics"]) {
-        if (!d.is_object() || d.value("source", "") != "engram" || !d.contains("data")) continue;
+        if (!d.is_object() || d.value("source", "") != "engram" || !d.contains("data") ||
+            !d["data"].is_object())
+            continue;
+        if (d["data"].contains("reference")) {
+            instructionActions(docPath(p), d, actions);
+            continue;
+        }
         std::string id = d["data"].value("claim_id", "");
         if (id.empty()) continue;
         std::string code = d.value("code", "");
@@ -290,6 +305,88 @@ json LspServer::onCodeAction(const json& params) {
         action("Open the claim file", "engram.openClaim", {{"id", id}}, false);
     }
     return actions;
+}
+
+// An instruction file's reference under the cursor: its state, what it
+// resolves to and what it was judged against (BRIEF 14).
+json LspServer::instructionHover(Engine& engine, const std::string& root, const std::string& rel,
+                                 const std::string& text, uint32_t line, uint32_t column) {
+    auto scan = engine.scanInstructions(rel);
+    for (auto& r : scan.refs) {
+        const auto& ref = r.ref;
+        if (ref.lineIndex != line || column < ref.startColumn || column > ref.endColumn) continue;
+        std::string md = "**engram** · `" + ref.written + "` · **" + r.state + "**\n\n";
+        if (r.state == "dangling") {
+            md += "Names nothing that exists: " + r.why + ".";
+            if (!r.replacement.empty()) md += " Write `" + r.replacement + "`.";
+        } else if (r.state == "ambiguous") {
+            md += "Names " + r.target + (r.why.empty() ? "" : ": " + r.why) +
+                  "; not judged. Qualify it (`path#Name`) to have it checked.";
+        } else {
+            std::string target = r.target;
+            if (r.targetRange) {
+                auto file = target.substr(0, target.find('#'));
+                target = "[" + target + "](" + pathToUri(root + "/" + file) + "#L" +
+                         std::to_string(r.targetRange->startLine + 1) + ")";
+            } else {
+                target = "`" + target + "`";
+            }
+            md += "Resolves to " + target + ".";
+            if (r.state == "drifted")
+                md += "\n\nDrifted: " + r.why +
+                      ". Check that the text still holds, then "
+                      "re-verify the line.";
+            else if (r.state == "moved")
+                md += "\n\nMoved: " + r.why + ". Write `" + r.replacement + "`.";
+            if (r.baseline == "stamp")
+                md += "\n\n_Judged against the stamp of its last re-verification._";
+            else if (r.baseline.starts_with("git "))
+                md += "\n\n_Judged against commit " + r.baseline.substr(4) +
+                      ", the last to change this line._";
+            else if (r.state == "ok" && ref.form != instructions::RefForm::Path &&
+                     ref.form != instructions::RefForm::PathLine)
+                md += "\n\n_Not judged for change: no stamp and no commit of this line._";
+        }
+        return {{"contents", {{"kind", "markdown"}, {"value", md}}},
+                {"range", lspRange(text, line, ref.startColumn, line, ref.endColumn)}};
+    }
+    return nullptr;
+}
+
+// The quick fixes of an instruction file's reference: write the new name of
+// a moved one (or the one place a missing file now is), re-verify a drifted
+// line.
+void LspServer::instructionActions(const std::string& path, const json& d, json& actions) {
+    const json& data = d["data"];
+    std::string replacement = data.value("replacement", "");
+    std::string code = d.value("code", "");
+    if (!replacement.empty() && d.contains("range")) {
+        std::string title = "Write `" + replacement + "`";
+        actions.push_back({{"title", title},
+                           {"kind", "quickfix"},
+                           {"diagnostics", json::array({d})},
+                           {"isPreferred", true},
+                           {"edit",
+                            {{"changes",
+                              {{pathToUri(path), json::array({{{"range", d["range"]},
+                                                               {"newText", replacement}}})}}}}}});
+    }
+    if (code == "engram.drifted" && data.contains("file") && data.contains("line")) {
+        lsp::Folder* f = ownerOf(path);
+        if (!f) return;
+        std::string title = "Re-verify this line's references against the current code";
+        json args = {{"file", data.value("file", "") + ":" + std::to_string(data.value("line", 0))},
+                     {"agent", editorAgent_},
+                     {"root", f->root()}};
+        actions.push_back({{"title", title},
+                           {"kind", "quickfix"},
+                           {"diagnostics", json::array({d})},
+                           {"isPreferred", true},
+                           {"command",
+                            {{"title", title},
+                             {"command", "engram.reverifyFile"},
+                             {"arguments", json::array({args})}}}});
+    }
 }
 
 } // namespace engram

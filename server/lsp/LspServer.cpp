@@ -342,7 +342,7 @@ json LspServer::onInitialize(const json& params) {
               {"executeCommandProvider",
                {{"commands",
                  {"engram.status", "engram.reindex", "engram.recall", "engram.reverify",
-                  "engram.retract", "engram.resolve", "engram.openClaim"}}}},
+                  "engram.retract", "engram.resolve", "engram.openClaim", "engram.reverifyFile"}}}},
               {"workspace",
                {{"workspaceFolders", {{"supported", true}, {"changeNotifications", true}}}}},
               {"experimental",
@@ -403,10 +403,13 @@ json LspServer::onStatus(const json& params) {
             out["confusion"] = protocol::toJson(engine.confusionSeries());
         return out;
     };
+    // Off unless asked: the editor polls status for its status bar, and
+    // counting instruction files' references reads git.
+    bool instructions = p.optBool("instructions").value_or(false);
     if (auto root = p.optString("root")) {
         auto requested = lsp::canonicalRootParam(*root, "root");
         auto r = route({requested, {}, {}, false});
-        json out = protocol::toJson(r.folder->engine.status(requested));
+        json out = protocol::toJson(r.folder->engine.status(requested, instructions));
         if (r.unboundRoot) explainUnbound(out["envelope"], *r.unboundRoot);
         return withConfusion(std::move(out), r.folder->engine);
     }
@@ -415,7 +418,7 @@ json LspServer::onStatus(const json& params) {
     if (folders_->empty()) route({});
     json roots = json::array();
     for (auto* f : folders_->all()) {
-        json one = protocol::toJson(f->engine.status());
+        json one = protocol::toJson(f->engine.status(std::nullopt, instructions));
         one["root"] = f->root();
         roots.push_back(std::move(one));
     }
@@ -435,6 +438,7 @@ json LspServer::onExecuteCommand(const json& params) {
     // The code actions on memory diagnostics (lsp/Documents.cpp).
     if (command == "engram.reverify") return runOperation("reverify", args);
     if (command == "engram.retract") return runOperation("retract", args);
+    if (command == "engram.reverifyFile") return runOperation("reverify_file", args);
     if (command == "engram.resolve") {
         // A claim a git merge left diverged or unmerged (BRIEF 12).
         protocol::Params a(args, "arguments[0]");

@@ -119,6 +119,10 @@ private:
     json onHover(const json& params);
     json onCodeLens(const json& params);
     json onCodeAction(const json& params);
+    // The same features on an instruction file's references.
+    json instructionHover(Engine& engine, const std::string& root, const std::string& rel,
+                          const std::string& text, uint32_t line, uint32_t column);
+    void instructionActions(const std::string& path, const json& diagnostic, json& actions);
     // Publishes the document's memory diagnostics from the folder holding
     // it (nothing for a document outside every folder).
     void publishDiagnostics(const std::string& path, std::optional<int64_t> version);

@@ -148,8 +148,9 @@ Outcome runReview(Call& call, const json& params) {
 
 Outcome runStatus(Call& call, const json& params) {
     bool confusion = Params(params).optBool("confusion").value_or(false);
+    bool instructions = Params(params).optBool("instructions").value_or(true);
     Engine& engine = call.engine();
-    Outcome out = answer(call, engine.status(call.requestedRoot), terminal::status);
+    Outcome out = answer(call, engine.status(call.requestedRoot, instructions), terminal::status);
     if (confusion) out.value["confusion"] = toJson(engine.confusionSeries());
     return out;
 }

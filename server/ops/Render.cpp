@@ -298,6 +298,14 @@ std::string status(const json& r) {
         out += "inbox: " + std::to_string(count(i, "open")) + " open, " +
                std::to_string(count(i, "in_progress")) + " in progress\n";
     }
+    if (r.contains("instructions")) {
+        const json& i = member(r, "instructions");
+        out += "instruction files: " + std::to_string(count(i, "files")) + " with " +
+               std::to_string(count(i, "references")) +
+               " code references: " + std::to_string(count(i, "dangling")) + " dangling, " +
+               std::to_string(count(i, "drifted")) + " drifted, " +
+               std::to_string(count(i, "moved")) + " moved\n";
+    }
     if (e.contains("recovery") && member(e, "recovery").is_object())
         out += "next: " + field(member(e, "recovery"), "method") + " (" +
                field(member(e, "recovery"), "reason") + ")\n";

@@ -441,7 +441,11 @@ json anchorsOutput() {
 
 json statusInput() {
     return input({{"confusion", boolean("Also the confusion rate per ISO week (confirmed "
-                                        "misdelivery reports, live claims, recalls served)")}},
+                                        "misdelivery reports, live claims, recalls served)")},
+                  {"instructions",
+                   boolean("Count the instruction files' (AGENTS.md, CLAUDE.md...) code "
+                           "references by state; it reads git, so an editor's status polling "
+                           "leaves it off (default: on, except engram/status over the LSP)")}},
                  {});
 }
 
@@ -462,6 +466,16 @@ json statusOutput() {
              arrayOf(object({{"root", str()}, {"reachable", boolean()}}, {"root", "reachable"}),
                      "Every project store served on this machine (what tier all reads)")},
             {"inbox", inboxCounts("The bound project's reports by state")},
+            {"instructions",
+             object({{"files", integer("Instruction files read")},
+                     {"references", integer("Code references found in them")},
+                     {"ok", integer()},
+                     {"dangling", integer()},
+                     {"drifted", integer()},
+                     {"moved", integer()},
+                     {"ambiguous", integer("Names several definitions: not judged")}},
+                    {"files", "references", "ok", "dangling", "drifted", "moved", "ambiguous"},
+                    "With instructions: their references by state (engram check lists them)")},
             {"confusion",
              arrayOf(object({{"week", str("ISO week, e.g. 2026-W47")},
                              {"confirmed_misdeliveries", integer()},

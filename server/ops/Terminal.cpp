@@ -156,6 +156,13 @@ std::string status(const StatusResult& r) {
                " more broken claim files (engram check --max-findings 0 lists them)\n";
     out += "inbox: " + std::to_string(r.inbox.open) + " open, " +
            std::to_string(r.inbox.inProgress) + " in progress (engram inbox)\n";
+    if (auto& i = r.instructions) {
+        out += "instruction files: " + std::to_string(i->files) + " with " +
+               std::to_string(i->references) + " code references: " + std::to_string(i->dangling) +
+               " dangling, " + std::to_string(i->drifted) + " drifted, " +
+               std::to_string(i->moved) + " moved";
+        out += i->dangling + i->drifted + i->moved ? " (engram check lists them)\n" : "\n";
+    }
     if (!r.registered.empty()) {
         out += "registered projects (recall --tier all reads them):\n";
         for (auto& reg : r.registered)

@@ -87,6 +87,18 @@ TEST_CASE("instruction files: dangling, drifted, moved and re-verified, the same
     CHECK(a.findings() == dangling);
     auto text = a.run({"check"});
     CHECK(contains(text.out, "AGENTS.md:4:17: warning: engram.dangling"));
+    // engram status counts them.
+    auto status = a.run({"--json", "status"});
+    INFO(describe(status));
+    REQUIRE(status.exitCode == 0);
+    json counts = status.parsed()["instructions"];
+    CHECK(counts["files"] == 3);
+    CHECK(counts["dangling"] == 2);
+    CHECK(counts["drifted"] == 0);
+    CHECK(counts["references"].get<int>() >= 6);
+    CHECK(contains(a.run({"status"}).out,
+                   "instruction files: 3 with " + counts["references"].dump() +
+                       " code references: 2 dangling, 0 drifted, 0 moved (engram check"));
 
     // A commit changes the body of the function three lines name.
     a.edit("src/auth.py", "        if token.expires_at",
@@ -153,4 +165,134 @@ TEST_CASE("instruction files without git: only whether references resolve", "[e2
     fs::create_directories(r.dir + "/.engram");
     spew(r.dir + "/.engram/store.conf", "instructions: NOTES.md\n");
     CHECK(r.findings().count({"engram.dangling", "NOTES.md", 1, "src/nothing.py"}) == 1);
+}
+
+namespace {
+
+// The next publishDiagnostics for `uri` (with this version, unless 0).
+json diagnosticsFor(Server& s, const std::string& uri, int version = 0) {
+    for (int i = 0; i < 200; ++i) {
+        auto msg = s.readMessage();
+        REQUIRE(msg);
+        if (msg->value("method", "") != "textDocument/publishDiagnostics") continue;
+        const json& p = (*msg)["params"];
+        if (p["uri"] != uri || (version && p.value("version", -1) != version)) continue;
+        return p["diagnostics"];
+    }
+    FAIL("no diagnostics for " << uri);
+    return {};
+}
+
+// (code, 0-based line) of each diagnostic.
+std::set<std::pair<std::string, int>> codesAndLines(const json& diagnostics) {
+    std::set<std::pair<std::string, int>> out;
+    for (auto& d : diagnostics)
+        out.emplace(d["code"], d["range"]["start"]["line"].get<int>());
+    return out;
+}
+
+json diagnosticWith(const json& diagnostics, const std::string& code) {
+    for (auto& d : diagnostics)
+        if (d["code"] == code) return d;
+    FAIL("no " << code << " in " << diagnostics.dump());
+    return {};
+}
+
+} // namespace
+
+TEST_CASE("instruction files in the editor: diagnostics on open, hover, a fix for a moved "
+          "reference and re-verification",
+          "[e2e][instructions][lsp]") {
+    TempDir origin;
+    Repo a{origin.path() + "/a", {}};
+    fs::create_directories(a.dir);
+    copySampleWorkspace(a.dir);
+    std::string fx = std::string(ENGRAM_FIXTURES) + "/instructions";
+    for (auto rel : {"AGENTS.md", "pkg/CLAUDE.md"}) {
+        fs::create_directories(fs::path(a.dir + "/" + rel).parent_path());
+        fs::copy_file(fx + "/" + rel, a.dir + "/" + rel);
+    }
+    gitOk(a.dir, {"init", "-q", "-b", "main"});
+    a.commitAll("the workspace and its instruction files");
+    // Later commits change validate's body and rename the result class.
+    a.edit("src/auth.py", "        if token.expires_at",
+           "        token = token.strip()\n"
+           "        if token.expires_at");
+    a.edit("src/auth.py", "class ValidationResult:", "class CheckResult:");
+    a.commitAll("strip tokens; rename the result");
+
+    ServerOptions so;
+    so.env = fixedGitEnv();
+    Server s(so);
+    s.initialize(a.dir);
+    std::string agents = a.dir + "/AGENTS.md", claude = a.dir + "/pkg/CLAUDE.md";
+    std::string agentsText = *slurp(agents), claudeText = *slurp(claude);
+    auto open = [&](const std::string& path, const std::string& text) {
+        s.notify("textDocument/didOpen", {{"textDocument",
+                                           {{"uri", fileUri(path)},
+                                            {"languageId", "markdown"},
+                                            {"version", 1},
+                                            {"text", text}}}});
+        return diagnosticsFor(s, fileUri(path), 1);
+    };
+
+    // Opening publishes what `engram check` finds in the file, on its lines.
+    json agentsDiags = open(agents, agentsText);
+    CHECK(codesAndLines(agentsDiags) ==
+          std::set<std::pair<std::string, int>>{
+              {"engram.drifted", 2}, {"engram.dangling", 3}, {"engram.dangling", 4}});
+    json claudeDiags = open(claude, claudeText);
+    CHECK(codesAndLines(claudeDiags) == std::set<std::pair<std::string, int>>{{"engram.moved", 2}});
+
+    // Hover on a reference: its state and what it was judged against.
+    auto hoverAt = [&](const std::string& path, int line, int character) {
+        return s.call("textDocument/hover",
+                      {{"textDocument", {{"uri", fileUri(path)}}},
+                       {"position", {{"line", line}, {"character", character}}}});
+    };
+    json drifted = diagnosticWith(agentsDiags, "engram.drifted");
+    json hover = hoverAt(agents, 2, drifted["range"]["start"]["character"].get<int>() + 3);
+    REQUIRE(hover.is_object());
+    std::string md = hover["contents"]["value"];
+    CHECK(contains(md, "`TokenValidator.validate()` · **drifted**"));
+    CHECK(contains(md, "Judged against commit "));
+    CHECK(hover["range"] == drifted["range"]);
+    hover = hoverAt(agents, 2, 0); // prose, no reference
+    CHECK(hover.is_null());
+    json ok = hoverAt(claude, 2, int(claudeText.find("../src/db.py") - claudeText.find("Results")));
+    REQUIRE(ok.is_object());
+    CHECK(contains(ok["contents"]["value"].get<std::string>(), "· **ok**"));
+
+    // The moved reference's quick fix rewrites it; applied, the file is clean.
+    json moved = diagnosticWith(claudeDiags, "engram.moved");
+    json actions =
+        s.call("textDocument/codeAction", {{"textDocument", {{"uri", fileUri(claude)}}},
+                                           {"range", moved["range"]},
+                                           {"context", {{"diagnostics", json::array({moved})}}}});
+    REQUIRE(actions.size() == 1);
+    CHECK(actions[0]["isPreferred"] == true);
+    json edits = actions[0]["edit"]["changes"][fileUri(claude)];
+    REQUIRE(edits.size() == 1);
+    CHECK(edits[0]["newText"] == "src/auth.py#CheckResult");
+    CHECK(edits[0]["range"] == moved["range"]);
+    s.notify("textDocument/didChange",
+             {{"textDocument", {{"uri", fileUri(claude)}, {"version", 2}}},
+              {"contentChanges",
+               json::array({{{"range", edits[0]["range"]}, {"text", edits[0]["newText"]}}})}});
+    CHECK(diagnosticsFor(s, fileUri(claude), 2).empty());
+
+    // The drifted line's quick fix re-verifies it, a recorded act; the
+    // diagnostics follow.
+    actions =
+        s.call("textDocument/codeAction", {{"textDocument", {{"uri", fileUri(agents)}}},
+                                           {"range", drifted["range"]},
+                                           {"context", {{"diagnostics", json::array({drifted})}}}});
+    REQUIRE(actions.size() == 1);
+    json command = actions[0]["command"];
+    CHECK(command["command"] == "engram.reverifyFile");
+    json done = s.call("workspace/executeCommand", command);
+    CHECK(done["stamped"] == 1);
+    CHECK(contains(*slurp(a.dir + "/.engram/audit.log"), "reverify-file\tAGENTS.md"));
+    CHECK(codesAndLines(diagnosticsFor(s, fileUri(agents))) ==
+          std::set<std::pair<std::string, int>>{{"engram.dangling", 3}, {"engram.dangling", 4}});
 }
