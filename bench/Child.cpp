@@ -62,6 +62,46 @@ int runToExit(const std::vector<std::string>& argv) {
     return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
 }
 
+int runWithInput(const std::vector<std::string>& argv, const std::string& input, std::string& out) {
+    int toChild[2], fromChild[2];
+    if (pipe2(toChild, O_CLOEXEC) != 0 || pipe2(fromChild, O_CLOEXEC) != 0)
+        throw std::runtime_error("pipe failed");
+    posix_spawn_file_actions_t fa;
+    posix_spawn_file_actions_init(&fa);
+    posix_spawn_file_actions_adddup2(&fa, toChild[0], 0);
+    posix_spawn_file_actions_adddup2(&fa, fromChild[1], 1);
+    posix_spawn_file_actions_addopen(&fa, 2, "/dev/null", O_WRONLY, 0);
+    pid_t pid;
+    auto args = cArgv(argv);
+    int rc = posix_spawn(&pid, args[0], &fa, nullptr, args.data(), environ);
+    posix_spawn_file_actions_destroy(&fa);
+    ::close(toChild[0]);
+    ::close(fromChild[1]);
+    if (rc != 0) throw std::runtime_error("cannot spawn " + argv[0] + ": " + std::strerror(rc));
+    // The input is small (a hook's JSON): it fits in the pipe's buffer, so
+    // writing it all before reading cannot deadlock.
+    for (size_t at = 0; at < input.size();) {
+        ssize_t n = ::write(toChild[1], input.data() + at, input.size() - at);
+        if (n < 0 && errno == EINTR) continue;
+        if (n <= 0) break;
+        at += size_t(n);
+    }
+    ::close(toChild[1]);
+    out.clear();
+    char buf[65536];
+    for (;;) {
+        ssize_t n = ::read(fromChild[0], buf, sizeof buf);
+        if (n < 0 && errno == EINTR) continue;
+        if (n <= 0) break;
+        out.append(buf, size_t(n));
+    }
+    ::close(fromChild[0]);
+    int status = 0;
+    while (waitpid(pid, &status, 0) < 0 && errno == EINTR) {
+    }
+    return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+}
+
 LspChild::LspChild(const std::vector<std::string>& argv)
     : decoder_(new protocol::FrameDecoder) {
     int toChild[2], fromChild[2];

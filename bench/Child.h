@@ -24,6 +24,10 @@ double msBetween(Clock::time_point a, Clock::time_point b);
 // Runs argv to completion with output discarded; returns the exit status.
 int runToExit(const std::vector<std::string>& argv);
 
+// Runs argv to completion with `input` on its stdin (written, then closed)
+// and stderr discarded; returns the exit status and fills `out` with stdout.
+int runWithInput(const std::vector<std::string>& argv, const std::string& input, std::string& out);
+
 class LspChild {
 public:
     // Spawns argv with stdin/stdout piped and stderr to /dev/null.

@@ -328,6 +328,49 @@ struct SizeRun {
         progress("engram check: " + std::to_string(s) + " s");
     }
 
+    // 8. `engram hook` as an agent harness runs it on every prompt: a new
+    // process with the harness's JSON on stdin, from spawn to exit (the
+    // start-up, the packet's selection, the output). Prompts are the query
+    // mix's; the context's size is checked against the default budget.
+    void hook() {
+        int runs = n >= 1000000 ? 20 : 60;
+        std::vector<double> prompt, start;
+        size_t maxContext = 0, withItems = 0;
+        std::string out;
+        for (int i = 0; i < runs; ++i) {
+            const Query& q = queries[size_t(i) * 7 % queries.size()];
+            nlohmann::json input = {{"session_id", "bench"},
+                                    {"hook_event_name", "UserPromptSubmit"},
+                                    {"cwd", root},
+                                    {"prompt", "Please look at " + q.text + " and fix it"}};
+            auto t0 = Clock::now();
+            int rc = runWithInput(engramArgs({"hook"}), input.dump(), out);
+            prompt.push_back(msBetween(t0, Clock::now()));
+            if (rc != 0) throw std::runtime_error("engram hook exited " + std::to_string(rc));
+            std::string ctx = nlohmann::json::parse(out)["hookSpecificOutput"]["additionalContext"];
+            maxContext = std::max(maxContext, ctx.size());
+            withItems += ctx.find("\n1. [") != std::string::npos;
+        }
+        for (int i = 0; i < runs / 6; ++i) {
+            nlohmann::json input = {{"hook_event_name", "SessionStart"}, {"cwd", root}};
+            auto t0 = Clock::now();
+            int rc = runWithInput(engramArgs({"hook"}), input.dump(), out);
+            start.push_back(msBetween(t0, Clock::now()));
+            if (rc != 0) throw std::runtime_error("engram hook exited " + std::to_string(rc));
+        }
+        if (maxContext > 8000)
+            throw std::runtime_error(
+                "engram hook exceeded its budget: " + std::to_string(maxContext) + " bytes");
+        auto s = summarize(prompt);
+        j["hook_prompt_ms"] = bench::toJson(s, prompt);
+        j["hook_session_start_ms"] = bench::toJson(summarize(start), start);
+        j["hook_max_context_bytes"] = maxContext;
+        j["hook_prompts_with_items"] = withItems;
+        progress("engram hook (prompt, spawn to exit): p50 " + std::to_string(s.p50) + " ms, p95 " +
+                 std::to_string(s.p95) + " ms; largest context " + std::to_string(maxContext) +
+                 " bytes");
+    }
+
     // 3a. Engine::recall in this process: the engine's own cost, no JSON.
     void recallInProcess() {
         Engine engine({root, "--root", home, 30, ENGRAM_VERSION});
@@ -607,6 +650,15 @@ std::vector<Row> tableRows(const nlohmann::json& sizes, const std::vector<std::s
             "(uncapped)", "");
         lat("  reference: fts5vocab doc-frequency lookup", s["fts5vocab_doc_frequency_ms"], " ms",
             1, "", "");
+        if (s.contains("hook_prompt_ms")) {
+            // Per prompt, blocking it: well under a person's notice.
+            bool hundredK = claims == 100000;
+            lat("engram hook, prompt (spawn to exit)", s["hook_prompt_ms"], " ms", 1,
+                hundredK ? "p95 <= 100 ms" : "",
+                hundredK ? verdict(s["hook_prompt_ms"]["p95"].get<double>() <= 100) : "");
+            lat("engram hook, session start (spawn to exit)", s["hook_session_start_ms"], " ms", 1,
+                "", "");
+        }
         auto& rm = s["remember_wire_ms"];
         lat("remember over the wire (durable)", rm, " ms", 1, million ? "p95 <= 3 ms" : "",
             million ? verdict(rm["p95"].get<double>() <= 3) : "");
@@ -679,6 +731,7 @@ int main(int argc, char** argv) {
                    {"tier_all_20x5k_p95_ms", 8},
                    {"spawn_to_initialize_100k_p95_ms", 15},
                    {"recall_100k_p95_ms", 5},
+                   {"hook_prompt_100k_p95_ms", 100},
                    {"recall_max_ms", 50},
                    {"idle_rss_100k_mb", 30}};
     out["method"] = {
@@ -709,6 +762,7 @@ int main(int argc, char** argv) {
             run.delegateInProcess();
             run.ftsReference();
             run.wire();
+            run.hook();
             if (n <= 100000) run.check();
             out["sizes"][sizeName(n)] = run.j;
             if (!opt.keep) fs::remove_all(run.dir);

@@ -8,6 +8,7 @@
 #include "lsp/LspServer.h"
 #include "mcp/McpServer.h"
 #include "model/Error.h"
+#include "ops/Hook.h"
 #include "ops/Operation.h"
 #include "ops/Terminal.h"
 #include "protocol/Convert.h"
@@ -21,13 +22,17 @@
 #include "util/Paths.h"
 #include "util/Process.h"
 
+#include <cerrno>
 #include <charconv>
 #include <cstdio>
 #include <cstdlib>
 #include <fstream>
 #include <iostream>
+#include <poll.h>
 #include <sodium.h>
 #include <sstream>
+#include <sys/stat.h>
+#include <unistd.h>
 
 namespace engram::cli {
 
@@ -57,7 +62,7 @@ const char* kUsageTail =
                                  configuration error. CODES: comma-separated codes
                                  (engram.drifted, engram.orphaned, engram.moved,
                                  engram.conflict, engram.stale, engram.secret,
-                                 engram.invalid, engram.unmerged) and/or
+                                 engram.invalid, engram.unmerged, engram.dangling) and/or
                                  severities (error, warning, information, hint: that
                                  severity and above), or 'none'. Default:
                                  engram.drifted,engram.orphaned,engram.secret,engram.invalid,
@@ -77,6 +82,15 @@ const char* kUsageTail =
   merge-driver BASE OURS THEIRS [PATH]
                                  git's merge driver for claim files (registered by init;
                                  git runs it, people need not)
+  hook [--event session-start|prompt] [--format auto|claude|cursor|text] [--max-chars N]
+       [--prompt TEXT]
+                                 for an agent harness's session-start and prompt hooks: a
+                                 bounded memory slice (at most N bytes, default 8000) for
+                                 the harness to add to the agent's context. Reads the
+                                 harness's JSON on stdin (event, prompt, cwd); prints
+                                 Claude Code's hookSpecificOutput JSON (also Codex, VS Code,
+                                 Gemini CLI), Cursor's, or text. Exit 1 on errors, never 2
+                                 (a harness reads 2 as "block the prompt")
   reindex                        rebuild the indexes from the claim files
   doctor                         check grammars, stores, indexes and audit logs
 
@@ -271,6 +285,74 @@ std::string renderConfusion(const std::vector<ConfusionWeek>& weeks) {
                " live claims, rate " + rate + "\n";
     }
     return out;
+}
+
+// Standard input up to `max` bytes, or what came before it went quiet for
+// `quietMs` (a harness writes its JSON and closes; a terminal or a pipe held
+// open by a parent must not hang a hook). Nothing is read from a terminal.
+std::string readHookStdin(size_t max, int quietMs) {
+    std::string out;
+    if (isatty(STDIN_FILENO)) return out;
+    char buf[65536];
+    for (;;) {
+        pollfd p{STDIN_FILENO, POLLIN, 0};
+        int r = poll(&p, 1, quietMs);
+        if (r < 0 && errno == EINTR) continue;
+        if (r <= 0) break;
+        ssize_t n = read(STDIN_FILENO, buf, sizeof buf);
+        if (n < 0 && errno == EINTR) continue;
+        if (n <= 0) break;
+        out.append(buf, size_t(n));
+        if (out.size() > max)
+            throw invalidField("stdin", "is larger than " + std::to_string(max) + " bytes");
+    }
+    return out;
+}
+
+int cmdHook(Context ctx) {
+    // Every failure exits 1: harnesses read exit 2 as "block this prompt",
+    // and a memory hook must never stop an agent.
+    try {
+        if (!ctx.args.positionals.empty())
+            throw UsageError("hook: unexpected argument '" + ctx.args.positionals[0] + "'");
+        std::string format = ctx.args.get("--format").value_or("auto");
+        if (format != "auto" && format != "claude" && format != "cursor" && format != "text")
+            throw UsageError("--format: '" + format + "' is not one of auto, claude, cursor, text");
+        size_t maxChars = ops::kHookDefaultChars;
+        if (auto m = ctx.args.get("--max-chars")) {
+            auto n = number<int64_t>("--max-chars", *m);
+            if (n < int64_t(ops::kHookMinChars) || n > int64_t(ops::kHookMaxChars))
+                throw UsageError("--max-chars: " + *m + " is not between " +
+                                 std::to_string(ops::kHookMinChars) + " and " +
+                                 std::to_string(ops::kHookMaxChars));
+            maxChars = size_t(n);
+        }
+        ops::HookInput in = ops::parseHookInput(readHookStdin(size_t(1) << 20, 2000));
+        if (auto e = ctx.args.get("--event")) {
+            in.event = ops::hookEvent(*e);
+            if (in.event.empty())
+                throw UsageError("--event: '" + *e + "' is not session-start or prompt");
+        }
+        if (auto p = ctx.args.get("--prompt")) in.prompt = *p;
+        // The harness says where the agent works (a worktree, a subdirectory);
+        // an explicit --root or $ENGRAM_ROOT still wins.
+        struct stat st {};
+        if (ctx.rootSource == "discovered" && !in.cwd.empty() && ::stat(in.cwd.c_str(), &st) == 0 &&
+            S_ISDIR(st.st_mode))
+            ctx.root = discoverRoot(canonicalPath(in.cwd));
+        Engine engine = makeEngine(ctx);
+        std::string context = ops::hookContext(engine, in, maxChars);
+        std::cout << ops::hookOutput(in, format, context);
+        std::cout.flush();
+        return 0;
+    } catch (const UsageError& e) {
+        std::cerr << "engram hook: " << e.what() << "\n";
+    } catch (const EngramError& e) {
+        std::cerr << "engram hook: " << toString(e.kind) << ": " << e.what() << "\n";
+    } catch (const std::exception& e) {
+        std::cerr << "engram hook: internal error: " << e.what() << "\n";
+    }
+    return 1;
 }
 
 int cmdCheck(const Context& ctx) {
@@ -492,6 +574,7 @@ int run(int argc, char** argv) {
         {"resolve", {{"--take", "--agent"}, {}, {}}},
         {"merge-driver", {}},
         {"reindex", {}},
+        {"hook", {{"--event", "--format", "--max-chars", "--prompt"}, {}, {}}},
         {"doctor", {}},
         {"help", {}},
     };
@@ -569,6 +652,7 @@ int run(int argc, char** argv) {
         if (auto* op = ops::byCommand(c)) return runOperation(ctx, *op);
         if (c == "check") return cmdCheck(ctx);
         if (c == "reindex") return cmdReindex(ctx);
+        if (c == "hook") return cmdHook(ctx);
         if (c == "init") return cmdInit(ctx);
         if (c == "resolve") return cmdResolve(ctx);
         if (c == "merge-driver") return cmdMergeDriver(ctx);

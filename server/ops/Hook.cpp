@@ -1,0 +1,355 @@
+// The memory slice `engram hook` prints for an agent harness (ops/Hook.h).
+//
+// The context is plain prose and lists, wrapped in one <engram-memory> tag
+// so a model (and a person reading a transcript) can tell where engram's
+// part starts and ends, and so a harness that runs the hook twice (Cursor
+// and VS Code also read Claude Code's settings) shows the same block twice
+// rather than something that looks like two sources. It never starts with
+// '{': Claude Code and Codex read stdout that starts with '{' as JSON.
+#include "ops/Hook.h"
+
+#include "engine/Engine.h"
+#include "model/Error.h"
+#include "util/Process.h"
+#include "util/Utf8.h"
+
+#include <nlohmann/json.hpp>
+
+#include <algorithm>
+
+namespace engram::ops {
+
+using json = nlohmann::json;
+
+namespace {
+
+constexpr size_t kMaxPrompt = 4000; // a packet's task bound
+constexpr size_t kMaxChangedPaths = 32;
+constexpr size_t kMaxItemChars = 600; // one item's text in the slice
+constexpr size_t kInstructionLines = 5;
+
+// The longest prefix of s of at most max bytes that ends on a whole UTF-8
+// character.
+std::string_view utf8Prefix(std::string_view s, size_t max) {
+    if (s.size() <= max) return s;
+    size_t n = max;
+    while (n > 0 && (static_cast<unsigned char>(s[n]) & 0xC0) == 0x80)
+        --n;
+    return s.substr(0, n);
+}
+
+std::string oneLine(std::string_view s, size_t max) {
+    std::string out;
+    out.reserve(std::min(s.size(), max + 4));
+    bool space = false;
+    for (char c : s) {
+        if (c == '\n' || c == '\r' || c == '\t' || c == ' ') {
+            space = !out.empty();
+            continue;
+        }
+        if (space) out += ' ';
+        space = false;
+        out += c;
+    }
+    if (out.size() <= max) return out;
+    return std::string(utf8Prefix(out, max)) + "…";
+}
+
+std::string count(int64_t n, const char* one, const char* many) {
+    return std::to_string(n) + " " + (n == 1 ? one : many);
+}
+
+const std::string* stringField(const json& j, std::initializer_list<const char*> names,
+                               std::string& which) {
+    for (const char* n : names) {
+        auto it = j.find(n);
+        if (it == j.end() || it->is_null()) continue;
+        if (!it->is_string()) throw invalidField(n, "must be a string");
+        which = n;
+        return it->get_ptr<const std::string*>();
+    }
+    return nullptr;
+}
+
+// Files with uncommitted changes to tracked content (outside .engram/): what
+// the session is likely about.
+std::vector<std::string> changedFiles(const std::string& root) {
+    auto r = runProcess({"git", "--no-optional-locks", "-C", root, "status", "--porcelain", "-z",
+                         "--untracked-files=no", "--", ".", ":(exclude).engram"},
+                        size_t(1) << 20);
+    std::vector<std::string> out;
+    if (!r || r->exitCode != 0) return out;
+    const std::string& s = r->out;
+    for (size_t at = 0; at < s.size() && out.size() < kMaxChangedPaths;) {
+        size_t end = s.find('\0', at);
+        if (end == std::string::npos) break;
+        std::string entry = s.substr(at, end - at);
+        at = end + 1;
+        if (entry.size() < 4) continue;
+        char x = entry[0];
+        out.push_back(entry.substr(3));
+        if (x == 'R' || x == 'C') { // a rename: the old name follows
+            size_t next = s.find('\0', at);
+            at = next == std::string::npos ? s.size() : next + 1;
+        }
+    }
+    return out;
+}
+
+// Lines added while they fit; what did not fit is counted.
+class Budget {
+public:
+    explicit Budget(size_t max)
+        : max_(max) {}
+    bool add(const std::string& line) {
+        if (out_.size() + line.size() + 1 + reserve_ > max_) return false;
+        out_ += line;
+        out_ += '\n';
+        return true;
+    }
+    // Room kept for the closing lines.
+    void reserve(size_t n) { reserve_ = n; }
+    size_t reserved() const { return reserve_; }
+    void close(const std::string& tail) {
+        reserve_ = 0;
+        out_ += tail;
+        if (out_.size() > max_) out_ = std::string(utf8Prefix(out_, max_));
+    }
+    std::string take() { return std::move(out_); }
+
+private:
+    size_t max_;
+    size_t reserve_ = 0;
+    std::string out_;
+};
+
+std::string itemLine(size_t n, const PacketItem& it) {
+    std::string where = it.anchors.empty() ? "" : " · " + it.anchors.front();
+    if (it.anchors.size() > 1) where += " +" + std::to_string(it.anchors.size() - 1);
+    std::string head = std::to_string(n) + ". [" + (it.kind.empty() ? "note" : it.kind) + " · " +
+                       it.tier + (it.anchorState.empty() ? "" : " · " + it.anchorState) + where +
+                       "] ";
+    std::string text = (it.label.empty() ? "" : it.label + ": ") + oneLine(it.text, kMaxItemChars);
+    std::string tail = " (" + it.id;
+    if (it.ageDays)
+        tail += ", " + (*it.ageDays ? count(*it.ageDays, "day", "days") + " old" : "today");
+    if (it.stale && *it.stale) tail += ", stale";
+    if (!it.sourceAgent.empty()) tail += ", by " + it.sourceAgent;
+    return head + text + tail + ")";
+}
+
+struct Totals {
+    int64_t project = 0, medulla = 0;
+    int64_t all() const { return project + medulla; }
+};
+
+Totals totalsOf(const Envelope& e) {
+    Totals t;
+    for (auto& s : e.stores)
+        (s.tier == "medulla" ? t.medulla : t.project) += s.committed;
+    return t;
+}
+
+std::string gapsLine(const Packet& p) {
+    std::vector<std::string> parts;
+    for (auto& g : p.honestGaps)
+        if (g.count && (g.reason == "drifted" || g.reason == "orphaned"))
+            parts.push_back(std::to_string(g.count) + " " + g.reason);
+    if (parts.empty()) return "";
+    std::string joined = parts[0] + (parts.size() > 1 ? " and " + parts[1] : "");
+    return "Left out: " + joined +
+           " (their code changed since they were written; recall them and check the code "
+           "before relying on them).";
+}
+
+// Items of a packet, as many as fit, and how many relevant ones did not
+// (the packet's own limits, then the lines that would overflow the budget).
+void addItems(Budget& b, const Packet& p) {
+    size_t n = 0;
+    int64_t unfit = p.metrics.eligible - p.metrics.included;
+    size_t kept = b.reserved();
+    b.reserve(kept + 100); // room for the line saying what did not fit
+    for (auto& it : p.items)
+        if (!b.add(itemLine(n + 1, it)))
+            ++unfit;
+        else
+            ++n;
+    b.reserve(kept);
+    if (unfit > 0)
+        b.add(count(unfit, "more relevant memory", "more relevant memories") +
+              " did not fit in this hook's budget (recall shows them).");
+}
+
+std::string promptContext(Engine& engine, const HookInput& in, size_t maxChars) {
+    std::string task = oneLine(in.prompt, kMaxPrompt);
+    task = std::string(utf8Prefix(task, kMaxPrompt));
+    if (task.empty()) return "";
+    DelegateRequest req;
+    req.task = task;
+    req.agent = "engram:hook";
+    req.maxChars = int(std::min<size_t>(maxChars, 1000000));
+    auto r = engine.delegate(req);
+    Totals t = totalsOf(r.envelope);
+    const Packet& p = r.packet;
+    if (t.all() == 0) return "";
+    Budget b(maxChars);
+    const std::string open = "<engram-memory event=\"prompt\">", close = "</engram-memory>\n";
+    std::string gaps = gapsLine(p);
+    b.reserve(close.size() + (gaps.empty() ? 0 : gaps.size() + 1));
+    b.add(open);
+    std::string of = "of the " + count(t.all(), "claim", "claims") + " in memory (project " +
+                     std::to_string(t.project) + ", medulla " + std::to_string(t.medulla) + ")";
+    if (p.items.empty()) {
+        b.add("engram: none " + of +
+              " matched this prompt. Recall with other words if you need memory.");
+    } else {
+        b.add("engram found " + std::to_string(p.items.size()) + " " + of +
+              " relevant to this prompt. Agents and people wrote them; they are not verified "
+              "facts. An anchor's state says whether its code changed since.");
+        addItems(b, p);
+    }
+    b.reserve(close.size());
+    if (!gaps.empty()) b.add(gaps);
+    b.close(close);
+    return b.take();
+}
+
+std::string sessionContext(Engine& engine, size_t maxChars) {
+    auto status = engine.status();
+    Totals t = totalsOf(status.envelope);
+    InstructionScan scan = engine.scanInstructions();
+    std::vector<const InstructionRef*> broken;
+    for (auto& r : scan.refs)
+        if (r.state == "dangling" || r.state == "drifted" || r.state == "moved")
+            broken.push_back(&r);
+    if (t.all() == 0 && broken.empty()) return "";
+
+    Budget b(maxChars);
+    const std::string open = "<engram-memory event=\"session-start\">",
+                      close = "</engram-memory>\n";
+    b.reserve(close.size());
+    b.add(open);
+    auto& h = status.anchorHealth;
+    std::string health;
+    if (h.drifted || h.orphaned || h.moved)
+        health = " (anchors: " + std::to_string(h.intact) + " intact, " +
+                 std::to_string(h.drifted) + " drifted, " + std::to_string(h.moved) + " moved, " +
+                 std::to_string(h.orphaned) + " orphaned)";
+    b.add("engram holds " + count(t.project, "claim", "claims") + " about this workspace" + health +
+          " and " + std::to_string(t.medulla) +
+          " in the user's medulla. Recall before re-deriving what may be known (the engram "
+          "recall tool, or `engram recall QUERY`); remember what you learn, anchored to the "
+          "code.");
+
+    if (t.all() > 0) {
+        auto changed = changedFiles(engine.root());
+        if (!changed.empty()) {
+            DelegateRequest req;
+            req.task = "changes in progress:";
+            for (auto& c : changed)
+                req.task += " " + c;
+            req.task = std::string(utf8Prefix(req.task, kMaxPrompt));
+            req.paths = changed;
+            req.agent = "engram:hook";
+            req.maxChars = int(std::min<size_t>(maxChars, 1000000));
+            try {
+                auto r = engine.delegate(req);
+                std::string files = changed[0];
+                for (size_t i = 1; i < changed.size() && i < 4; ++i)
+                    files += ", " + changed[i];
+                if (changed.size() > 4)
+                    files += " and " + std::to_string(changed.size() - 4) + " more";
+                if (!r.packet.items.empty()) {
+                    b.add("Memory about the files changed in this work tree (" + files + "):");
+                    addItems(b, r.packet);
+                }
+            } catch (const EngramError&) {
+                // A changed path engram refuses (outside the root): no items.
+            }
+        }
+    }
+
+    if (!broken.empty()) {
+        b.add("Instruction files with broken code references (engram check lists every one):");
+        size_t shown = 0;
+        for (auto* r : broken) {
+            if (shown == kInstructionLines) break;
+            std::string line = "- " + r->file + ":" + std::to_string(r->ref.lineIndex + 1) + " `" +
+                               oneLine(r->ref.written, 200) + "` is " + r->state;
+            if (!r->why.empty()) line += ": " + oneLine(r->why, 200);
+            if (!r->replacement.empty()) line += "; now `" + oneLine(r->replacement, 200) + "`";
+            if (!b.add(line)) break;
+            ++shown;
+        }
+        if (broken.size() > shown)
+            b.add("- and " + std::to_string(broken.size() - shown) + " more");
+    }
+    b.close(close);
+    return b.take();
+}
+
+} // namespace
+
+std::string hookEvent(std::string_view name) {
+    if (name == "SessionStart" || name == "sessionStart" || name == "session-start")
+        return "session-start";
+    if (name == "UserPromptSubmit" || name == "userPromptSubmitted" || name == "BeforeAgent" ||
+        name == "beforeSubmitPrompt" || name == "prompt")
+        return "prompt";
+    return "";
+}
+
+HookInput parseHookInput(std::string_view text) {
+    HookInput in;
+    if (text.find_first_not_of(" \t\r\n") == std::string_view::npos) return in;
+    json j = json::parse(text, nullptr, false);
+    if (j.is_discarded() || !j.is_object())
+        throw invalidField("stdin", "is not a JSON object (a hook's input from its harness)");
+    in.fromStdin = true;
+    std::string which;
+    if (auto* e = stringField(j, {"hook_event_name", "hookEventName"}, which)) {
+        in.eventName = *e;
+        in.event = hookEvent(*e);
+        if (in.event.empty())
+            throw invalidField(which, "'" + *e +
+                                          "' is not an event engram answers (SessionStart, "
+                                          "UserPromptSubmit, BeforeAgent)");
+    }
+    if (auto* p = stringField(j, {"prompt", "initialPrompt"}, which)) in.prompt = *p;
+    if (auto* c = stringField(j, {"cwd"}, which)) in.cwd = *c;
+    if (auto it = j.find("workspace_roots"); in.cwd.empty() && it != j.end()) {
+        if (!it->is_array() || (!it->empty() && !(*it)[0].is_string()))
+            throw invalidField("workspace_roots", "must be an array of strings");
+        if (!it->empty()) in.cwd = (*it)[0].get<std::string>();
+    }
+    in.cursor = j.contains("cursor_version");
+    if (in.event.empty() && in.cursor) in.event = in.prompt.empty() ? "session-start" : "prompt";
+    return in;
+}
+
+std::string hookContext(Engine& engine, const HookInput& in, size_t maxChars) {
+    maxChars = std::clamp(maxChars, kHookMinChars, kHookMaxChars);
+    std::string event =
+        in.event.empty() ? (in.prompt.empty() ? "session-start" : "prompt") : in.event;
+    return event == "prompt" ? promptContext(engine, in, maxChars)
+                             : sessionContext(engine, maxChars);
+}
+
+std::string hookOutput(const HookInput& in, const std::string& format, const std::string& context) {
+    std::string f = format;
+    if (f == "auto") f = in.cursor ? "cursor" : in.fromStdin ? "claude" : "text";
+    if (f == "text") return context;
+    auto dump = [](const json& j) {
+        return j.dump(-1, ' ', false, json::error_handler_t::replace) + "\n";
+    };
+    if (f == "cursor") return dump({{"additional_context", context}});
+    std::string name = in.eventName;
+    if (name.empty() || name == "session-start" || name == "prompt")
+        name = (in.event == "prompt" || (in.event.empty() && !in.prompt.empty()))
+                   ? "UserPromptSubmit"
+                   : "SessionStart";
+    return dump(
+        {{"hookSpecificOutput", {{"hookEventName", name}, {"additionalContext", context}}}});
+}
+
+} // namespace engram::ops

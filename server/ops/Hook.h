@@ -1,0 +1,54 @@
+// `engram hook`: memory in the agent loop (BRIEF 14).
+//
+// Agent harnesses (Claude Code, Codex, Cursor, VS Code's agent hooks, Gemini
+// CLI) run a command at session start and on every prompt and add what it
+// prints to the model's context. engram answers with a bounded slice of
+// memory: at session start, what the workspace holds, the claims anchored in
+// the files being changed and the instruction files' broken references; on
+// a prompt, the delegation packet's selection for that prompt. It is honest
+// when memory exists but nothing matched, and silent when there is none.
+//
+// The harness's input (a JSON object on stdin) names the event, the prompt
+// and the working directory; the output is the shape that harness reads:
+// Claude's `hookSpecificOutput` (Claude Code, Codex, VS Code, Gemini CLI),
+// Cursor's `additional_context`, or plain text.
+#pragma once
+#include <cstddef>
+#include <string>
+#include <string_view>
+
+namespace engram {
+class Engine;
+}
+
+namespace engram::ops {
+
+struct HookInput {
+    std::string event;     // session-start | prompt ("" when neither flag nor stdin said)
+    std::string eventName; // as the harness named it (SessionStart, UserPromptSubmit...)
+    std::string prompt;
+    std::string cwd;        // where the harness runs the agent ("" when it did not say)
+    bool cursor = false;    // Cursor's input (its output shape differs)
+    bool fromStdin = false; // stdin held the harness's JSON
+};
+
+// Reads the harness's JSON (empty or blank input is no input). Throws
+// EngramError(InvalidParams) naming the field for anything else malformed.
+HookInput parseHookInput(std::string_view stdinText);
+
+// The event for a harness's event name: "session-start", "prompt", or ""
+// for one engram does not answer.
+std::string hookEvent(std::string_view eventName);
+
+inline constexpr size_t kHookDefaultChars = 8000; // under Claude Code's 10,000 cap
+inline constexpr size_t kHookMinChars = 200, kHookMaxChars = 100000;
+
+// The context to add: at most maxChars bytes of UTF-8 (so at most maxChars
+// characters by any count), "" when the workspace has no memory at all.
+std::string hookContext(Engine& engine, const HookInput& in, size_t maxChars);
+
+// The bytes to print: format is auto | claude | cursor | text (auto: Cursor's
+// shape for Cursor's input, Claude's for any other harness's JSON, else text).
+std::string hookOutput(const HookInput& in, const std::string& format, const std::string& context);
+
+} // namespace engram::ops
