@@ -374,6 +374,20 @@ json toJson(const RecallRow& r) {
     return j;
 }
 
+json toJson(const InstructionHit& h) {
+    json refs = json::array();
+    for (auto& [written, state] : h.references)
+        refs.push_back({{"reference", written}, {"state", state}});
+    return {{"source", "instruction_file"},
+            {"file", h.file},
+            {"line", h.line},
+            {"end_line", h.endLine},
+            {"heading", h.heading},
+            {"text", h.text},
+            {"score", h.score},
+            {"references", refs}};
+}
+
 json toJson(const RecallResult& r) {
     json rows = json::array();
     for (auto& row : r.rows)
@@ -397,6 +411,12 @@ json toJson(const RecallResult& r) {
               {"envelope", toJson(r.envelope)}};
     if (!r.unreachable.empty()) j["unreachable"] = std::move(unreachable);
     if (!r.whyEmpty.empty()) j["why_empty"] = r.whyEmpty;
+    if (!r.instructions.empty()) {
+        json hits = json::array();
+        for (auto& h : r.instructions)
+            hits.push_back(toJson(h));
+        j["instructions"] = std::move(hits);
+    }
     return j;
 }
 

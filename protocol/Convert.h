@@ -53,6 +53,7 @@ json toJson(const RecallResult& r);
 json toJson(const GetResult& r);
 json toJson(const LearnResult& r);
 json toJson(const StatusResult& r);
+json toJson(const InstructionHit& h);
 json toJson(const SyncReport& r);
 ReportRequest parseReport(const json& params);
 InboxRequest parseInbox(const json& params);

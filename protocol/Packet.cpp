@@ -119,28 +119,35 @@ json packetContent(const Packet& p) {
         git = {{"head", nullIfEmpty(p.binding.head)},
                {"branch", nullIfEmpty(p.binding.branch)},
                {"dirty", p.binding.dirty ? json(*p.binding.dirty) : json("unknown")}};
-    return {{"schema", p.schema},
-            {"request",
-             {{"task", p.request.task},
-              {"agent", p.request.agent},
-              {"paths", p.request.paths},
-              {"symbols", p.request.symbols}}},
-            {"binding",
-             {{"root", p.binding.root}, {"fingerprint", p.binding.fingerprint}, {"git", git}}},
-            {"as_of", p.asOf},
-            {"stale_days", p.staleDays},
-            {"items", std::move(items)},
-            {"honest_gaps", std::move(gaps)},
-            {"limits", {{"max_items", p.maxItems}, {"max_chars", p.maxChars}}},
-            {"metrics",
-             {{"candidates", p.metrics.candidates},
-              {"eligible", p.metrics.eligible},
-              {"included", p.metrics.included},
-              {"chars", p.metrics.chars},
-              {"budget_exhausted", p.metrics.budgetExhausted},
-              {"why", p.metrics.budgetWhy}}},
-            {"non_claims", p.nonClaims},
-            {"instructions", p.instructions}};
+    json out = {{"schema", p.schema},
+                {"request",
+                 {{"task", p.request.task},
+                  {"agent", p.request.agent},
+                  {"paths", p.request.paths},
+                  {"symbols", p.request.symbols}}},
+                {"binding",
+                 {{"root", p.binding.root}, {"fingerprint", p.binding.fingerprint}, {"git", git}}},
+                {"as_of", p.asOf},
+                {"stale_days", p.staleDays},
+                {"items", std::move(items)},
+                {"honest_gaps", std::move(gaps)},
+                {"limits", {{"max_items", p.maxItems}, {"max_chars", p.maxChars}}},
+                {"metrics",
+                 {{"candidates", p.metrics.candidates},
+                  {"eligible", p.metrics.eligible},
+                  {"included", p.metrics.included},
+                  {"chars", p.metrics.chars},
+                  {"budget_exhausted", p.metrics.budgetExhausted},
+                  {"why", p.metrics.budgetWhy}}},
+                {"non_claims", p.nonClaims},
+                {"instructions", p.instructions}};
+    if (!p.instructionFiles.empty()) {
+        json paragraphs = json::array();
+        for (auto& h : p.instructionFiles)
+            paragraphs.push_back(toJson(h));
+        out["instruction_files"] = std::move(paragraphs);
+    }
+    return out;
 }
 
 std::string packetId(const json& packet) {

@@ -437,6 +437,22 @@ DelegateResult Engine::delegate(const DelegateRequest& in) {
         p.items.push_back(std::move(it));
     }
 
+    // The instruction files' paragraphs that match the task, in what is left.
+    int64_t paragraphsLeft = 0;
+    try {
+        for (auto& h : recallInstructions(*rr.query, 3)) {
+            int64_t len = int64_t(utf8Length(h.text));
+            if (chars + len > maxChars) {
+                ++paragraphsLeft;
+                continue;
+            }
+            chars += len;
+            p.instructionFiles.push_back(std::move(h));
+        }
+    } catch (const FsError&) {
+        // An unreadable instruction file leaves the packet to its claims.
+    }
+
     p.metrics.candidates = considered;
     p.metrics.eligible = int64_t(eligible.size());
     p.metrics.included = int64_t(p.items.size());
@@ -449,7 +465,11 @@ DelegateResult Engine::delegate(const DelegateRequest& in) {
         p.metrics.budgetWhy.push_back("max_chars (" + std::to_string(maxChars) +
                                       "): " + std::to_string(skippedForChars) +
                                       " eligible claims did not fit in the characters left");
-    p.metrics.budgetExhausted = cutByItems > 0 || skippedForChars > 0;
+    if (paragraphsLeft > 0)
+        p.metrics.budgetWhy.push_back("max_chars (" + std::to_string(maxChars) +
+                                      "): " + std::to_string(paragraphsLeft) +
+                                      " matching instruction-file paragraphs did not fit");
+    p.metrics.budgetExhausted = cutByItems > 0 || skippedForChars > 0 || paragraphsLeft > 0;
 
     p.nonClaims = {
         "Items are what agents and people wrote down; they are not verified facts about the code.",
@@ -461,6 +481,10 @@ DelegateResult Engine::delegate(const DelegateRequest& in) {
         "are left out; honest_gaps counts them.",
         "Ages and staleness are judged on the as_of day, not the moment the child reads them.",
         "No other project's memory is included."};
+    if (!p.instructionFiles.empty())
+        p.nonClaims.push_back(
+            "instruction_files are paragraphs of the repository's instruction files (AGENTS.md, "
+            "CLAUDE.md...) with their code references' states; they are not claims.");
     p.instructions = {
         "Work inside binding.root; your own engram calls there reach the same memory.",
         "Treat items as leads to check against the code, weighed by confidence, stale and "

@@ -219,6 +219,9 @@ public:
     // Whether a workspace-relative path is one: by its name
     // (instructions::isInstructionFile) or a store.conf `instructions:` glob.
     bool isInstructionFile(const std::string& rel);
+    // The instruction files' paragraphs that match a query best (at most
+    // `limit`), with their references' states (engine/InstructionRecall.cpp).
+    std::vector<InstructionHit> recallInstructions(const std::string& query, size_t limit);
     InstructionScan scanInstructions(const std::optional<std::string>& onlyFile = {},
                                      const std::string* text = nullptr);
     // Stamps the references of an instruction file (or of one of its lines)
@@ -328,6 +331,15 @@ private:
     std::vector<std::string> configErrors_;
     bool codeIndexed_ = false;
     std::chrono::steady_clock::time_point lastCodeWalk_{};
+    // Instruction files' paragraphs and their terms, kept while the file is
+    // unchanged; the list of files, for a few seconds.
+    struct ParagraphFile {
+        FileStat stat;
+        std::vector<instructions::Paragraph> paragraphs;
+        std::vector<std::vector<std::string>> terms; // per paragraph
+    };
+    std::map<std::string, ParagraphFile> paragraphs_;
+    std::chrono::steady_clock::time_point paragraphsListed_{};
     std::vector<CodeSymbol> symbolsWithShape(const std::string& shape);
 };
 

@@ -13,6 +13,7 @@
 #include "util/Fs.h"
 #include "util/Paths.h"
 #include "util/Time.h"
+#include "util/Utf8.h"
 
 #include <algorithm>
 #include <set>
@@ -89,11 +90,7 @@ std::string oneLine(std::string_view s) {
         out += c;
     }
     if (out.size() <= kMaxQuoted) return out;
-    size_t cut = kMaxQuoted;
-    while (cut > 0 && (static_cast<unsigned char>(out[cut]) & 0xC0) == 0x80)
-        --cut;
-    out.resize(cut);
-    return out + "...";
+    return std::string(utf8Prefix(out, kMaxQuoted)) + "...";
 }
 
 std::string day(int64_t t) {

@@ -50,6 +50,7 @@ using instructions::RefForm;
 constexpr size_t kMaxInstructionBytes = 1 << 20; // an instruction file longer is not read
 constexpr size_t kMaxGrepFiles = 20;             // files at a commit searched for a name
 constexpr size_t kMaxWalkEntries = 200000;       // the walk without git
+constexpr size_t kMaxModuleFiles = 50;           // files of one module searched for a member
 
 std::string stampPath(const std::string& storeDir, const std::string& file) {
     return storeDir + "/verified/" + file + ".stamps";
@@ -95,6 +96,73 @@ std::string renamed(const Reference& r, const std::string& qualified) {
     for (size_t i = from; i < parts.size(); ++i)
         out += (i == from ? "" : sep) + parts[i];
     if (r.written.ends_with("()")) out += "()";
+    return out;
+}
+
+// Whether `word` is declared in `text` in a way the code index does not
+// record: a field, property, constant or enum member (`BOOL = 1`,
+// `mcpReq?: Request`, `provider_details: dict`, `Then bool` in a Go
+// struct). Calls and comparisons do not count.
+bool declaredIn(std::string_view text, std::string_view word) {
+    auto ident = [](char c) {
+        return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
+               c == '_' || c == '$';
+    };
+    for (size_t at = text.find(word); at != std::string_view::npos; at = text.find(word, at + 1)) {
+        size_t end = at + word.size();
+        if ((at > 0 && ident(text[at - 1])) || (end < text.size() && ident(text[end]))) continue;
+        size_t next = end;
+        while (next < text.size() && (text[next] == ' ' || text[next] == '\t'))
+            ++next;
+        if (next >= text.size()) continue;
+        char c = text[next];
+        if (c == '=' && (next + 1 >= text.size() || text[next + 1] != '=')) return true;
+        if (c == ':' || c == ',' || c == ';' || c == '?') return true;
+        // A Go struct field: first on its line, a type after it.
+        size_t lineStart = text.rfind('\n', at);
+        lineStart = lineStart == std::string_view::npos ? 0 : lineStart + 1;
+        bool first = text.substr(lineStart, at - lineStart).find_first_not_of(" \t") ==
+                     std::string_view::npos;
+        if (first && next > end && (ident(c) || c == '*' || c == '[')) return true;
+    }
+    return false;
+}
+
+std::vector<std::string> splitLines(const std::string& text) {
+    std::vector<std::string> out;
+    forEachLine(text, [&](std::string_view line, int) { out.emplace_back(line); });
+    return out;
+}
+
+std::string lowered(std::string_view s) {
+    std::string out(s);
+    for (auto& c : out)
+        if (c >= 'A' && c <= 'Z') c = char(c - 'A' + 'a');
+    return out;
+}
+
+// Whether a reference is written as an example rather than as a fact: just
+// after "e.g." or "for example" on its line, or a placeholder name
+// (`foo_tools.go`, `test_EventNameHere.py`).
+bool illustrative(std::string_view line, uint32_t column, std::string_view written) {
+    std::string before = lowered(line.substr(0, std::min<size_t>(column, line.size())));
+    if (before.size() > 40) before.erase(0, before.size() - 40);
+    for (const char* cue : {"e.g.", "eg.", "for example", "for instance", "such as"})
+        if (before.find(cue) != std::string::npos) return true;
+    std::string w = lowered(written);
+    for (const char* placeholder : {"foo", "placeholder", "here.", "xxx", "your_", "my_"})
+        if (w.find(placeholder) != std::string::npos) return true;
+    return false;
+}
+
+std::vector<std::string> splitDots(const std::string& s) {
+    std::vector<std::string> out(1);
+    for (char c : s) {
+        if (c == '.')
+            out.emplace_back();
+        else
+            out.back() += c;
+    }
     return out;
 }
 
@@ -276,12 +344,27 @@ std::vector<std::string> Engine::instructionFiles(std::vector<std::string>* all)
     std::vector<std::string> out;
     for (auto& f : every)
         if (isInstructionFile(f)) out.push_back(f);
+    // A link to another instruction file (CLAUDE.md -> AGENTS.md) is that
+    // file: judged once, under its own name.
+    std::set<std::string> listed(out.begin(), out.end());
+    std::erase_if(out, [&](const std::string& f) {
+        std::error_code ec;
+        if (!fs::is_symlink(opts_.root + "/" + f, ec)) return false;
+        auto target = fs::canonical(opts_.root + "/" + f, ec);
+        if (ec) return false;
+        auto rel = relativeToRoot(opts_.root, target.string());
+        return rel && *rel != f && listed.count(*rel);
+    });
     if (all) *all = std::move(every);
     return out;
 }
 
 bool Engine::isInstructionFile(const std::string& rel) {
     if (rel.starts_with(".engram/")) return false;
+    // Vendored code's instruction files describe other projects.
+    for (const char* dir : {"vendor/", "node_modules/", "third_party/", "third-party/"})
+        if (rel.starts_with(dir) || rel.find(std::string("/") + dir) != std::string::npos)
+            return false;
     if (instructions::isInstructionFile(rel)) return true;
     if (Tier* t = tier("project"))
         for (auto& g : t->store->instructionGlobs())
@@ -305,11 +388,8 @@ InstructionScan Engine::scanInstructions(const std::optional<std::string>& onlyF
     const std::string storeDir = project ? project->store->dir() : opts_.root + "/.engram";
 
     // Names of the code index, by their last part ("validate" ->
-    // TokenValidator.validate in src/auth.py), and every part any name or
-    // file has: a name none of whose first part is the repository's is
-    // someone else's (`JSON.parse`), not a dangling reference.
+    // TokenValidator.validate in src/auth.py).
     std::unordered_multimap<std::string, CodeSymbol> byLast;
-    std::unordered_set<std::string> ours;
     bool symbolsLoaded = false;
     auto loadSymbols = [&] {
         if (symbolsLoaded) return;
@@ -318,32 +398,122 @@ InstructionScan Engine::scanInstructions(const std::optional<std::string>& onlyF
         if (!codeIndexed_) indexCode();
         for (auto& s : project->index->codeSymbols()) {
             std::string n = normaliseName(s.qualified);
-            size_t from = 0;
-            for (;;) {
-                size_t dot = n.find('.', from);
-                ours.insert(
-                    n.substr(from, dot == std::string::npos ? std::string::npos : dot - from));
-                if (dot == std::string::npos) break;
-                from = dot + 1;
-            }
             auto dot = n.find_last_of('.');
             byLast.emplace(dot == std::string::npos ? n : n.substr(dot + 1), s);
         }
     };
-    // Every file by its name, every directory, and every directory name and
-    // file stem among `ours` (a module: `auth.TokenValidator`).
+    // Every file by its name, and every directory.
     std::unordered_map<std::string, std::vector<std::string>> byName;
     std::unordered_set<std::string> dirs;
+    // Modules by their last part: each file's path without its extension,
+    // and each directory (`agents.testing` -> agents/testing.py).
+    std::unordered_multimap<std::string, std::string> modules;
     for (auto& f : every) {
         size_t from = 0;
         for (size_t s = f.find('/'); s != std::string::npos; from = s + 1, s = f.find('/', from)) {
             dirs.insert(f.substr(0, s));
-            ours.insert(f.substr(from, s - from));
         }
         std::string base = f.substr(from);
-        ours.insert(base.substr(0, base.find('.')));
         byName[base].push_back(f);
+        auto dot = base.find_last_of('.');
+        std::string stem = dot != std::string::npos && dot > 0 ? f.substr(0, from + dot) : f;
+        modules.emplace(stem.substr(from), stem);
     }
+    for (auto& d : dirs)
+        modules.emplace(d.substr(d.find_last_of('/') + 1), d);
+    // The files a module is: a file stem's files, or a directory's own.
+    auto moduleFiles = [&](const std::string& module) {
+        std::vector<std::string> out;
+        bool dir = dirs.count(module) > 0;
+        for (auto& f : every) {
+            if (out.size() >= kMaxModuleFiles) break;
+            if (dir ? (f.starts_with(module + "/") &&
+                       f.find('/', module.size() + 1) == std::string::npos)
+                    : (f.starts_with(module) && f.size() > module.size() &&
+                       f[module.size()] == '.'))
+                out.push_back(f);
+        }
+        return out;
+    };
+    std::map<std::string, std::optional<std::string>> texts;
+    auto textOf = [&](const std::string& rel) -> const std::optional<std::string>& {
+        auto it = texts.find(rel);
+        if (it == texts.end())
+            it = texts
+                     .emplace(rel, readFile(opts_.root + "/" + rel, nullptr,
+                                            {kMaxAnchoredFileBytes, true}))
+                     .first;
+        return it->second;
+    };
+    // A name no definition has, now or when its line was written: what else
+    // it may be. Dropped when it is not clearly the repository's (someone
+    // else's API, a variable, a placeholder); dangling when a module or a
+    // definition of the repository's lacks the member named.
+    enum class Otherwise { Drop, Ok, Dangling };
+    auto judgeUnindexed = [&](const Reference& r, InstructionRef& ir) {
+        const std::string& symbol = r.symbol;
+        auto parts = splitDots(symbol);
+        static const std::set<std::string> receivers = {"this", "self", "cls", "super"};
+        if (receivers.count(parts[0])) return Otherwise::Drop;
+        if (auto it = byName.find(r.written); it != byName.end()) { // `go.mod`
+            ir.target = it->second.front();
+            return Otherwise::Ok;
+        }
+        bool call = r.written.ends_with(")");
+        auto member = [&](const std::vector<std::string>& files, const std::string& name) {
+            auto [b, e] = byLast.equal_range(name);
+            for (auto it = b; it != e; ++it)
+                if (std::find(files.begin(), files.end(), it->second.path) != files.end())
+                    return it->second.path + "#" + it->second.qualified;
+            if (!call)
+                for (auto& f : files)
+                    if (auto& t = textOf(f); t && declaredIn(*t, name)) return f;
+            return std::string();
+        };
+        for (size_t k = parts.size(); k >= 1; --k) {
+            std::string path;
+            for (size_t i = 0; i < k; ++i)
+                path += (i ? "/" : "") + parts[i];
+            std::string module;
+            auto [b, e] = modules.equal_range(parts[k - 1]);
+            for (auto it = b; it != e && module.empty(); ++it)
+                if (it->second == path || it->second.ends_with("/" + path)) module = it->second;
+            if (module.empty()) continue;
+            if (k == parts.size()) {
+                ir.target = module;
+                return Otherwise::Ok;
+            }
+            if (auto found = member(moduleFiles(module), parts.back()); !found.empty()) {
+                ir.target = found;
+                return Otherwise::Ok;
+            }
+            // One name (`test`, `github`, `utils`) is weak evidence that the
+            // code is the module's: `test.fails()` is vitest's, `github.event`
+            // a workflow expression.
+            if (k == 1) return Otherwise::Drop;
+            ir.why = "'" + module + "' has no '" + parts.back() + "'";
+            return Otherwise::Dangling;
+        }
+        bool typeName = parts[0][0] >= 'A' && parts[0][0] <= 'Z';
+        if (parts.size() >= 2 && byLast.count(parts[0])) {
+            // A type of the repository's without that member is dangling; a
+            // lower-case first part (`env.X`, `request.json`) may as well be
+            // a variable or someone else's object.
+            std::vector<std::string> files;
+            auto [b, e] = byLast.equal_range(parts[0]);
+            for (auto it = b; it != e && files.size() < kMaxModuleFiles; ++it)
+                if (std::find(files.begin(), files.end(), it->second.path) == files.end())
+                    files.push_back(it->second.path);
+            if (auto found = member(files, parts.back()); !found.empty()) {
+                ir.target = found;
+                return Otherwise::Ok;
+            }
+            if (!typeName) return Otherwise::Drop;
+            ir.why = "'" + parts[0] + "' (" + files.front() + ") has no '" + parts.back() + "'";
+            return Otherwise::Dangling;
+        }
+        return Otherwise::Drop;
+    };
     auto byBaseName = [&](const std::string& name) {
         auto it = byName.find(name);
         return it == byName.end() ? std::vector<std::string>{} : it->second;
@@ -351,6 +521,8 @@ InstructionScan Engine::scanInstructions(const std::optional<std::string>& onlyF
     auto exists = [&](const std::string& rel) {
         return statFile(opts_.root + "/" + rel).has_value() || anchorer_.hasDocument(rel);
     };
+
+    std::map<std::string, std::vector<std::string>> lineTexts; // per file, for illustrative()
 
     struct Pending {
         InstructionRef out;
@@ -369,6 +541,7 @@ InstructionScan Engine::scanInstructions(const std::optional<std::string>& onlyF
         bool blameable = !unsaved || (content && *unsaved == *content);
         if (unsaved) content = *unsaved;
         if (!content) continue;
+        lineTexts[file] = splitLines(*content);
         auto refs = instructions::extractReferences(*content);
         scan.candidates += refs.size();
         auto stamps = readStamps(stampPath(storeDir, file));
@@ -438,6 +611,14 @@ InstructionScan Engine::scanInstructions(const std::optional<std::string>& onlyF
                             r.path.substr(r.path.find_last_of('.') + 1));
                 }
                 if (!unmistakable) continue;
+                // `.test.ts`, `.lock.yml`: a suffix files share, not a file.
+                if (auto base = r.path.substr(r.path.find_last_of('/') + 1);
+                    base.starts_with('.') && base.find('.', 1) != std::string::npos &&
+                    std::any_of(every.begin(), every.end(), [&](const std::string& f) {
+                        return f.ends_with(base) && f.size() > base.size() &&
+                               f[f.size() - base.size() - 1] != '/';
+                    }))
+                    continue;
                 ir.state = "dangling";
                 ir.why = "no file or directory '" + places.front() + "' in the workspace";
                 // A file of that name elsewhere is likely where it went.
@@ -602,10 +783,17 @@ InstructionScan Engine::scanInstructions(const std::optional<std::string>& onlyF
                 scan.refs.push_back(std::move(ir));
                 continue;
             }
-            std::string first = symbol.substr(0, symbol.find('.'));
-            if (!ours.count(first)) continue; // someone else's API
-            ir.state = "dangling";
-            ir.why = "no definition '" + symbol + "' in the workspace's code";
+            switch (judgeUnindexed(r, ir)) {
+            case Otherwise::Drop:
+                continue;
+            case Otherwise::Ok:
+                ir.state = "ok";
+                break;
+            case Otherwise::Dangling:
+                ir.state = "dangling";
+                ir.why = "no definition '" + symbol + "' in the workspace's code: " + ir.why;
+                break;
+            }
             scan.refs.push_back(std::move(ir));
         }
     }
@@ -622,6 +810,15 @@ InstructionScan Engine::scanInstructions(const std::optional<std::string>& onlyF
                                 [&](const std::string& m) { return ignored.count(m) > 0; });
         if (!skip) scan.refs.push_back(std::move(p.out));
     }
+    // A name that does not exist because it is an example of one (`e.g.
+    // foo_tools.go`) is not a broken reference.
+    std::erase_if(scan.refs, [&](const InstructionRef& r) {
+        if (r.state != "dangling") return false;
+        auto& lines = lineTexts[r.file];
+        std::string_view line =
+            r.ref.lineIndex < lines.size() ? std::string_view(lines[r.ref.lineIndex]) : "";
+        return illustrative(line, r.ref.startColumn, r.ref.written);
+    });
     std::stable_sort(scan.refs.begin(), scan.refs.end(),
                      [](const InstructionRef& a, const InstructionRef& b) {
                          return std::tie(a.file, a.ref.lineIndex, a.ref.startColumn) <

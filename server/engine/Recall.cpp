@@ -422,6 +422,15 @@ RecallResult Engine::recallChecked(const RecallRequest& req, bool rowsReread) {
         return recallChecked(req, true);
     }
 
+    if (req.query && (!req.tier || *req.tier != "medulla") && req.kinds.empty()) {
+        try {
+            result.instructions =
+                recallInstructions(*req.query, std::min<size_t>(3, size_t(req.limit)));
+        } catch (const FsError&) {
+            // An unreadable instruction file does not fail a recall of claims.
+        }
+    }
+
     int64_t live = 0;
     for (auto& me : result.memoryExists)
         live += me.live;

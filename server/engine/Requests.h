@@ -83,8 +83,25 @@ struct UnreachableStore {
     std::string reason;
 };
 
+// A paragraph of an instruction file that matched a recall or a packet's
+// task: never a claim (no id; remember did not write it and retract cannot
+// remove it), labelled by its file and lines.
+struct InstructionHit {
+    std::string file;               // workspace-relative
+    uint32_t line = 0, endLine = 0; // 1-based, inclusive
+    std::string heading;
+    std::string text;
+    double score = 0;
+    // The code references in it and their states (ok, dangling, drifted,
+    // moved, ambiguous), in order.
+    std::vector<std::pair<std::string, std::string>> references;
+};
+
 struct RecallResult {
     std::vector<RecallRow> rows;
+    // Instruction files' paragraphs that match the query (BRIEF 14): beside
+    // the rows, never among them.
+    std::vector<InstructionHit> instructions;
     std::vector<MemoryExists> memoryExists;
     std::vector<UnreachableStore> unreachable;
     std::string whyEmpty;   // set when rows is empty
@@ -300,6 +317,9 @@ struct Packet {
     PacketMetrics metrics;
     std::vector<std::string> nonClaims;
     std::vector<std::string> instructions;
+    // Paragraphs of the instruction files that match the task, in what the
+    // claims left of max_chars (BRIEF 14): never items, they are not claims.
+    std::vector<InstructionHit> instructionFiles;
     int64_t createdAt = 0; // outside the hash
 };
 

@@ -1,6 +1,7 @@
 #include "instructions/References.h"
 
 #include "util/Lines.h"
+#include "util/Utf8.h"
 
 #include <algorithm>
 #include <array>
@@ -369,13 +370,13 @@ void scanLine(std::string_view line, uint32_t lineIndex, std::vector<Reference>&
 
 bool knownExtension(std::string_view ext) {
     static constexpr std::array<std::string_view, 64> exts = {
-        "py",     "pyi", "ts",  "tsx",  "js",    "jsx",     "mjs",   "cjs",   "c",    "h",
-        "cc",     "cpp", "cxx", "hpp",  "hh",    "hxx",     "go",    "rs",    "java", "kt",
-        "kts",    "rb",  "php", "cs",   "swift", "scala",   "m",     "mm",    "lua",  "sh",
-        "bash",   "zsh", "ps1", "sql",  "proto", "graphql", "css",   "scss",  "html", "vue",
-        "svelte", "md",  "mdc", "mdx",  "rst",   "txt",     "json",  "jsonc", "yaml", "yml",
-        "toml",   "ini", "cfg", "conf", "xml",   "gradle",  "cmake", "mk",    "lock", "env",
-        "tf",     "ex",  "exs", "dart"};
+        "py",   "pyi",    "ts",    "tsx",  "js",     "jsx",  "mjs",   "cjs",   "c",
+        "h",    "cc",     "cpp",   "cxx",  "hpp",    "hh",   "hxx",   "go",    "rs",
+        "java", "kt",     "kts",   "rb",   "php",    "cs",   "swift", "scala", "m",
+        "mm",   "lua",    "sh",    "bash", "zsh",    "ps1",  "sql",   "proto", "graphql",
+        "css",  "scss",   "html",  "vue",  "svelte", "md",   "mdc",   "mdx",   "rst",
+        "txt",  "json",   "jsonc", "yaml", "yml",    "toml", "ini",   "cfg",   "conf",
+        "xml",  "gradle", "cmake", "mk",   "lock",   "tf",   "ex",    "exs",   "dart"};
     return std::find(exts.begin(), exts.end(), ext) != exts.end();
 }
 
@@ -432,6 +433,79 @@ std::vector<Reference> extractReferences(std::string_view text) {
         }
         scanLine(visible, here, out);
     });
+    return out;
+}
+
+std::vector<Paragraph> splitParagraphs(std::string_view text) {
+    std::vector<Paragraph> out;
+    std::string heading;
+    Paragraph cur;
+    bool open = false, frontMatter = false;
+    char fence = 0;
+    size_t fenceLen = 0;
+    auto flush = [&] {
+        if (open && cur.text.find_first_not_of(" \t\n") != std::string::npos) {
+            while (!cur.text.empty() && cur.text.back() == '\n')
+                cur.text.pop_back();
+            out.push_back(std::move(cur));
+        }
+        cur = Paragraph{};
+        open = false;
+    };
+    forEachLine(text, [&](std::string_view line, int number) {
+        uint32_t here = uint32_t(number - 1);
+        if (line.ends_with('\r')) line.remove_suffix(1);
+        if (here == 0 && line == "---") {
+            frontMatter = true;
+            return;
+        }
+        if (frontMatter) {
+            if (line == "---" || line == "...") frontMatter = false;
+            return;
+        }
+        std::string_view lead = line.substr(std::min(line.find_first_not_of(' '), line.size()));
+        bool blank = lead.find_first_not_of(" \t") == std::string_view::npos;
+        if (!fence) {
+            if (blank) {
+                flush();
+                return;
+            }
+            if (lead.starts_with('#')) {
+                size_t hashes = lead.find_first_not_of('#');
+                if (hashes != std::string_view::npos && hashes <= 6 &&
+                    (lead[hashes] == ' ' || lead[hashes] == '\t')) {
+                    flush();
+                    std::string_view h = lead.substr(hashes);
+                    h.remove_prefix(std::min(h.find_first_not_of(" \t"), h.size()));
+                    heading = std::string(h.substr(0, 200));
+                    return;
+                }
+            }
+        }
+        if (fence) {
+            size_t n = 0;
+            while (n < lead.size() && lead[n] == fence)
+                ++n;
+            if (n >= fenceLen && lead.substr(n).find_first_not_of(" \t") == std::string_view::npos)
+                fence = 0;
+        } else if (lead.starts_with("```") || lead.starts_with("~~~")) {
+            fence = lead[0];
+            fenceLen = 0;
+            while (fenceLen < lead.size() && lead[fenceLen] == fence)
+                ++fenceLen;
+        }
+        if (open && cur.text.size() + line.size() + 1 > kMaxParagraphBytes && !cur.text.empty())
+            flush();
+        if (!open) {
+            cur.line = here;
+            cur.heading = heading;
+            open = true;
+        }
+        cur.endLine = here;
+        cur.text.append(utf8Prefix(line, kMaxParagraphBytes));
+        cur.text += '\n';
+    });
+    flush();
     return out;
 }
 

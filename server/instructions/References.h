@@ -44,6 +44,21 @@ struct Reference {
 // block (a rules file's globs) are skipped.
 std::vector<Reference> extractReferences(std::string_view text);
 
+// A paragraph of an instruction file: what recall and packets carry of it.
+struct Paragraph {
+    uint32_t line = 0, endLine = 0; // 0-based, inclusive
+    std::string heading;            // the nearest heading above it, without '#'s
+    std::string text;               // its lines as written
+};
+
+// The paragraphs of a markdown instruction file: runs of lines between
+// blank lines (a fenced block stays whole, with the text it belongs to), at
+// most kMaxParagraphBytes each (a longer run is cut at line ends). Headings
+// are not paragraphs; each paragraph carries the one it is under. A leading
+// front matter block is skipped.
+inline constexpr size_t kMaxParagraphBytes = 1500;
+std::vector<Paragraph> splitParagraphs(std::string_view text);
+
 // Whether a workspace-relative path is an instruction file by its name:
 // AGENTS.md, CLAUDE.md and GEMINI.md at any depth, .cursorrules,
 // .github/copilot-instructions.md, .github/instructions/*.instructions.md

@@ -28,16 +28,6 @@ constexpr size_t kMaxChangedPaths = 32;
 constexpr size_t kMaxItemChars = 600; // one item's text in the slice
 constexpr size_t kInstructionLines = 5;
 
-// The longest prefix of s of at most max bytes that ends on a whole UTF-8
-// character.
-std::string_view utf8Prefix(std::string_view s, size_t max) {
-    if (s.size() <= max) return s;
-    size_t n = max;
-    while (n > 0 && (static_cast<unsigned char>(s[n]) & 0xC0) == 0x80)
-        --n;
-    return s.substr(0, n);
-}
-
 std::string oneLine(std::string_view s, size_t max) {
     std::string out;
     out.reserve(std::min(s.size(), max + 4));
@@ -191,7 +181,21 @@ std::string promptContext(Engine& engine, const HookInput& in, size_t maxChars) 
     auto r = engine.delegate(req);
     Totals t = totalsOf(r.envelope);
     const Packet& p = r.packet;
-    if (t.all() == 0) return "";
+    // The harness already gives the agent its instruction files; what the
+    // agent cannot see is that a matching paragraph names code that is gone
+    // or changed.
+    std::vector<std::string> warnings;
+    for (auto& h : p.instructionFiles) {
+        std::string bad;
+        for (auto& [ref, state] : h.references)
+            if (state == "dangling" || state == "drifted" || state == "moved")
+                bad +=
+                    (bad.empty() ? "" : ", ") + std::string("`") + oneLine(ref, 200) + "` " + state;
+        if (!bad.empty())
+            warnings.push_back("- " + h.file + ":" + std::to_string(h.line) + "-" +
+                               std::to_string(h.endLine) + ": " + bad);
+    }
+    if (t.all() == 0 && warnings.empty()) return "";
     Budget b(maxChars);
     const std::string open = "<engram-memory event=\"prompt\">", close = "</engram-memory>\n";
     std::string gaps = gapsLine(p);
@@ -210,6 +214,11 @@ std::string promptContext(Engine& engine, const HookInput& in, size_t maxChars) 
     }
     b.reserve(close.size());
     if (!gaps.empty()) b.add(gaps);
+    if (!warnings.empty() &&
+        b.add("Instruction-file paragraphs about this prompt name code that changed (check "
+              "before following them; engram check lists every one):"))
+        for (auto& w : warnings)
+            if (!b.add(w)) break;
     b.close(close);
     return b.take();
 }

@@ -151,6 +151,24 @@ std::string remember(const json& r) {
     return out;
 }
 
+// Instruction files' paragraphs beside the claims, labelled by file and line.
+std::string instructionHits(const json& r) {
+    if (!r.contains("instructions")) return "";
+    std::string out = "\nFrom the instruction files (not claims; edit the file to change them):";
+    for (auto& h : member(r, "instructions")) {
+        out += "\n- " + field(h, "file") + ":" + field(h, "line") + "-" + field(h, "end_line");
+        if (auto head = field(h, "heading"); !head.empty()) out += " (" + head + ")";
+        out += "\n  " + field(h, "text");
+        std::string states;
+        for (auto& ref : member(h, "references"))
+            if (field(ref, "state") != "ok")
+                states += (states.empty() ? "" : ", ") + std::string("`") +
+                          field(ref, "reference") + "` " + field(ref, "state");
+        if (!states.empty()) out += "\n  CHECK: " + states;
+    }
+    return out + "\n";
+}
+
 std::string recall(const json& r) {
     const json& rows = member(r, "rows");
     const json& env = member(r, "envelope");
@@ -174,7 +192,7 @@ std::string recall(const json& r) {
             }
         }
         if (!exists.empty()) out += "memory exists: " + exists + "\n";
-        return out + envelopeText(env);
+        return out + envelopeText(env) + instructionHits(r);
     }
     out = std::to_string(rows.size()) + (rows.size() == 1 ? " claim" : " claims") + " · " +
           envelopeText(env);
@@ -216,7 +234,7 @@ std::string recall(const json& r) {
             out += "\nunreachable: " + field(u, "root") + ": " + field(u, "reason");
     if (field(r, "truncated") == "true")
         out += "\n(more claims matched: raise limit or max_chars)\n";
-    return out;
+    return out + instructionHits(r);
 }
 
 std::string get(const json& r) {

@@ -327,6 +327,25 @@ json recallInput() {
         {});
 }
 
+json instructionHit() {
+    return object(
+        {{"source", oneOf({"instruction_file"}, "Not a claim: a paragraph of an instruction file")},
+         {"file", str("The instruction file, workspace-relative")},
+         {"line", integer("First line, 1-based")},
+         {"end_line", integer("Last line, 1-based")},
+         {"heading", str("The heading it is under")},
+         {"text", str()},
+         {"score", typed("number", nullptr)},
+         {"references",
+          arrayOf(object({{"reference", str("As written")},
+                          {"state", oneOf({"ok", "dangling", "drifted", "moved", "ambiguous"},
+                                          "Whether the code it names still is as the line "
+                                          "says")}},
+                         {"reference", "state"}),
+                  "The code references in the paragraph")}},
+        {"source", "file", "line", "end_line", "heading", "text", "score", "references"});
+}
+
 json recallOutput() {
     json row = claimWith(
         {
@@ -354,6 +373,10 @@ json recallOutput() {
          {"why_empty", str("Why nothing matched, when nothing did")},
          {"unreachable", arrayOf(object({{"root", str()}, {"reason", str()}}, {"root", "reason"}),
                                  "Registered projects tier all could not read")},
+         {"instructions",
+          arrayOf(instructionHit(),
+                  "Paragraphs of the instruction files (AGENTS.md, CLAUDE.md...) that match the "
+                  "query: not claims, and not retractable through engram; edit the file")},
          {"envelope", envelope()}},
         {"rows", "memory_exists", "truncated", "envelope"});
 }
@@ -613,6 +636,9 @@ json delegateOutput() {
                 {"limits", typed("object", nullptr)},
                 {"metrics", typed("object", nullptr)},
                 {"instructions", arrayOf(str())},
+                {"instruction_files",
+                 arrayOf(instructionHit(), "Paragraphs of the instruction files that match the "
+                                           "task, with their references' states: not claims")},
                 {"non_claims", arrayOf(str())},
                 {"signature", typed("object", "Ed25519, when sign was asked for")}},
                {"packet_id", "created_at", "binding", "items", "honest_gaps", "limits", "metrics"});

@@ -83,6 +83,14 @@ std::string recall(const RecallResult& r) {
     }
     for (auto& u : r.unreachable)
         out += "unreachable: " + u.root + ": " + u.reason + "\n";
+    if (!r.instructions.empty()) out += "from the instruction files (not claims):\n";
+    for (auto& h : r.instructions) {
+        out += "  " + h.file + ":" + std::to_string(h.line) + "-" + std::to_string(h.endLine) +
+               (h.heading.empty() ? "" : " (" + h.heading + ")") + "\n";
+        out += indent(h.text, "    ") + "\n";
+        for (auto& [ref, state] : h.references)
+            if (state != "ok") out += "    `" + ref + "` is " + state + "\n";
+    }
     out += "trust: " + r.envelope.trustMode + "\n";
     return out;
 }

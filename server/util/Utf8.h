@@ -16,4 +16,14 @@ std::optional<size_t> firstInvalidUtf8(std::string_view s);
 // Number of code points (for character budgets such as max_chars).
 size_t utf8Length(std::string_view s);
 
+// The longest prefix of s of at most maxBytes bytes that does not end inside
+// a character (a cut for byte budgets).
+inline std::string_view utf8Prefix(std::string_view s, size_t maxBytes) {
+    if (s.size() <= maxBytes) return s;
+    size_t n = maxBytes;
+    while (n > 0 && (static_cast<unsigned char>(s[n]) & 0xC0) == 0x80)
+        --n;
+    return s.substr(0, n);
+}
+
 } // namespace engram

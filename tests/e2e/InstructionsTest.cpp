@@ -296,3 +296,56 @@ TEST_CASE("instruction files in the editor: diagnostics on open, hover, a fix fo
     CHECK(codesAndLines(diagnosticsFor(s, fileUri(agents))) ==
           std::set<std::pair<std::string, int>>{{"engram.dangling", 3}, {"engram.dangling", 4}});
 }
+
+TEST_CASE("instruction paragraphs are recalled and packed beside claims, never as claims",
+          "[e2e][instructions]") {
+    TempDir dir;
+    Repo r{dir.path(), {}};
+    copySampleWorkspace(r.dir);
+    fs::create_directories(r.dir + "/.github");
+    spew(r.dir + "/.github/copilot-instructions.md",
+         "# Tokens\n\nExpired tokens are rejected by `TokenValidator.validate()`; the old "
+         "`src/tokens.py` helper is gone.\n\n# Style\n\nUse four spaces.\n");
+    auto remembered = r.run({"remember", "the validator rejects expired tokens with ok=False",
+                             "--label", "expired-tokens", "--agent", "claude:test"});
+    REQUIRE(remembered.exitCode == 0);
+
+    auto recall = r.run({"--json", "recall", "expired tokens rejected"});
+    INFO(describe(recall));
+    REQUIRE(recall.exitCode == 0);
+    json out = recall.parsed();
+    REQUIRE(out["rows"].size() == 1);
+    CHECK(out["rows"][0]["label"] == "expired-tokens");
+    REQUIRE(out["instructions"].size() == 1);
+    json p = out["instructions"][0];
+    CHECK(p["source"] == "instruction_file");
+    CHECK(p["file"] == ".github/copilot-instructions.md");
+    CHECK(p["line"] == 3);
+    CHECK(p["heading"] == "Tokens");
+    CHECK_FALSE(p.contains("id")); // not a claim
+    json states = json::object();
+    for (auto& ref : p["references"])
+        states[ref["reference"].get<std::string>()] = ref["state"];
+    CHECK(states == json{{"TokenValidator.validate()", "ok"}, {"src/tokens.py", "dangling"}});
+    CHECK(contains(r.run({"recall", "expired tokens rejected"}).out,
+                   ".github/copilot-instructions.md:3-3 (Tokens)"));
+    // A query the paragraph does not answer brings none.
+    CHECK_FALSE(r.run({"--json", "recall", "four spaces indentation tabs"})
+                    .parsed()["instructions"][0]["text"]
+                    .get<std::string>()
+                    .starts_with("Expired"));
+
+    // Packets carry them apart from items; the packet still verifies.
+    auto packet = r.run({"--json", "delegate", "--task", "why are expired tokens rejected"});
+    REQUIRE(packet.exitCode == 0);
+    json pk = packet.parsed()["packet"];
+    CHECK(pk["items"].size() == 1);
+    REQUIRE(pk["instruction_files"].size() == 1);
+    CHECK(pk["instruction_files"][0]["file"] == ".github/copilot-instructions.md");
+    auto verified = runCli({"--root", r.dir, "--home", r.home.path(), "verify-packet", "-"},
+                           fixedGitEnv(), pk.dump());
+    INFO(describe(verified));
+    CHECK(verified.exitCode == 0);
+    // They cannot be retracted: they have no claim id to name.
+    CHECK(storeOf(r.run({"--json", "status"}).parsed()["envelope"])["claims"]["committed"] == 1);
+}

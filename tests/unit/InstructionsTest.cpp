@@ -1,9 +1,16 @@
 // Code references in instruction files: what is extracted from the text
-// alone (instructions/References.h). Resolving them against a repository
-// is tested end to end (tests/e2e/InstructionsTest.cpp).
+// alone (instructions/References.h), their paragraphs, and how names the
+// code index does not hold are judged against a real workspace and index
+// (modules, fields, examples). Git baselines are tested end to end
+// (tests/e2e/InstructionsTest.cpp).
+#include "engine/Engine.h"
 #include "instructions/References.h"
+#include "support/TempDir.h"
 
 #include <catch2/catch.hpp>
+#include <filesystem>
+#include <fstream>
+#include <map>
 
 using namespace engram::instructions;
 
@@ -129,4 +136,65 @@ TEST_CASE("instruction files are known by name at any depth", "[instructions]") 
     CHECK(globMatches("CONVENTIONS.md", "CONVENTIONS.md"));
     CHECK_FALSE(globMatches("docs/*.md", "src/docs/a.md"));
     CHECK(globMatches("*/NOTES.?d", "a/b/NOTES.md"));
+}
+
+TEST_CASE("paragraphs: blank lines split, headings label, fences stay whole", "[instructions]") {
+    auto ps = splitParagraphs("---\nglobs: x\n---\n# Setup\n\nRun `make`.\nThen test.\n\n"
+                              "```sh\nmake\n\nmake test\n```\n## Style\n- one\n- two\n");
+    REQUIRE(ps.size() == 3);
+    CHECK(ps[0].heading == "Setup");
+    CHECK(ps[0].line == 5);
+    CHECK(ps[0].endLine == 6);
+    CHECK(ps[0].text == "Run `make`.\nThen test.");
+    CHECK(ps[1].text == "```sh\nmake\n\nmake test\n```"); // the blank line inside stays
+    CHECK(ps[1].heading == "Setup");
+    CHECK(ps[2].heading == "Style");
+    CHECK(ps[2].text == "- one\n- two");
+
+    std::string longRun;
+    for (int i = 0; i < 100; ++i)
+        longRun += "line " + std::to_string(i) + " of a very long list item text\n";
+    for (auto& p : splitParagraphs(longRun))
+        CHECK(p.text.size() <= kMaxParagraphBytes);
+}
+
+TEST_CASE("names the code index lacks: modules, fields and examples are not dangling",
+          "[instructions]") {
+    engram::test::TempDir home, dir;
+    namespace fs = std::filesystem;
+    auto write = [&](const std::string& rel, const std::string& text) {
+        fs::create_directories(fs::path(dir.path() + "/" + rel).parent_path());
+        std::ofstream(dir.path() + "/" + rel) << text;
+    };
+    write("src/app/models.py", "class ModelResponse:\n    provider_details: dict = None\n\n"
+                               "    def parts(self):\n        return []\n");
+    write("src/app/__init__.py", "");
+    write("web/button.test.ts", "test('x', () => {});\n");
+    write("go.mod", "module example.com/x\n");
+    write("CLAUDE.md",
+          "Modules: `app.models`, `app.models.ModelResponse`; fields: "
+          "`ModelResponse.provider_details`.\n"
+          "Gone: `ModelResponse.finish_reason` and `src/app/views.py`.\n"
+          "Not ours: `this.request()`, `github.event`, `env.HOME`, `test.fails()`.\n"
+          "Files: `go.mod`; suffixes: `.test.ts`; examples: e.g. `src/app/foo_tools.py`.\n");
+    engram::Engine engine({dir.path(), "test", home.path(), 30, "test"});
+    engram::RememberRequest r; // a store, so the code index exists
+    r.text = "models hold the responses";
+    r.agent = "test:unit";
+    engine.remember(r);
+    auto scan = engine.scanInstructions();
+    std::map<std::string, std::string> state;
+    for (auto& ref : scan.refs)
+        state[ref.ref.written] = ref.state;
+    CHECK(state["app.models"] == "ok");
+    CHECK(state["app.models.ModelResponse"] == "ok");
+    CHECK(state["ModelResponse.provider_details"] == "ok");
+    CHECK(state["ModelResponse.finish_reason"] == "dangling");
+    CHECK(state["src/app/views.py"] == "dangling");
+    CHECK(state["go.mod"] == "ok");
+    for (const char* dropped : {"this.request()", "github.event", "env.HOME", "test.fails()",
+                                ".test.ts", "src/app/foo_tools.py"}) {
+        INFO(dropped);
+        CHECK(state.count(dropped) == 0);
+    }
 }
