@@ -169,7 +169,7 @@ struct Candidate {
 
 } // namespace
 
-PacketBinding Engine::currentBinding() {
+PacketBinding Engine::currentBinding(bool dirtyFlag) {
     PacketBinding b;
     b.root = opts_.root;
     b.fingerprint = fingerprint_;
@@ -185,7 +185,7 @@ PacketBinding Engine::currentBinding() {
                 b.head = h;
             }
         }
-        b.dirty = gitDirty(opts_.root);
+        if (dirtyFlag) b.dirty = gitDirty(opts_.root);
     }
     return b;
 }
@@ -272,7 +272,7 @@ DelegateResult Engine::delegate(const DelegateRequest& in) {
     p.maxItems = maxItems;
     p.maxChars = maxChars;
     p.staleDays = opts_.staleDays;
-    p.binding = currentBinding();
+    p.binding = currentBinding(in.dirtyFlag);
 
     // Text relevance through recall (project + medulla: never tier all). It
     // also returns frontier and retracted rows, to be counted as gaps. The
@@ -285,6 +285,7 @@ DelegateResult Engine::delegate(const DelegateRequest& in) {
     // recall fully scores three times its limit.
     rr.limit = std::clamp(maxItems * 2 + 20, 40, 200);
     rr.include = {ClaimStatus::Frontier, ClaimStatus::Retracted};
+    rr.instructionParagraphs = false;
     RecallResult recalled;
     int64_t now = 0;
     for (int attempt = 0; attempt < 5; ++attempt) {

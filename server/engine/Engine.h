@@ -119,7 +119,7 @@ public:
     // project's; packet_id and signature are added by protocol/Packet.h.
     DelegateResult delegate(const DelegateRequest& req);
     // The binding as it is now (root, fingerprint, git HEAD, dirty).
-    PacketBinding currentBinding();
+    PacketBinding currentBinding(bool dirtyFlag = true);
     // Ed25519 over `message` with this machine's packet key, created under
     // $ENGRAM_HOME/keys on first use (private key 0600). NotBound without a home.
     PacketSignature signPacket(const std::string& message);
@@ -222,8 +222,11 @@ public:
     // The instruction files' paragraphs that match a query best (at most
     // `limit`), with their references' states (engine/InstructionRecall.cpp).
     std::vector<InstructionHit> recallInstructions(const std::string& query, size_t limit);
+    // searchHistory: look for a name nothing defines now in the commit that
+    // last changed its line (a `git grep` of that tree), where a rename
+    // shows; recall and packets skip it (a renamed name reads dangling).
     InstructionScan scanInstructions(const std::optional<std::string>& onlyFile = {},
-                                     const std::string* text = nullptr);
+                                     const std::string* text = nullptr, bool searchHistory = true);
     // Stamps the references of an instruction file (or of one of its lines)
     // that resolve now as verified: a recorded act (audit "reverify-file").
     ReverifyFileResult reverifyInstructions(const std::string& file, std::optional<int> line,
@@ -339,6 +342,8 @@ private:
         std::vector<std::vector<std::string>> terms; // per paragraph
     };
     std::map<std::string, ParagraphFile> paragraphs_;
+    std::optional<std::vector<std::string>> workspaceFiles_; // instructionFiles(), briefly
+    std::chrono::steady_clock::time_point workspaceFilesListed_{};
     std::chrono::steady_clock::time_point paragraphsListed_{};
     std::vector<CodeSymbol> symbolsWithShape(const std::string& shape);
 };

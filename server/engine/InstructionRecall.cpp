@@ -114,7 +114,8 @@ std::vector<InstructionHit> Engine::recallInstructions(const std::string& query,
     std::map<std::string, InstructionScan> scans;
     for (auto& h : out) {
         auto it = scans.find(h.file);
-        if (it == scans.end()) it = scans.emplace(h.file, scanInstructions(h.file)).first;
+        if (it == scans.end())
+            it = scans.emplace(h.file, scanInstructions(h.file, nullptr, false)).first;
         for (auto& r : it->second.refs)
             if (r.ref.lineIndex + 1 >= h.line && r.ref.lineIndex + 1 <= h.endLine)
                 h.references.emplace_back(r.ref.written, r.state);

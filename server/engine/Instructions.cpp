@@ -51,6 +51,8 @@ constexpr size_t kMaxInstructionBytes = 1 << 20; // an instruction file longer i
 constexpr size_t kMaxGrepFiles = 20;             // files at a commit searched for a name
 constexpr size_t kMaxWalkEntries = 200000;       // the walk without git
 constexpr size_t kMaxModuleFiles = 50;           // files of one module searched for a member
+constexpr size_t kMaxTreeSearches = 3;           // `git grep`s of a whole tree per scan
+constexpr size_t kMaxTreeSearchesNoIndex = 16;   // the same, with no code index to ask first
 
 std::string stampPath(const std::string& storeDir, const std::string& file) {
     return storeDir + "/verified/" + file + ".stamps";
@@ -183,7 +185,8 @@ std::string normaliseName(const std::string& q) {
 class History {
 public:
     explicit History(std::string root)
-        : root_(std::move(root)) {
+        : root_(std::move(root))
+        , objects_(root_) {
         available_ = findGit(root_).has_value();
     }
     bool available() const { return available_; }
@@ -238,15 +241,15 @@ public:
         auto it = parsed_.find(key);
         if (it != parsed_.end()) return it->second ? &*it->second : nullptr;
         auto& slot = parsed_[key];
-        auto r =
-            runProcess({"git", "-C", root_, "show", sha + ":./" + rel}, kMaxAnchoredFileBytes + 1);
-        if (!r || r->exitCode != 0 || r->out.size() > kMaxAnchoredFileBytes) return nullptr;
-        auto lang = syntax::languageFor(rel, r->out);
+        // One cat-file process for every file a scan reads at a commit.
+        auto text = objects_.blob(sha + ":./" + rel, kMaxAnchoredFileBytes);
+        if (!text) return nullptr;
+        auto lang = syntax::languageFor(rel, *text);
         if (!lang) return nullptr;
         Parsed p;
         p.language = *lang;
         try {
-            p.symbols = syntax::extractSymbols(*lang, r->out);
+            p.symbols = syntax::extractSymbols(*lang, *text);
         } catch (const std::exception&) {
             return nullptr;
         }
@@ -256,6 +259,13 @@ public:
 
     // Files a commit had that mention `word` (a whole word), at most a few.
     std::vector<std::string> mentioning(const std::string& sha, const std::string& word) {
+        auto [it, fresh] = mentioning_.try_emplace(sha + "\n" + word);
+        if (fresh) it->second = grep(sha, word);
+        return it->second;
+    }
+
+private:
+    std::vector<std::string> grep(const std::string& sha, const std::string& word) {
         auto r = runProcess(
             {"git", "-C", root_, "grep", "-l", "-w", "-F", "-I", "-e", word, sha, "--", "."},
             size_t(1) << 20);
@@ -268,7 +278,9 @@ public:
         });
         return out;
     }
+    std::unordered_map<std::string, std::vector<std::string>> mentioning_;
 
+public:
     // Of these workspace-relative paths, those git ignores.
     std::set<std::string> ignored(const std::vector<std::string>& paths) {
         std::set<std::string> out;
@@ -288,6 +300,7 @@ public:
 
 private:
     std::string root_;
+    GitObjectReader objects_;
     bool available_ = false;
     std::unordered_map<std::string, std::map<int, std::string>> blames_;
     std::unordered_map<std::string, std::optional<Parsed>> parsed_;
@@ -338,9 +351,18 @@ std::map<std::string, Anchor> readStamps(const std::string& path) {
 } // namespace
 
 std::vector<std::string> Engine::instructionFiles(std::vector<std::string>* all) {
-    History git(opts_.root);
-    auto files = git.files();
-    std::vector<std::string> every = files ? std::move(*files) : walkFiles(opts_.root);
+    // The list is asked for again within a request (recall scans each file
+    // it returns paragraphs of) and on each keystroke in an open instruction
+    // file: kept for two seconds. Whether a referenced path exists is asked
+    // of the file system each time.
+    auto now = std::chrono::steady_clock::now();
+    if (!workspaceFiles_ || now - workspaceFilesListed_ > std::chrono::seconds(2)) {
+        History git(opts_.root);
+        auto files = git.files();
+        workspaceFiles_ = files ? std::move(*files) : walkFiles(opts_.root);
+        workspaceFilesListed_ = now;
+    }
+    std::vector<std::string> every = *workspaceFiles_;
     std::vector<std::string> out;
     for (auto& f : every)
         if (isInstructionFile(f)) out.push_back(f);
@@ -373,7 +395,7 @@ bool Engine::isInstructionFile(const std::string& rel) {
 }
 
 InstructionScan Engine::scanInstructions(const std::optional<std::string>& onlyFile,
-                                         const std::string* text) {
+                                         const std::string* text, bool searchHistory) {
     InstructionScan scan;
     History git(opts_.root);
     std::vector<std::string> every;
@@ -391,10 +413,12 @@ InstructionScan Engine::scanInstructions(const std::optional<std::string>& onlyF
     // TokenValidator.validate in src/auth.py).
     std::unordered_multimap<std::string, CodeSymbol> byLast;
     bool symbolsLoaded = false;
+    bool indexed = false; // a code index to look names up in (it lives in the store)
     auto loadSymbols = [&] {
         if (symbolsLoaded) return;
         symbolsLoaded = true;
         if (!project || !ready(*project)) return;
+        indexed = true;
         if (!codeIndexed_) indexCode();
         for (auto& s : project->index->codeSymbols()) {
             std::string n = normaliseName(s.qualified);
@@ -450,7 +474,9 @@ InstructionScan Engine::scanInstructions(const std::optional<std::string>& onlyF
     // else's API, a variable, a placeholder); dangling when a module or a
     // definition of the repository's lacks the member named.
     enum class Otherwise { Drop, Ok, Dangling };
+    std::vector<std::string> lookedIn; // Dangling: the files that lack the member
     auto judgeUnindexed = [&](const Reference& r, InstructionRef& ir) {
+        lookedIn.clear();
         const std::string& symbol = r.symbol;
         auto parts = splitDots(symbol);
         static const std::set<std::string> receivers = {"this", "self", "cls", "super"};
@@ -483,7 +509,8 @@ InstructionScan Engine::scanInstructions(const std::optional<std::string>& onlyF
                 ir.target = module;
                 return Otherwise::Ok;
             }
-            if (auto found = member(moduleFiles(module), parts.back()); !found.empty()) {
+            auto files = moduleFiles(module);
+            if (auto found = member(files, parts.back()); !found.empty()) {
                 ir.target = found;
                 return Otherwise::Ok;
             }
@@ -492,6 +519,7 @@ InstructionScan Engine::scanInstructions(const std::optional<std::string>& onlyF
             // a workflow expression.
             if (k == 1) return Otherwise::Drop;
             ir.why = "'" + module + "' has no '" + parts.back() + "'";
+            lookedIn = std::move(files);
             return Otherwise::Dangling;
         }
         bool typeName = parts[0][0] >= 'A' && parts[0][0] <= 'Z';
@@ -510,6 +538,7 @@ InstructionScan Engine::scanInstructions(const std::optional<std::string>& onlyF
             }
             if (!typeName) return Otherwise::Drop;
             ir.why = "'" + parts[0] + "' (" + files.front() + ") has no '" + parts.back() + "'";
+            lookedIn = std::move(files);
             return Otherwise::Dangling;
         }
         return Otherwise::Drop;
@@ -523,6 +552,7 @@ InstructionScan Engine::scanInstructions(const std::optional<std::string>& onlyF
     };
 
     std::map<std::string, std::vector<std::string>> lineTexts; // per file, for illustrative()
+    size_t treeSearches = 0;
 
     struct Pending {
         InstructionRef out;
@@ -677,6 +707,24 @@ InstructionScan Engine::scanInstructions(const std::optional<std::string>& onlyF
                     now.push_back(h);
             }
 
+            // A name nothing defines now: a module, a field, a file, or not
+            // the repository's at all, decided before history is searched
+            // (a `git grep` of the whole tree at a commit, per name). Only a
+            // name that would be dangling, or a lone call (`validate()`), is
+            // looked for in the line's commit, where a rename shows. Without
+            // a code index every name is looked for there.
+            std::optional<Otherwise> unindexed;
+            if (r.form == RefForm::Name && now.empty() && !stamps.count(r.written) && indexed) {
+                unindexed = judgeUnindexed(r, ir);
+                if (*unindexed == Otherwise::Ok) {
+                    ir.state = "ok";
+                    scan.refs.push_back(std::move(ir));
+                    continue;
+                }
+                bool loneCall = symbol.find('.') == std::string::npos && r.written.ends_with(")");
+                if (*unindexed == Otherwise::Drop && !loneCall) continue;
+            }
+
             // The baseline: a stamp, else the definition when the line was
             // last committed.
             std::optional<Anchor> base;
@@ -693,8 +741,20 @@ InstructionScan Engine::scanInstructions(const std::optional<std::string>& onlyF
                         paths.push_back(path);
                     if (r.form == RefForm::PathSymbol) {
                         paths = {found};
-                    } else if (paths.empty()) {
-                        paths = git.mentioning(sha, symbol.substr(symbol.find_last_of('.') + 1));
+                    } else if (paths.empty() && (unindexed || !indexed)) {
+                        // Where it was, if anywhere: the files of the type or
+                        // module that now lacks the member; for a lone call,
+                        // the files that mentioned it (a search of the whole
+                        // tree, so only a few per scan).
+                        if (!lookedIn.empty())
+                            paths = lookedIn;
+                        else if (searchHistory &&
+                                 treeSearches <
+                                     (indexed ? kMaxTreeSearches : kMaxTreeSearchesNoIndex)) {
+                            ++treeSearches;
+                            paths =
+                                git.mentioning(sha, symbol.substr(symbol.find_last_of('.') + 1));
+                        }
                     }
                     std::sort(paths.begin(), paths.end());
                     paths.erase(std::unique(paths.begin(), paths.end()), paths.end());
@@ -783,7 +843,7 @@ InstructionScan Engine::scanInstructions(const std::optional<std::string>& onlyF
                 scan.refs.push_back(std::move(ir));
                 continue;
             }
-            switch (judgeUnindexed(r, ir)) {
+            switch (unindexed ? *unindexed : judgeUnindexed(r, ir)) {
             case Otherwise::Drop:
                 continue;
             case Otherwise::Ok:

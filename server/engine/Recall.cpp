@@ -422,7 +422,8 @@ RecallResult Engine::recallChecked(const RecallRequest& req, bool rowsReread) {
         return recallChecked(req, true);
     }
 
-    if (req.query && (!req.tier || *req.tier != "medulla") && req.kinds.empty()) {
+    if (req.instructionParagraphs && req.query && (!req.tier || *req.tier != "medulla") &&
+        req.kinds.empty()) {
         try {
             result.instructions =
                 recallInstructions(*req.query, std::min<size_t>(3, size_t(req.limit)));

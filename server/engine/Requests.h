@@ -51,6 +51,9 @@ struct RecallRequest {
     int limit = 10;
     std::optional<int> maxChars;
     std::optional<std::string> root; // the root the caller believes it is bound to
+    // The instruction files' matching paragraphs beside the rows (a packet
+    // asks for them once itself, outside its retried recall).
+    bool instructionParagraphs = true;
 };
 
 struct RecallRow {
@@ -250,6 +253,10 @@ struct DelegateRequest {
     std::optional<int> maxChars; // characters of item text, summed
     bool sign = false;
     std::optional<std::string> root; // the root the caller believes it is bound to
+    // Whether the binding asks `git status` if the work tree is dirty (not
+    // part of the packet's request; `engram hook`, which prints no binding,
+    // skips it: on a large work tree it is most of the time).
+    bool dirtyFlag = true;
 };
 
 // Where the packet was composed: the workspace and, in a git work tree, its

@@ -177,6 +177,7 @@ std::string promptContext(Engine& engine, const HookInput& in, size_t maxChars) 
     DelegateRequest req;
     req.task = task;
     req.agent = "engram:hook";
+    req.dirtyFlag = false;
     req.maxChars = int(std::min<size_t>(maxChars, 1000000));
     auto r = engine.delegate(req);
     Totals t = totalsOf(r.envelope);
@@ -260,6 +261,7 @@ std::string sessionContext(Engine& engine, size_t maxChars) {
             req.task = std::string(utf8Prefix(req.task, kMaxPrompt));
             req.paths = changed;
             req.agent = "engram:hook";
+            req.dirtyFlag = false;
             req.maxChars = int(std::min<size_t>(maxChars, 1000000));
             try {
                 auto r = engine.delegate(req);

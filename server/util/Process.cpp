@@ -5,9 +5,11 @@
 
 #include <cerrno>
 #include <climits>
+#include <csignal>
 #include <fcntl.h>
 #include <poll.h>
 #include <spawn.h>
+#include <sys/socket.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -77,6 +79,121 @@ std::optional<ProcessResult> runProcess(const std::vector<std::string>& args, si
     }
     r.exitCode = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
     return r;
+}
+
+namespace {
+constexpr int kObjectReadMs = 10000; // one object, not the whole session
+}
+
+GitObjectReader::~GitObjectReader() {
+    stop();
+}
+
+bool GitObjectReader::start() {
+    if (pid_ > 0) return true;
+    if (failed_) return false;
+    // A socket for git's stdin, so that a git that died makes a write fail
+    // with EPIPE (MSG_NOSIGNAL) instead of killing engram with SIGPIPE.
+    int sv[2], outFds[2];
+    if (::socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv) != 0) return failed_ = true, false;
+    UniqueFd inMine(sv[0]), inChild(sv[1]);
+    if (::pipe2(outFds, O_CLOEXEC) != 0) return failed_ = true, false;
+    UniqueFd outRead(outFds[0]), outWrite(outFds[1]);
+    SpawnActions actions;
+    posix_spawn_file_actions_adddup2(&actions.fa, inChild.get(), 0);
+    posix_spawn_file_actions_adddup2(&actions.fa, outWrite.get(), 1);
+    posix_spawn_file_actions_addopen(&actions.fa, 2, "/dev/null", O_WRONLY, 0);
+    std::vector<std::string> args = {"git", "-C", root_, "cat-file", "--batch"};
+    std::vector<char*> argv;
+    for (auto& a : args)
+        argv.push_back(a.data());
+    argv.push_back(nullptr);
+    pid_t pid = 0;
+    if (posix_spawnp(&pid, argv[0], &actions.fa, nullptr, argv.data(), environ) != 0)
+        return failed_ = true, false;
+    pid_ = pid;
+    in_ = inMine.release();
+    out_ = outRead.release();
+    return true;
+}
+
+void GitObjectReader::stop() {
+    if (in_ >= 0) ::close(in_);
+    if (out_ >= 0) ::close(out_);
+    in_ = out_ = -1;
+    if (pid_ > 0) {
+        if (failed_) ::kill(pid_, SIGKILL);
+        int status = 0;
+        while (::waitpid(pid_, &status, 0) < 0 && errno == EINTR) {
+        }
+    }
+    pid_ = -1;
+    buf_.clear();
+}
+
+bool GitObjectReader::fill() {
+    pollfd p{out_, POLLIN, 0};
+    for (;;) {
+        int r = ::poll(&p, 1, kObjectReadMs);
+        if (r < 0 && errno == EINTR) continue;
+        if (r <= 0) return false;
+        char chunk[65536];
+        ssize_t n = ::read(out_, chunk, sizeof chunk);
+        if (n < 0 && errno == EINTR) continue;
+        if (n <= 0) return false;
+        buf_.append(chunk, size_t(n));
+        return true;
+    }
+}
+
+bool GitObjectReader::readLine(std::string& line) {
+    size_t nl;
+    while ((nl = buf_.find('\n')) == std::string::npos)
+        if (!fill()) return false;
+    line = buf_.substr(0, nl);
+    buf_.erase(0, nl + 1);
+    return true;
+}
+
+bool GitObjectReader::readExactly(size_t n, std::string& into) {
+    while (buf_.size() < n)
+        if (!fill()) return false;
+    into.assign(buf_, 0, n);
+    buf_.erase(0, n);
+    return true;
+}
+
+std::optional<std::string> GitObjectReader::blob(const std::string& name, size_t maxBytes) {
+    if (name.find('\n') != std::string::npos || !start()) return std::nullopt;
+    auto broken = [&] {
+        failed_ = true;
+        stop();
+        return std::nullopt;
+    };
+    std::string request = name + "\n";
+    for (size_t at = 0; at < request.size();) {
+        ssize_t n = ::send(in_, request.data() + at, request.size() - at, MSG_NOSIGNAL);
+        if (n < 0 && errno == EINTR) continue;
+        if (n <= 0) return broken();
+        at += size_t(n);
+    }
+    // "<oid> <type> <size>", or "<name> missing" / "<name> ambiguous".
+    std::string header;
+    if (!readLine(header)) return broken();
+    auto sp2 = header.find_last_of(' ');
+    auto sp1 = sp2 == std::string::npos ? std::string::npos : header.find_last_of(' ', sp2 - 1);
+    if (sp1 == std::string::npos) return std::nullopt; // missing or ambiguous: nothing follows
+    std::string type = header.substr(sp1 + 1, sp2 - sp1 - 1);
+    std::string sizeText = header.substr(sp2 + 1);
+    if (sizeText.empty() || sizeText.size() > 12 ||
+        sizeText.find_first_not_of("0123456789") != std::string::npos)
+        return std::nullopt;
+    size_t size = std::stoull(sizeText);
+    std::string content;
+    if (!readExactly(size + 1, content)) return broken(); // the content and its '\n'
+    content.pop_back();
+    if (type != "blob" || content.size() > maxBytes) return std::nullopt;
+    return content;
 }
 
 std::string selfExecutable() {

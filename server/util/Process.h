@@ -20,6 +20,34 @@ struct ProcessResult {
 std::optional<ProcessResult> runProcess(const std::vector<std::string>& args,
                                         size_t maxOut = size_t(16) << 20);
 
+// One `git cat-file --batch` for many reads: object contents by name
+// ("<commit>:./path") without a process per object. Started on the first
+// read, ended with the object. Each read waits at most a few seconds; a
+// git that fails or hangs ends the session and later reads answer nullopt.
+class GitObjectReader {
+public:
+    explicit GitObjectReader(std::string root)
+        : root_(std::move(root)) {}
+    ~GitObjectReader();
+    GitObjectReader(const GitObjectReader&) = delete;
+    GitObjectReader& operator=(const GitObjectReader&) = delete;
+
+    // A blob's content; nullopt when it is missing, not a blob, larger than
+    // maxBytes, or git cannot answer.
+    std::optional<std::string> blob(const std::string& name, size_t maxBytes);
+
+private:
+    bool start();
+    void stop();
+    bool readExactly(size_t n, std::string& into);
+    bool readLine(std::string& line);
+    bool fill();
+    std::string root_;
+    int pid_ = -1, in_ = -1, out_ = -1;
+    bool failed_ = false;
+    std::string buf_;
+};
+
 // The running binary's absolute path (what git is told to run as the merge
 // driver); empty when it cannot be known.
 std::string selfExecutable();
