@@ -340,7 +340,15 @@ int cmdHook(Context ctx) {
         if (ctx.rootSource == "discovered" && !in.cwd.empty() && ::stat(in.cwd.c_str(), &st) == 0 &&
             S_ISDIR(st.st_mode))
             ctx.root = discoverRoot(canonicalPath(in.cwd));
-        Engine engine = makeEngine(ctx);
+        // It runs on every prompt: a large store whose claims directory is
+        // as last known is answered from its index without a stat of every
+        // claim file, as a server answers (claims served are still checked
+        // against their files); the sweep for files rewritten in place is
+        // left to the next server or command.
+        EngineOptions options = engineOptions(ctx);
+        options.backgroundReconcile = true;
+        options.sweepOnOpen = false;
+        Engine engine(options);
         std::string context = ops::hookContext(engine, in, maxChars);
         std::cout << ops::hookOutput(in, format, context);
         std::cout.flush();

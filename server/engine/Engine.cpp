@@ -146,7 +146,7 @@ SyncReport Engine::reconcileOnOpen(Tier& t) {
     // The directory is as last known: the only change it can hide is a file
     // rewritten in place. Those are found by a stat of each on a thread;
     // meanwhile every claim served is checked against its file.
-    startScan(t, true);
+    if (opts_.sweepOnOpen) startScan(t, true);
     return {};
 }
 

@@ -37,6 +37,10 @@ struct EngineOptions {
     // large store has been stat'ed: the rest is checked on a thread, and
     // envelopes say so until it is done. One-shot commands reconcile first.
     bool backgroundReconcile = false;
+    // With backgroundReconcile, whether that sweep runs at all: a process
+    // that exits within a moment (engram hook) would only wait for it to
+    // stop. Claims served are checked against their files either way.
+    bool sweepOnOpen = true;
     // Stores up to this many claims are reconciled before the first answer
     // even in the background mode (a stat of 20k files takes ~20 ms).
     // ENGRAM_INLINE_RECONCILE_MAX overrides it.

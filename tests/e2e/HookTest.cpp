@@ -108,3 +108,30 @@ TEST_CASE("engram hook: the budget, Cursor's shape, text, and errors that never 
     CHECK(contains(r.err, "--max-chars: 50 is not between 200 and 100000"));
     CHECK(r.out.empty());
 }
+
+TEST_CASE("engram hook: a large store is answered from its index, a claim rewritten in place "
+          "is served as its file now says",
+          "[e2e][hook]") {
+    Workspace w;
+    w.remember("the loader caches parsed manifests for alpha builds", "loader-cache");
+    w.remember("retries back off exponentially", "retry-backoff");
+    // Rewritten in place, as an editor or a pull might: the directory is as
+    // the index last knew it, so no sweep is needed to open the store.
+    std::string file;
+    for (auto& f : filesIn(claimsDir(w.dir.path()), ".md")) {
+        std::string text = *slurp(claimsDir(w.dir.path()) + "/" + f);
+        if (contains(text, "loader-cache")) file = claimsDir(w.dir.path()) + "/" + f;
+    }
+    REQUIRE_FALSE(file.empty());
+    std::string text = *slurp(file);
+    text.replace(text.find("alpha builds"), 12, "omega builds");
+    spew(file, text);
+    // Every store counts as large here: answered without the sweep.
+    auto r = runCli({"--root", w.dir.path(), "--home", w.home.path(), "hook", "--format", "text",
+                     "--event", "prompt", "--prompt", "how does the loader cache manifests"},
+                    {"ENGRAM_INLINE_RECONCILE_MAX=1"});
+    INFO(describe(r));
+    REQUIRE(r.exitCode == 0);
+    CHECK(contains(r.out, "loader-cache: the loader caches parsed manifests for omega builds"));
+    CHECK_FALSE(contains(r.out, "alpha builds"));
+}
