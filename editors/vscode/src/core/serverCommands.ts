@@ -12,7 +12,9 @@ export const serverCommands: readonly string[] = [
     'engram.recall',
     'engram.reindex',
     'engram.reverify',
+    'engram.reverifyFile',
     'engram.retract',
+    'engram.resolve',
     'engram.openClaim',
 ];
 

@@ -17,6 +17,14 @@ test('a quick fix runs on the server of the folder it came from', () => {
     });
 });
 
+test('every command engram advertises for its quick fixes is routed to its folder', () => {
+    for (const command of ['engram.reverifyFile', 'engram.resolve', 'engram.retract', 'engram.openClaim']) {
+        const routed = routeCommand({ title: 't', command, arguments: [{ file: 'AGENTS.md:3' }] }, 'file:///w', 'file:///w/AGENTS.md');
+        assert.equal(routed.command, runOnServer, command);
+        assert.deepEqual(routed.arguments, ['file:///w', command, { file: 'AGENTS.md:3' }]);
+    }
+});
+
 test('a code lens keeps its claim ids and learns its document', () => {
     const lens = { title: '2 memories', command: 'engram.showMemories', arguments: [{ ids: ['c-1', 'c-2'] }] };
     assert.deepEqual(routeCommand(lens, 'file:///w', 'file:///w/a.py').arguments, [
