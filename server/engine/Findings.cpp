@@ -78,19 +78,7 @@ const std::vector<FindingRule> kRules = {
 
 // One line of at most kMaxQuoted bytes (cut on a UTF-8 boundary).
 std::string oneLine(std::string_view s) {
-    std::string out;
-    bool space = false;
-    for (char c : s) {
-        if (c == '\n' || c == '\r' || c == '\t' || c == ' ') {
-            space = !out.empty();
-            continue;
-        }
-        if (space) out += ' ';
-        space = false;
-        out += c;
-    }
-    if (out.size() <= kMaxQuoted) return out;
-    return std::string(utf8Prefix(out, kMaxQuoted)) + "...";
+    return singleLine(s, kMaxQuoted, "...");
 }
 
 std::string day(int64_t t) {

@@ -380,15 +380,46 @@ bool knownExtension(std::string_view ext) {
     return std::find(exts.begin(), exts.end(), ext) != exts.end();
 }
 
-std::vector<Reference> extractReferences(std::string_view text) {
-    std::vector<Reference> out;
-    char fence = 0;
-    size_t fenceLen = 0;
-    bool frontMatter = false, comment = false;
+namespace {
+
+// Fenced code blocks: opened by ``` or ~~~, closed by a run of the same
+// character at least as long with nothing after it.
+class Fences {
+public:
+    // Whether a line (without its indentation) belongs to a fenced block:
+    // opens one, lies inside one, or closes one.
+    bool line(std::string_view lead) {
+        if (fence_) {
+            size_t n = 0;
+            while (n < lead.size() && lead[n] == fence_)
+                ++n;
+            if (n >= length_ && lead.substr(n).find_first_not_of(" \t") == std::string_view::npos)
+                fence_ = 0;
+            return true;
+        }
+        if (!lead.starts_with("```") && !lead.starts_with("~~~")) return false;
+        fence_ = lead[0];
+        length_ = 0;
+        while (length_ < lead.size() && lead[length_] == fence_)
+            ++length_;
+        return true;
+    }
+    bool open() const { return fence_ != 0; }
+
+private:
+    char fence_ = 0;
+    size_t length_ = 0;
+};
+
+// Calls fn(line, index) for each line after a leading front matter block
+// (a rules file's `globs:`), without its '\r'; index counts from 0 in the
+// whole text.
+template <class F>
+void forEachBodyLine(std::string_view text, F&& fn) {
+    bool frontMatter = false;
     forEachLine(text, [&](std::string_view line, int number) {
         uint32_t here = uint32_t(number - 1);
         if (line.ends_with('\r')) line.remove_suffix(1);
-        std::string_view lead = line.substr(std::min(line.find_first_not_of(' '), line.size()));
         if (here == 0 && line == "---") {
             frontMatter = true;
             return;
@@ -397,21 +428,19 @@ std::vector<Reference> extractReferences(std::string_view text) {
             if (line == "---" || line == "...") frontMatter = false;
             return;
         }
-        if (fence) {
-            size_t n = 0;
-            while (n < lead.size() && lead[n] == fence)
-                ++n;
-            if (n >= fenceLen && lead.substr(n).find_first_not_of(" \t") == std::string_view::npos)
-                fence = 0;
-            return;
-        }
-        if (lead.starts_with("```") || lead.starts_with("~~~")) {
-            fence = lead[0];
-            fenceLen = 0;
-            while (fenceLen < lead.size() && lead[fenceLen] == fence)
-                ++fenceLen;
-            return;
-        }
+        fn(line, here);
+    });
+}
+
+} // namespace
+
+std::vector<Reference> extractReferences(std::string_view text) {
+    std::vector<Reference> out;
+    Fences fences;
+    bool comment = false;
+    forEachBodyLine(text, [&](std::string_view line, uint32_t here) {
+        std::string_view lead = line.substr(std::min(line.find_first_not_of(' '), line.size()));
+        if (fences.line(lead)) return;
         // HTML comments hide their text from a reader; they are not read.
         std::string visible(line);
         size_t k = 0;
@@ -440,9 +469,8 @@ std::vector<Paragraph> splitParagraphs(std::string_view text) {
     std::vector<Paragraph> out;
     std::string heading;
     Paragraph cur;
-    bool open = false, frontMatter = false;
-    char fence = 0;
-    size_t fenceLen = 0;
+    bool open = false;
+    Fences fences;
     auto flush = [&] {
         if (open && cur.text.find_first_not_of(" \t\n") != std::string::npos) {
             while (!cur.text.empty() && cur.text.back() == '\n')
@@ -452,20 +480,10 @@ std::vector<Paragraph> splitParagraphs(std::string_view text) {
         cur = Paragraph{};
         open = false;
     };
-    forEachLine(text, [&](std::string_view line, int number) {
-        uint32_t here = uint32_t(number - 1);
-        if (line.ends_with('\r')) line.remove_suffix(1);
-        if (here == 0 && line == "---") {
-            frontMatter = true;
-            return;
-        }
-        if (frontMatter) {
-            if (line == "---" || line == "...") frontMatter = false;
-            return;
-        }
+    forEachBodyLine(text, [&](std::string_view line, uint32_t here) {
         std::string_view lead = line.substr(std::min(line.find_first_not_of(' '), line.size()));
         bool blank = lead.find_first_not_of(" \t") == std::string_view::npos;
-        if (!fence) {
+        if (!fences.open()) {
             if (blank) {
                 flush();
                 return;
@@ -482,18 +500,7 @@ std::vector<Paragraph> splitParagraphs(std::string_view text) {
                 }
             }
         }
-        if (fence) {
-            size_t n = 0;
-            while (n < lead.size() && lead[n] == fence)
-                ++n;
-            if (n >= fenceLen && lead.substr(n).find_first_not_of(" \t") == std::string_view::npos)
-                fence = 0;
-        } else if (lead.starts_with("```") || lead.starts_with("~~~")) {
-            fence = lead[0];
-            fenceLen = 0;
-            while (fenceLen < lead.size() && lead[fenceLen] == fence)
-                ++fenceLen;
-        }
+        fences.line(lead); // a fence's lines belong to the paragraph
         if (open && cur.text.size() + line.size() + 1 > kMaxParagraphBytes && !cur.text.empty())
             flush();
         if (!open) {

@@ -29,20 +29,7 @@ constexpr size_t kMaxItemChars = 600; // one item's text in the slice
 constexpr size_t kInstructionLines = 5;
 
 std::string oneLine(std::string_view s, size_t max) {
-    std::string out;
-    out.reserve(std::min(s.size(), max + 4));
-    bool space = false;
-    for (char c : s) {
-        if (c == '\n' || c == '\r' || c == '\t' || c == ' ') {
-            space = !out.empty();
-            continue;
-        }
-        if (space) out += ' ';
-        space = false;
-        out += c;
-    }
-    if (out.size() <= max) return out;
-    return std::string(utf8Prefix(out, max)) + "…";
+    return singleLine(s, max, "…");
 }
 
 std::string count(int64_t n, const char* one, const char* many) {

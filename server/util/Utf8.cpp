@@ -1,6 +1,8 @@
 // UTF-8 validation after RFC 3629's table of well-formed byte sequences.
 #include "util/Utf8.h"
 
+#include <algorithm>
+
 namespace engram {
 
 std::optional<size_t> firstInvalidUtf8(std::string_view s) {
@@ -41,6 +43,23 @@ size_t utf8Length(std::string_view s) {
     for (unsigned char c : s)
         if ((c & 0xC0) != 0x80) ++count;
     return count;
+}
+
+std::string singleLine(std::string_view s, size_t maxBytes, std::string_view ellipsis) {
+    std::string out;
+    out.reserve(std::min(s.size(), maxBytes + ellipsis.size()));
+    bool space = false;
+    for (char c : s) {
+        if (c == '\n' || c == '\r' || c == '\t' || c == ' ') {
+            space = !out.empty();
+            continue;
+        }
+        if (space) out += ' ';
+        space = false;
+        out += c;
+    }
+    if (out.size() <= maxBytes) return out;
+    return std::string(utf8Prefix(out, maxBytes)) + std::string(ellipsis);
 }
 
 } // namespace engram

@@ -5,6 +5,7 @@
 #pragma once
 #include <cstddef>
 #include <optional>
+#include <string>
 #include <string_view>
 
 namespace engram {
@@ -25,5 +26,10 @@ inline std::string_view utf8Prefix(std::string_view s, size_t maxBytes) {
         --n;
     return s.substr(0, n);
 }
+
+// s on one line: runs of blanks and line breaks become one space, and a
+// text longer than maxBytes is cut on a character boundary, `ellipsis`
+// appended (a message or a list item quoting what someone wrote).
+std::string singleLine(std::string_view s, size_t maxBytes, std::string_view ellipsis);
 
 } // namespace engram

@@ -385,6 +385,18 @@ json Server::waitReply(const json& id, std::chrono::milliseconds timeout) {
     }
 }
 
+json Server::waitDiagnostics(const std::string& uri, int version) {
+    for (int i = 0; i < 200; ++i) {
+        auto msg = readMessage();
+        if (!msg) fail("the server closed its output before diagnostics for " + uri);
+        if (msg->value("method", "") != "textDocument/publishDiagnostics") continue;
+        const json& p = (*msg)["params"];
+        if (p["uri"] != uri || (version && p.value("version", -1) != version)) continue;
+        return p;
+    }
+    fail("no diagnostics for " + uri + " in 200 messages");
+}
+
 json Server::waitReplyWithNullId(std::chrono::milliseconds timeout) {
     return waitReply(nullptr, timeout);
 }

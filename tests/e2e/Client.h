@@ -86,6 +86,9 @@ public:
     // The next message from the server, in arrival order, or nullopt when the
     // server closed its stdout. Throws on timeout.
     std::optional<json> readMessage(std::chrono::milliseconds timeout = kTimeout);
+    // The params of the next textDocument/publishDiagnostics for `uri` (with
+    // this version, unless 0); other messages on the way are skipped.
+    json waitDiagnostics(const std::string& uri, int version = 0);
     // Replies without an id (null), e.g. errors for unparseable frames.
     json waitReplyWithNullId(std::chrono::milliseconds timeout = kTimeout);
 

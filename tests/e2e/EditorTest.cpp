@@ -10,20 +10,8 @@ using engram::test::TempDir;
 
 namespace {
 
-// The next publishDiagnostics for `uri` whose version is `version` (any
-// version when 0).
 json diagnosticsFor(Server& s, const std::string& uri, int version = 0) {
-    for (int i = 0; i < 200; ++i) {
-        auto msg = s.readMessage();
-        REQUIRE(msg);
-        if (msg->value("method", "") != "textDocument/publishDiagnostics") continue;
-        const json& p = (*msg)["params"];
-        if (p["uri"] != uri) continue;
-        if (version && p.value("version", -1) != version) continue;
-        return p;
-    }
-    FAIL("no diagnostics for " << uri);
-    return {};
+    return s.waitDiagnostics(uri, version);
 }
 
 json position(const std::string& text, const std::string& snippet, size_t offset = 0) {

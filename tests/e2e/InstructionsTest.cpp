@@ -169,18 +169,8 @@ TEST_CASE("instruction files without git: only whether references resolve", "[e2
 
 namespace {
 
-// The next publishDiagnostics for `uri` (with this version, unless 0).
 json diagnosticsFor(Server& s, const std::string& uri, int version = 0) {
-    for (int i = 0; i < 200; ++i) {
-        auto msg = s.readMessage();
-        REQUIRE(msg);
-        if (msg->value("method", "") != "textDocument/publishDiagnostics") continue;
-        const json& p = (*msg)["params"];
-        if (p["uri"] != uri || (version && p.value("version", -1) != version)) continue;
-        return p["diagnostics"];
-    }
-    FAIL("no diagnostics for " << uri);
-    return {};
+    return s.waitDiagnostics(uri, version)["diagnostics"];
 }
 
 // (code, 0-based line) of each diagnostic.
