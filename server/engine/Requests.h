@@ -164,6 +164,12 @@ struct RegisteredStore {
     bool reachable = false; // its .engram/ store is still there
 };
 
+// An instruction file's code references by state (status).
+struct InstructionCounts {
+    int64_t files = 0, references = 0, ok = 0, dangling = 0, drifted = 0, moved = 0,
+            ambiguous = 0;
+};
+
 struct StatusResult {
     Envelope envelope;
     std::vector<RegisteredStore> registered; // every project store served on this machine
@@ -177,10 +183,6 @@ struct StatusResult {
     } inbox;
     // The instruction files' references by state (BRIEF 14), when asked:
     // counting them reads git and every instruction file.
-    struct InstructionCounts {
-        int64_t files = 0, references = 0, ok = 0, dangling = 0, drifted = 0, moved = 0,
-                ambiguous = 0;
-    };
     std::optional<InstructionCounts> instructions;
 };
 
