@@ -166,8 +166,7 @@ struct RegisteredStore {
 
 // An instruction file's code references by state (status).
 struct InstructionCounts {
-    int64_t files = 0, references = 0, ok = 0, dangling = 0, drifted = 0, moved = 0,
-            ambiguous = 0;
+    int64_t files = 0, references = 0, ok = 0, dangling = 0, drifted = 0, moved = 0, ambiguous = 0;
 };
 
 struct StatusResult {
