@@ -5,6 +5,7 @@
 
 #include "cli/Args.h"
 #include "engine/Engine.h"
+#include "ops/FindingsJson.h"
 #include "util/Fs.h"
 #include "util/Paths.h"
 
@@ -62,55 +63,6 @@ json region(const TextRange& r) {
     return j;
 }
 
-json position(uint32_t line, uint32_t character) {
-    return {{"line", line}, {"character", character}};
-}
-
-json findingJson(const Finding& f) {
-    return {{"code", f.code},
-            {"severity", f.severity},
-            {"claim_id", f.claimId},
-            {"label", f.label},
-            {"tier", f.tier},
-            {"path", f.path},
-            {"symbol", f.symbol},
-            {"subject", f.subject},
-            {"range",
-             {{"start", position(f.range.startLine, f.range.startColumn)},
-              {"end", position(f.range.endLine, f.range.endColumn)}}},
-            {"message", f.message},
-            {"claim_file", f.claimFile},
-            {"replacement", f.replacement}};
-}
-
-// Engine ranges count bytes; LSP and SARIF count UTF-16 code units by
-// default. Converts every finding's columns, reading each file once.
-class Utf16Columns {
-public:
-    explicit Utf16Columns(std::string root)
-        : root_(std::move(root)) {}
-    void convert(Finding& f) {
-        if (f.range.startColumn == 0 && f.range.endColumn == 0) return;
-        const std::string* text = file(f.path);
-        if (!text) return;
-        f.range.startColumn = column(*text, f.range.startLine, f.range.startColumn);
-        f.range.endColumn = column(*text, f.range.endLine, f.range.endColumn);
-    }
-
-private:
-    const std::string* file(const std::string& path) {
-        auto it = files_.find(path);
-        if (it == files_.end())
-            it = files_.emplace(path, readFile(isAbsolute(path) ? path : root_ + "/" + path)).first;
-        return it->second ? &*it->second : nullptr;
-    }
-    static uint32_t column(std::string_view text, uint32_t line, uint32_t bytes) {
-        return utf16Column(text, line, bytes);
-    }
-    std::string root_;
-    std::map<std::string, std::optional<std::string>> files_;
-};
-
 struct Outcome {
     std::vector<Finding> findings;
     FindingsSummary summary;
@@ -126,7 +78,7 @@ struct Outcome {
 json checkJson(const Engine& engine, const Outcome& o) {
     json findings = json::array();
     for (auto& f : o.findings)
-        findings.push_back(findingJson(f));
+        findings.push_back(ops::findingJson(f));
     json summary = json::object();
     for (auto& [code, n] : o.summary.byCode)
         summary[code] = n;
@@ -279,13 +231,18 @@ int runCheck(Engine& engine, const CheckOptions& opts) {
     if (!opts.changedSince.empty()) fo.changed = engine.changedSince(opts.changedSince);
     fo.keep = size_t(opts.maxFindings);
     o.findings = engine.findings(fo, &o.summary);
-    Utf16Columns columns(engine.root());
+    ops::Utf16Columns columns(engine.root());
     for (auto& f : o.findings)
         columns.convert(f);
     int64_t total = 0;
     for (auto& [code, n] : o.summary.byCode) {
         total += n;
-        if (o.failOn.count(code)) o.failing += n;
+        if (!o.failOn.count(code)) continue;
+        o.failing += n;
+        if (!opts.failOnGiven)
+            if (auto it = o.summary.instructionsByCode.find(code);
+                it != o.summary.instructionsByCode.end())
+                o.failing -= it->second;
     }
     o.unlisted = total - int64_t(o.findings.size());
     for (auto& s : engine.status().envelope.stores)

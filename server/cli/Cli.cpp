@@ -371,7 +371,10 @@ int cmdCheck(const Context& ctx) {
         opts.format = *f;
     else if (ctx.json)
         opts.format = "json";
-    if (auto f = ctx.args.get("--fail-on")) opts.failOn = *f;
+    if (auto f = ctx.args.get("--fail-on")) {
+        opts.failOn = *f;
+        opts.failOnGiven = true;
+    }
     if (auto r = ctx.args.get("--changed-since")) {
         if (r->empty() || (*r)[0] == '-')
             throw UsageError("--changed-since: '" + *r + "' is not a git ref");

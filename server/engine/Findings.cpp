@@ -174,8 +174,13 @@ FindingsSummary summarize(const std::vector<Finding>& findings) {
     for (auto& r : findingRules())
         if (r.computed) s.byCode[std::string(r.code)] = 0;
     for (auto& f : findings)
-        ++s.byCode[f.code];
+        count(s, f);
     return s;
+}
+
+void count(FindingsSummary& s, const Finding& f) {
+    ++s.byCode[f.code];
+    if (f.claimId.empty() && f.subject.starts_with("ref:")) ++s.instructionsByCode[f.code];
 }
 
 bool findingLess(const Finding& a, const Finding& b) {
@@ -228,7 +233,7 @@ std::vector<Finding> Engine::findings(const FindingsOptions& opts, FindingsSumma
     FindingsSummary counted = summarize({});
     auto emit = [&](Finding&& f) {
         if (opts.changed && !touched(f)) return;
-        ++counted.byCode[f.code];
+        count(counted, f);
         out.push_back(std::move(f));
         if (opts.keep && out.size() >= 2 * opts.keep + 1024) {
             std::nth_element(out.begin(), out.begin() + std::ptrdiff_t(opts.keep), out.end(),

@@ -74,6 +74,8 @@ struct FindingsOptions {
 
 struct FindingsSummary {
     std::map<std::string, int64_t> byCode; // every computed code, zeros included
+    // Of those, the instruction files' (no claim: a reference on its line).
+    std::map<std::string, int64_t> instructionsByCode;
 };
 
 // The BRIEF 7 table: one rule per diagnostic code.
@@ -92,6 +94,7 @@ const FindingRule* findingRule(std::string_view code);
 int severityRank(std::string_view severity);
 
 FindingsSummary summarize(const std::vector<Finding>& findings);
+void count(FindingsSummary& s, const Finding& f);
 
 // The deterministic order: path, range, code, claim id, subject, message.
 bool findingLess(const Finding& a, const Finding& b);

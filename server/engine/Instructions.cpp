@@ -383,10 +383,19 @@ std::vector<std::string> Engine::instructionFiles(std::vector<std::string>* all)
 
 bool Engine::isInstructionFile(const std::string& rel) {
     if (rel.starts_with(".engram/")) return false;
-    // Vendored code's instruction files describe other projects.
+    // Vendored code's instruction files describe other projects, and a
+    // template's (`templates/app/AGENTS.md`, `agent_templates/`) the project
+    // it will generate.
     for (const char* dir : {"vendor/", "node_modules/", "third_party/", "third-party/"})
         if (rel.starts_with(dir) || rel.find(std::string("/") + dir) != std::string::npos)
             return false;
+    auto slash = rel.find_last_of('/');
+    if (slash != std::string::npos) {
+        std::string dirs = rel.substr(0, slash);
+        for (auto& c : dirs)
+            if (c >= 'A' && c <= 'Z') c = char(c - 'A' + 'a');
+        if (dirs.find("template") != std::string::npos) return false;
+    }
     if (instructions::isInstructionFile(rel)) return true;
     if (Tier* t = tier("project"))
         for (auto& g : t->store->instructionGlobs())
@@ -786,7 +795,13 @@ InstructionScan Engine::scanInstructions(const std::optional<std::string>& onlyF
                     ir.state = "ok";
                 } else if (chk.state == "drifted") {
                     ir.state = "drifted";
-                    ir.why = base->symbol + " in " + base->path + " changed " + since;
+                    // Whether its signature changed too says how much of the
+                    // sentence to re-read: most name an interface.
+                    bool sameHead =
+                        !base->head.empty() && chk.current && chk.current->head == base->head;
+                    ir.why = base->symbol + " in " + base->path + " changed " + since +
+                             (sameHead ? " (its body; the signature is the same)"
+                                       : " (its signature too)");
                 } else if (chk.state == "moved") {
                     ir.state = "moved";
                     std::string to = chk.current ? chk.current->symbol : chk.movedTo;

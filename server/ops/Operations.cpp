@@ -1,5 +1,6 @@
 // The operation table: one declaration per operation, each with the few
 // lines that connect it to the engine.
+#include "ops/FindingsJson.h"
 #include "ops/Operation.h"
 
 #include "ops/Render.h"
@@ -144,6 +145,49 @@ Outcome runContribute(Call& call, const json& params) {
 Outcome runReview(Call& call, const json& params) {
     auto req = protocol::parseReview(withDefaultAgent(call, params));
     return answer(call, call.engine().review(req), terminal::review);
+}
+
+Outcome runCheck(Call& call, const json& params) {
+    Params p(params);
+    Engine& engine = call.engine();
+    FindingsOptions fo;
+    if (auto path = p.optString("path")) {
+        auto rel = relativeToRoot(engine.root(),
+                                  path->starts_with('/') ? *path : engine.root() + "/" + *path);
+        if (!rel) throw invalidField("path", "is outside the workspace root " + engine.root());
+        fo.path = *rel;
+    }
+    if (auto ref = p.optString("changed_since")) {
+        if (ref->empty() || (*ref)[0] == '-')
+            throw invalidField("changed_since", "is not a git ref");
+        fo.changed = engine.changedSince(*ref);
+    }
+    auto max = p.optInt("max_findings").value_or(100);
+    if (max < 1 || max > 1000) throw invalidField("max_findings", "must be between 1 and 1000");
+    fo.keep = size_t(max);
+    FindingsSummary summary;
+    auto findings = engine.findings(fo, &summary);
+    Utf16Columns columns(engine.root());
+    json list = json::array();
+    int64_t total = 0;
+    json counts = json::object();
+    for (auto& [code, n] : summary.byCode) {
+        counts[code] = n;
+        total += n;
+    }
+    for (auto& f : findings) {
+        // A file's findings: the claims anchored in it report on it, an
+        // orphaned one on its claim file; both are about the file.
+        columns.convert(f);
+        list.push_back(findingJson(f));
+    }
+    int64_t live = 0;
+    for (auto& s : engine.status().envelope.stores)
+        if (s.tier == "project") live = s.committed;
+    return Outcome(json{{"findings", std::move(list)},
+                        {"summary", std::move(counts)},
+                        {"unlisted", total - int64_t(findings.size())},
+                        {"live_claims", live}});
 }
 
 Outcome runStatus(Call& call, const json& params) {
@@ -496,6 +540,14 @@ std::vector<Operation> makeOperations() {
           "NAME]\n",
           {{"contribution_id", "ID"}, {"decision", "accept|reject"}},
           {{"--reason", "reason"}, kAgent}}},
+        // The command line has `engram check` of its own (text, JSON, SARIF
+        // and an exit code: cli/Check.cpp), with the same findings JSON.
+        {"check", "engram/check", "Memory findings",
+         "The findings engram check reports in CI: drifted, orphaned and moved anchors, stale "
+         "claims, secrets, broken or unmerged claim files, and instruction files' (AGENTS.md...) "
+         "dangling references; for the workspace or one file. Call it before handing work over, "
+         "or when memory looks wrong.",
+         Effect::Read, schema::checkInput, schema::checkOutput, runCheck, render::check},
         {"status",
          "engram/status",
          "Memory status",

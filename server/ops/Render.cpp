@@ -297,6 +297,26 @@ std::string anchors(const json& r) {
     return out;
 }
 
+std::string check(const json& r) {
+    const json& findings = member(r, "findings");
+    std::string counts;
+    for (auto& [code, n] : member(r, "summary").items())
+        if (n.is_number_integer() && n.get<int64_t>() > 0)
+            counts += (counts.empty() ? "" : ", ") + std::to_string(n.get<int64_t>()) + " " + code;
+    int64_t unlisted = count(r, "unlisted");
+    std::string out = std::to_string(int64_t(findings.size()) + unlisted) + " findings" +
+                      (counts.empty() ? "" : " (" + counts + ")") + " over " +
+                      field(r, "live_claims") + " live claims\n";
+    for (auto& f : findings) {
+        const json& start = member(member(f, "range"), "start");
+        out += field(f, "path") + ":" + std::to_string(count(start, "line") + 1) + ":" +
+               std::to_string(count(start, "character") + 1) + ": " + field(f, "severity") + ": " +
+               field(f, "code") + ": " + field(f, "message") + "\n";
+    }
+    if (unlisted) out += "... and " + std::to_string(unlisted) + " more (raise max_findings)\n";
+    return out;
+}
+
 std::string status(const json& r) {
     const json& e = member(r, "envelope");
     const json& b = member(e, "binding");

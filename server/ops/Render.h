@@ -22,6 +22,7 @@ std::string learn(const json& r);
 std::string reverify(const json& r);
 std::string reverifyFile(const json& r);
 std::string anchors(const json& r);
+std::string check(const json& r);
 std::string status(const json& r);
 std::string promote(const json& r);
 std::string delegate(const json& r);

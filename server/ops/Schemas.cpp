@@ -462,6 +462,50 @@ json anchorsOutput() {
     return object({{"path", str()}, {"anchors", arrayOf(std::move(anchor))}}, {"path", "anchors"});
 }
 
+json checkInput() {
+    json max = integer("List at most this many, in order (default 100, at most 1000); the "
+                       "summary counts them all");
+    max["minimum"] = 1;
+    max["maximum"] = 1000;
+    return input(
+        {{"path", str("Only this file's findings: a source file (the claims anchored in it) or "
+                      "an instruction file, workspace-relative")},
+         {"changed_since", str("A git ref: only findings about what changed since its merge base "
+                               "with HEAD (a pull request)")},
+         {"max_findings", std::move(max)}},
+        {});
+}
+
+json checkOutput() {
+    json position =
+        object({{"line", integer("0-based")}, {"character", integer("0-based, UTF-16 code units")}},
+               {"line", "character"});
+    json finding = object(
+        {{"code", str("engram.drifted, engram.orphaned, engram.moved, engram.conflict, "
+                      "engram.unmerged, engram.stale, engram.secret, engram.invalid, "
+                      "engram.dangling")},
+         {"severity", oneOf({"error", "warning", "information", "hint"})},
+         {"claim_id", str("The claim it is about; empty for an instruction file's reference")},
+         {"label", str()},
+         {"tier", str()},
+         {"path", str("The file it is reported on, workspace-relative")},
+         {"symbol", str()},
+         {"subject", str("What within the claim (an anchor, a secret's field) or ref:<the "
+                         "reference as written>")},
+         {"range", object({{"start", position}, {"end", position}}, {"start", "end"})},
+         {"message", str("What happened and what to do")},
+         {"claim_file", str()},
+         {"replacement", str("Text to write over the range that fixes it, when there is one")}},
+        {"code", "severity", "path", "range", "message"});
+    json summary = typed("object", "Findings per code, all of them (listed or not)");
+    summary["additionalProperties"] = integer();
+    return object({{"findings", arrayOf(std::move(finding), "In file and line order")},
+                   {"summary", std::move(summary)},
+                   {"unlisted", integer("Findings past max_findings")},
+                   {"live_claims", integer("Live project claims")}},
+                  {"findings", "summary", "unlisted", "live_claims"});
+}
+
 json statusInput() {
     return input({{"confusion", boolean("Also the confusion rate per ISO week (confirmed "
                                         "misdelivery reports, live claims, recalls served)")},

@@ -32,6 +32,8 @@ json reverifyFileInput();
 json reverifyFileOutput();
 json anchorsInput();
 json anchorsOutput();
+json checkInput();
+json checkOutput();
 json statusInput();
 json statusOutput();
 json promoteInput();

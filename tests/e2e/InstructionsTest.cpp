@@ -109,6 +109,11 @@ TEST_CASE("instruction files: dangling, drifted, moved and re-verified, the same
     drifted.insert({"engram.drifted", "AGENTS.md", 3, "TokenValidator.validate()"});
     drifted.insert({"engram.drifted", ".cursor/rules/auth.mdc", 5, "TokenValidator.validate"});
     CHECK(a.findings() == drifted);
+    // The default --fail-on is about claims: instruction files are reported
+    // and fail a run only when their codes are named.
+    CHECK(a.run({"check"}).exitCode == 0);
+    CHECK(a.run({"check", "--fail-on", "engram.drifted"}).exitCode == 1);
+    CHECK(a.run({"check", "--fail-on", "engram.dangling"}).exitCode == 1);
 
     // Re-verified after reading: the stamps are a recorded act and clear it.
     auto rv = a.run({"--json", "reverify", "--file", "AGENTS.md:3"});

@@ -24,7 +24,7 @@ if (!BINARY || !fs.existsSync(BINARY)) {
 export const FIXTURE = path.resolve(here, '../../fixtures/sample-workspace');
 export const TIMEOUT_MS = 15000;
 export const TOOL_NAMES = [
-  'anchors', 'contribute', 'delegate', 'get', 'inbox', 'learn', 'promote', 'recall', 'remember',
+  'anchors', 'check', 'contribute', 'delegate', 'get', 'inbox', 'learn', 'promote', 'recall', 'remember',
   'report', 'retract', 'reverify', 'reverify_file', 'review', 'status', 'verify_packet',
 ];
 

@@ -127,6 +127,15 @@ describe('tools', () => {
     let r = await ok('recall', { query: 'expired token' });
     assert.equal(r.structuredContent.rows.find((row) => row.id === claimId).anchor_state, 'drifted');
     assert.match(textOf(r), /UNVERIFIED/);
+    // The check tool reports it as engram check would, on the symbol's range.
+    r = await ok('check', { path: 'src/auth.py' });
+    const drift = r.structuredContent.findings.find((f) => f.code === 'engram.drifted');
+    assert.ok(drift, JSON.stringify(r.structuredContent));
+    assert.equal(drift.claim_id, claimId);
+    assert.equal(drift.path, 'src/auth.py');
+    assert.equal(drift.range.start.line, 11);
+    assert.equal(r.structuredContent.summary['engram.drifted'], 1);
+    assert.match(textOf(r), /src\/auth.py:12:\d+: warning: engram.drifted/);
     r = await ok('anchors', { path: 'src/auth.py' });
     assert.equal(r.structuredContent.anchors[0].anchor_state, 'drifted');
     r = await ok('reverify', { id: claimId, note: 'still true after the message change' });
@@ -139,6 +148,9 @@ describe('tools', () => {
   test('reverify_file stamps the references of an instruction file that resolve', async () => {
     fs.writeFileSync(path.join(ws.root, 'AGENTS.md'),
       'Tokens go through `src/auth.py#TokenValidator.validate`.\nSee `src/auth.py#Gone`.\n');
+    const c = await ok('check', { path: 'AGENTS.md' });
+    assert.deepEqual(c.structuredContent.findings.map((f) => [f.code, f.range.start.line, f.subject]),
+      [['engram.dangling', 1, 'ref:src/auth.py#Gone']]);
     const r = await ok('reverify_file', { file: 'AGENTS.md' });
     assert.equal(r.structuredContent.file, 'AGENTS.md');
     assert.equal(r.structuredContent.stamped, 1);

@@ -62,7 +62,11 @@ TEST_CASE("every operation is named by one rule on the three surfaces") {
         CHECK(names.insert(op.name).second);
         CHECK(methods.insert(op.method).second);
         CHECK(std::string(op.method) == "engram/" + camel(op.name));
-        REQUIRE(op.cli.name);
+        if (!op.cli.name) {
+            // `engram check` is its own command (SARIF, an exit code for CI).
+            CHECK(std::string(op.name) == "check");
+            continue;
+        }
         CHECK(commands.insert(op.cli.name).second);
         CHECK(std::string(op.cli.name) == kebab(op.name));
         CHECK(ops::byName(op.name) == &op);
@@ -250,6 +254,11 @@ TEST_CASE("every operation's result fits the output schema written beside it") {
                    {"decision", "accept"},
                    {"reason", "matches the code"}});
     run("status", {{"confusion", true}});
+    json checked = run("check", {{"path", "AGENTS.md"}});
+    REQUIRE(checked["findings"].size() == 1);
+    CHECK(checked["findings"][0]["code"] == "engram.dangling");
+    CHECK(checked["summary"]["engram.dangling"] == 1);
+    CHECK(run("check", {{"max_findings", 1}})["unlisted"].get<int64_t>() >= 0);
     json filed = run("report", {{"class", "field_report"}, {"what", "a report about engram"}});
     run("inbox", json::object());
     run("retract", {{"id", id}, {"reason", "the pool was replaced"}});
