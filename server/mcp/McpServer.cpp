@@ -23,15 +23,6 @@ using Clock = std::chrono::steady_clock;
 
 // A JSON-RPC error that is not about a parameter (engine errors and
 // InvalidParams travel as EngramError).
-struct ProtocolError : std::runtime_error {
-    ProtocolError(int c, std::string k, const std::string& message)
-        : std::runtime_error(message)
-        , code(c)
-        , kind(std::move(k)) {}
-    int code;
-    std::string kind;
-};
-
 bool isResponse(const json& msg) {
     return msg.is_object() && !msg.contains("method") &&
            (msg.contains("result") || msg.contains("error"));
@@ -111,6 +102,11 @@ McpServer::McpServer(McpOptions opts)
         {"ping", &McpServer::onPing},
         {"tools/list", &McpServer::onToolsList},
         {"tools/call", &McpServer::onToolsCall},
+        {"resources/list", &McpServer::onResourcesList},
+        {"resources/templates/list", &McpServer::onResourceTemplatesList},
+        {"resources/read", &McpServer::onResourcesRead},
+        {"resources/subscribe", &McpServer::onResourcesSubscribe},
+        {"resources/unsubscribe", &McpServer::onResourcesUnsubscribe},
     };
     notifications_ = {
         {"notifications/initialized", &McpServer::onInitialized},
@@ -362,7 +358,11 @@ json McpServer::onInitialize(const json& params) {
     json serverInfo = {{"name", "engram"}, {"version", opts_.version}};
     if (atLeast("2025-06-18")) serverInfo["title"] = "engram workspace memory";
     return {{"protocolVersion", protocolVersion_},
-            {"capabilities", {{"tools", {{"listChanged", false}}}}},
+            {"capabilities",
+             {{"tools", {{"listChanged", false}}},
+              // The list is fixed (the findings, and templates for claims and
+              // files); what a resource holds changes, and subscribers hear.
+              {"resources", {{"subscribe", true}, {"listChanged", false}}}}},
             {"serverInfo", serverInfo},
             {"instructions", instructions()}};
 }
@@ -515,6 +515,12 @@ json McpServer::onToolsCall(const json& params) {
 }
 
 json McpServer::runTool(const ops::Operation& tool, const json& args) {
+    json structured = runStructured(tool, args);
+    if (tool.effect != ops::Effect::Read) notifyResourcesUpdated();
+    return toolResult(tool, std::move(structured));
+}
+
+json McpServer::runStructured(const ops::Operation& tool, const json& args) {
     ensureBound();
     ops::Call call;
     call.defaultAgent = defaultAgent();
@@ -544,7 +550,7 @@ json McpServer::runTool(const ops::Operation& tool, const json& args) {
     };
     json structured = tool.run(call, args).value;
     adaptEnvelope(structured);
-    return toolResult(tool, std::move(structured));
+    return structured;
 }
 
 json McpServer::toolResult(const ops::Operation& tool, json structured) const {

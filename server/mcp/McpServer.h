@@ -25,6 +25,7 @@
 #include <deque>
 #include <map>
 #include <optional>
+#include <set>
 #include <string>
 
 namespace engram::mcp {
@@ -46,6 +47,17 @@ struct McpOptions {
     // How long a tool call waits for the client's answer to roots/list
     // before binding to the working directory instead.
     std::chrono::milliseconds rootsTimeout{5000};
+};
+
+// A JSON-RPC error of the protocol itself (not an engram error kind): its
+// code and name, as the reply carries them.
+struct ProtocolError : std::runtime_error {
+    ProtocolError(int c, std::string k, const std::string& message)
+        : std::runtime_error(message)
+        , code(c)
+        , kind(std::move(k)) {}
+    int code;
+    std::string kind;
 };
 
 class McpServer {
@@ -79,6 +91,17 @@ private:
     json onToolsList(const json& params);
     json onToolsCall(const json& params);
     json runTool(const ops::Operation& tool, const json& args);
+    // An operation's structured result, routed and bound as a tool call is.
+    json runStructured(const ops::Operation& tool, const json& args);
+    // Resources (mcp/Resources.cpp): the findings, a claim by id, a file's
+    // claims; subscribers hear of changes this server's writes make.
+    json onResourcesList(const json& params);
+    json onResourceTemplatesList(const json& params);
+    json onResourcesRead(const json& params);
+    json onResourcesSubscribe(const json& params);
+    json onResourcesUnsubscribe(const json& params);
+    void notifyResourcesUpdated();
+    std::set<std::string> subscribed_;
     json toolResult(const ops::Operation& tool, json structured) const;
 
     // Binding.
