@@ -377,7 +377,10 @@ json LspServer::runOperation(const ops::Operation& op, const json& params) {
         } else {
             folder = &bound(hints);
         }
-        call.requestedRoot = hints.root;
+        // A root inside the folder is the folder's (lsp/Workspaces.h, rule
+        // 1): the engine is asked about the folder's root; one outside every
+        // folder stays as written, for the envelope to report.
+        if (hints.root) call.requestedRoot = unbound ? *hints.root : folder->root();
         return folder->engine;
     };
     // No default agent: over the LSP a write names who makes it.
@@ -409,7 +412,8 @@ json LspServer::onStatus(const json& params) {
     if (auto root = p.optString("root")) {
         auto requested = lsp::canonicalRootParam(*root, "root");
         auto r = route({requested, {}, {}, false});
-        json out = protocol::toJson(r.folder->engine.status(requested, instructions));
+        json out = protocol::toJson(
+            r.folder->engine.status(r.unboundRoot ? requested : r.folder->root(), instructions));
         if (r.unboundRoot) explainUnbound(out["envelope"], *r.unboundRoot);
         return withConfusion(std::move(out), r.folder->engine);
     }

@@ -126,7 +126,8 @@ Route Workspaces::route(const RouteHints& hints) {
                           "workspace/didChangeWorkspaceFolders",
                           {{"field", std::string("root")}});
     if (hints.root) {
-        if (Folder* f = byRoot(*hints.root)) return {f, std::nullopt};
+        if (auto held = deepestRootHolding(roots(), *hints.root))
+            return {byRoot(*held), std::nullopt};
         // The answer (or refusal) comes from the document's folder when the
         // call has one, so paths in it still resolve.
         Folder* answering = nullptr;

@@ -10,9 +10,11 @@
 //
 // route() applies the routing rules (ARCHITECTURE.md, server/lsp), first
 // match wins:
-//   1. an explicit `root` names its folder, exactly (after canonicalising);
-//      a root that is not bound comes back marked `unbound` for the caller
-//      to report (recall, status) or refuse (everything else);
+//   1. an explicit `root` names the deepest folder that is it or holds it
+//      (after canonicalising: `/w/src` is folder `/w`'s, as for engram mcp,
+//      util/Paths.h deepestRootHolding); a root outside every folder comes
+//      back marked `unbound` for the caller to report (recall, status) or
+//      refuse (everything else);
 //   2. a document (an absolute path) goes to the deepest folder holding it;
 //   3. with a single folder, that folder (today's single-root behaviour:
 //      its engine judges paths outside it and unknown ids);

@@ -18,11 +18,6 @@ std::string joined(const std::vector<std::string>& roots) {
     return out;
 }
 
-bool inside(const std::string& root, const std::string& path) {
-    return path == root || (path.size() > root.size() && path.compare(0, root.size(), root) == 0 &&
-                            (root == "/" || path[root.size()] == '/'));
-}
-
 } // namespace
 
 Workspace::Workspace(EngineOptions opts)
@@ -66,11 +61,7 @@ std::vector<std::string> Workspaces::roots() const {
 }
 
 std::optional<std::string> Workspaces::servedRootOf(const std::string& root) const {
-    std::optional<std::string> best;
-    for (auto& w : list_)
-        if (inside(w->engine.root(), root) && (!best || w->engine.root().size() > best->size()))
-            best = w->engine.root();
-    return best;
+    return deepestRootHolding(roots(), root);
 }
 
 Workspace& Workspaces::route(const std::optional<std::string>& root,

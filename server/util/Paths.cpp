@@ -127,4 +127,15 @@ std::string pathToUri(const std::string& path) {
     return out;
 }
 
+std::optional<std::string> deepestRootHolding(const std::vector<std::string>& roots,
+                                              const std::string& path) {
+    std::optional<std::string> best;
+    for (auto& root : roots) {
+        bool holds = path == root || (path.size() > root.size() && path.starts_with(root) &&
+                                      (root == "/" || path[root.size()] == '/'));
+        if (holds && (!best || root.size() > best->size())) best = root;
+    }
+    return best;
+}
+
 } // namespace engram

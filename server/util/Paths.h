@@ -6,6 +6,7 @@
 #pragma once
 #include <optional>
 #include <string>
+#include <vector>
 
 namespace engram {
 
@@ -23,6 +24,13 @@ std::string currentDir();
 // The workspace-relative form of `path` (relative to root, or absolute), or
 // nullopt when it lies outside the root (lexically or through a symlink).
 std::optional<std::string> relativeToRoot(const std::string& root, const std::string& path);
+
+// The one rule both servers use for a `root` argument (engram serve's
+// workspace folders, engram mcp's bound roots): of these canonical roots,
+// the deepest that is `path` or holds it (`/w/src` is `/w`'s). Compared as
+// canonical paths, component by component; nullopt when none holds it.
+std::optional<std::string> deepestRootHolding(const std::vector<std::string>& roots,
+                                              const std::string& path);
 
 // file:// URIs (percent-decoding); nullopt for other schemes.
 std::optional<std::string> uriToPath(const std::string& uri);

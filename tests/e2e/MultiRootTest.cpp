@@ -554,10 +554,11 @@ TEST_CASE("a root that is not bound: recall and status answer wrong_workspace_bi
     CHECK(r["envelope"]["trust_mode"] == "wrong_workspace_binding");
     CHECK(r["envelope"]["recovery"]["roots"] == json::array({w.a, w.b}));
     CHECK(r["rows"].empty());
-    // A directory inside a bound folder is not that folder's root either.
+    // A directory inside a bound folder is that folder's, as engram mcp
+    // reads it (one rule for both servers).
     r = w.recall({{"root", w.a + "/src"}, {"query", "tokens"}});
-    CHECK(r["envelope"]["binding"]["mismatch"] == true);
-    CHECK(r["rows"].empty());
+    CHECK(r["envelope"]["binding"]["mismatch"] == false);
+    CHECK(rowIds(r) == std::vector<std::string>{idA});
 
     for (auto [method, params] :
          {std::pair<std::string, json>{"engram/remember", rememberParams("Lands nowhere")},
