@@ -1,6 +1,7 @@
 #include "instructions/References.h"
 
 #include "util/Lines.h"
+#include "util/Paths.h"
 #include "util/Utf8.h"
 
 #include <algorithm>
@@ -188,29 +189,6 @@ std::optional<Reference> classifySpan(std::string_view s) {
         return r;
     }
     return std::nullopt;
-}
-
-int hexValue(char c) {
-    if (c >= '0' && c <= '9') return c - '0';
-    if (c >= 'a' && c <= 'f') return c - 'a' + 10;
-    if (c >= 'A' && c <= 'F') return c - 'A' + 10;
-    return -1;
-}
-
-std::string percentDecoded(std::string_view s) {
-    std::string out;
-    for (size_t i = 0; i < s.size(); ++i) {
-        if (s[i] == '%' && i + 2 < s.size()) {
-            int h = hexValue(s[i + 1]), l = hexValue(s[i + 2]);
-            if (h >= 0 && l >= 0) {
-                out += char(h * 16 + l);
-                i += 2;
-                continue;
-            }
-        }
-        out += s[i];
-    }
-    return out;
 }
 
 // A markdown link's target, when it points into the repository.

@@ -11,6 +11,7 @@
 #include "mcp/McpServer.h"
 #include "model/Error.h"
 #include "protocol/JsonRpc.h"
+#include "util/Paths.h"
 
 namespace engram::mcp {
 
@@ -23,25 +24,6 @@ constexpr const char* kFindingsUri = "engram://findings";
 constexpr const char* kClaimPrefix = "engram://claim/";
 constexpr const char* kFilePrefix = "engram://file/";
 constexpr int kResourceNotFound = -32002; // the MCP specification's code
-
-std::string percentDecoded(std::string_view s) {
-    auto hex = [](char c) {
-        return c >= '0' && c <= '9'   ? c - '0'
-               : c >= 'a' && c <= 'f' ? c - 'a' + 10
-               : c >= 'A' && c <= 'F' ? c - 'A' + 10
-                                      : -1;
-    };
-    std::string out;
-    for (size_t i = 0; i < s.size(); ++i) {
-        if (s[i] == '%' && i + 2 < s.size() && hex(s[i + 1]) >= 0 && hex(s[i + 2]) >= 0) {
-            out += char(hex(s[i + 1]) * 16 + hex(s[i + 2]));
-            i += 2;
-        } else {
-            out += s[i];
-        }
-    }
-    return out;
-}
 
 [[noreturn]] void notFound(const std::string& uri, const std::string& why) {
     throw ProtocolError(kResourceNotFound, "ResourceNotFound",

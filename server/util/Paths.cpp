@@ -94,21 +94,27 @@ std::optional<std::string> uriToPath(const std::string& uri) {
         if (rest.substr(0, slash) != "localhost") return std::nullopt;
         rest = slash == std::string::npos ? "/" : rest.substr(slash);
     }
-    std::string out;
-    for (size_t i = 0; i < rest.size(); ++i) {
-        if (rest[i] == '%' && i + 2 < rest.size()) {
-            char hex[3] = {rest[i + 1], rest[i + 2], 0};
-            char* end = nullptr;
-            long v = std::strtol(hex, &end, 16);
-            if (end == hex + 2) {
-                out += char(v);
-                i += 2;
-                continue;
-            }
-        }
-        out += rest[i];
-    }
+    std::string out = percentDecoded(rest);
     return out.empty() ? std::nullopt : std::optional<std::string>(out);
+}
+
+std::string percentDecoded(std::string_view s) {
+    auto hex = [](char c) {
+        return c >= '0' && c <= '9'   ? c - '0'
+               : c >= 'a' && c <= 'f' ? c - 'a' + 10
+               : c >= 'A' && c <= 'F' ? c - 'A' + 10
+                                      : -1;
+    };
+    std::string out;
+    for (size_t i = 0; i < s.size(); ++i) {
+        if (s[i] == '%' && i + 2 < s.size() && hex(s[i + 1]) >= 0 && hex(s[i + 2]) >= 0) {
+            out += char(hex(s[i + 1]) * 16 + hex(s[i + 2]));
+            i += 2;
+        } else {
+            out += s[i];
+        }
+    }
+    return out;
 }
 
 std::string pathToUri(const std::string& path) {

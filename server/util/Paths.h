@@ -6,6 +6,7 @@
 #pragma once
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 namespace engram {
@@ -31,6 +32,10 @@ std::optional<std::string> relativeToRoot(const std::string& root, const std::st
 // canonical paths, component by component; nullopt when none holds it.
 std::optional<std::string> deepestRootHolding(const std::vector<std::string>& roots,
                                               const std::string& path);
+
+// `%XX` escapes decoded (as in URIs and markdown link targets); a '%' not
+// followed by two hex digits stays as written.
+std::string percentDecoded(std::string_view s);
 
 // file:// URIs (percent-decoding); nullopt for other schemes.
 std::optional<std::string> uriToPath(const std::string& uri);
