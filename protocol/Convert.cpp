@@ -360,8 +360,23 @@ json toJson(const RememberResult& r) {
     return j;
 }
 
+json currentJson(const AnchorPlace& p) {
+    if (!p.range || p.path.empty()) return nullptr;
+    auto pos = [](uint32_t line, uint32_t character) {
+        return json{{"line", line}, {"character", character}};
+    };
+    return {{"path", p.path},
+            {"range",
+             {{"start", pos(p.range->startLine, p.range->startColumn)},
+              {"end", pos(p.range->endLine, p.range->endColumn)}}}};
+}
+
 json toJson(const RecallRow& r) {
     json j = toJson(r.claim);
+    for (size_t i = 0; i < r.places.size() && i < j["anchors"].size(); ++i) {
+        j["anchors"][i]["state"] = r.places[i].state;
+        if (json at = currentJson(r.places[i]); !at.is_null()) j["anchors"][i]["current"] = at;
+    }
     j["score"] = std::round(r.score * 10000.0) / 10000.0;
     j["tier"] = r.tier;
     j["store"] = r.store;

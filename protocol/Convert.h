@@ -62,6 +62,10 @@ json toJson(const ReportResult& r);
 json toJson(const InboxResult& r);
 json toJson(const StatusResult::InboxCounts& c);
 json toJson(const std::vector<ConfusionWeek>& weeks);
+// Where an anchor's code is now: {path, range} (an LSP range), or null
+// when it has no place (orphaned, or ambiguous).
+json currentJson(const AnchorPlace& p);
+
 // One anchor of engram/anchors (and the MCP anchors tool); `text` is the
 // file as engram sees it, against which the range is given in UTF-16.
 json toJson(const AnchoredClaim& a, std::string_view text);

@@ -20,6 +20,14 @@ json nullIfEmpty(const std::string& s) {
     return s.empty() ? json(nullptr) : json(s);
 }
 
+// Parallel to an item's anchors: where each one's code is now, or null.
+json currentList(const std::vector<AnchorPlace>& places) {
+    json out = json::array();
+    for (auto& p : places)
+        out.push_back(currentJson(p));
+    return out;
+}
+
 json toJson(const PacketItem& it) {
     json j = {{"id", it.id},
               {"version", it.version},
@@ -34,6 +42,7 @@ json toJson(const PacketItem& it) {
               {"stale", it.stale ? json(*it.stale) : json("unknown")},
               {"anchor_state", it.anchorState},
               {"anchors", it.anchors},
+              {"current", currentList(it.places)},
               {"confidence", it.confidence ? json(*it.confidence) : json("unknown")},
               {"score", it.score},
               {"why", it.why},

@@ -455,15 +455,32 @@ AnchorCheck Anchorer::check(const Anchor& a) {
     return out;
 }
 
-std::string Anchorer::claimState(const Claim& c) {
+std::string Anchorer::claimState(const Claim& c, std::vector<AnchorPlace>* places) {
     if (c.anchors.empty()) return "unanchored";
     auto rank = [](const std::string& s) {
         return s == "orphaned" ? 3 : s == "drifted" ? 2 : s == "moved" ? 1 : 0;
     };
     std::string worst = "intact";
     for (auto& a : c.anchors) {
-        auto s = check(a).state;
-        if (rank(s) > rank(worst)) worst = s;
+        auto checked = check(a);
+        if (rank(checked.state) > rank(worst)) worst = checked.state;
+        if (!places) continue;
+        AnchorPlace p;
+        p.state = checked.state;
+        if (checked.range) {
+            p.path = checked.current ? checked.current->path : a.path;
+            // The text check() just read (cached): the open document's when
+            // the editor holds the file, so columns match what it shows.
+            if (const CachedFile* f = load(p.path)) {
+                TextRange r = *checked.range;
+                r.startColumn = utf16Column(f->text, r.startLine, r.startColumn);
+                r.endColumn = utf16Column(f->text, r.endLine, r.endColumn);
+                p.range = r;
+            } else {
+                p.path.clear();
+            }
+        }
+        places->push_back(std::move(p));
     }
     return worst;
 }

@@ -23,11 +23,6 @@ namespace engram {
 // hostile clone's) is not read at all.
 inline constexpr size_t kMaxAnchoredFileBytes = 16u << 20;
 
-// A 0-based range in a file (end exclusive; columns in bytes).
-struct TextRange {
-    uint32_t startLine = 0, startColumn = 0, endLine = 0, endColumn = 0;
-};
-
 struct AnchorCheck {
     std::string state;              // intact | drifted | moved | orphaned
     std::optional<Anchor> current;  // the anchor as it would be re-stamped now (not when orphaned)
@@ -52,7 +47,8 @@ public:
     Anchor resolve(const AnchorSpec& spec, const std::string& field);
     AnchorCheck check(const Anchor& a);
     // The worst state over a claim's anchors; "unanchored" when it has none.
-    std::string claimState(const Claim& c);
+    // With `places`, also where each anchor's code is now, in anchor order.
+    std::string claimState(const Claim& c, std::vector<AnchorPlace>* places = nullptr);
 
     // Open documents: an editor's unsaved text replaces the file on disk for
     // every check until the document is closed. Edits re-parse

@@ -163,6 +163,7 @@ struct Candidate {
     Claim claim;
     std::string tier;
     std::string anchorState;
+    std::vector<AnchorPlace> places;
     double score = 0;
     std::vector<std::string> why;
 };
@@ -307,6 +308,7 @@ DelegateResult Engine::delegate(const DelegateRequest& in) {
         c.claim = row.claim;
         c.tier = row.tier;
         c.anchorState = row.anchorState;
+        c.places = row.places;
         c.score = row.score * recency(row.claim, now, dayStart) / recency(row.claim, now, now);
         c.why = row.why;
         cands.emplace(std::make_pair(c.tier, c.claim.id), std::move(c));
@@ -324,7 +326,7 @@ DelegateResult Engine::delegate(const DelegateRequest& in) {
                 Candidate c;
                 c.claim = std::move(ic->claim);
                 c.tier = "project";
-                c.anchorState = anchorerFor(proj).claimState(c.claim);
+                c.anchorState = anchorerFor(proj).claimState(c.claim, &c.places);
                 // No text match: a floor below most matches, weighed by confidence.
                 c.score = 0.5 * (0.6 + 0.4 * c.claim.confidence.value_or(0.5)) *
                           recency(c.claim, now, dayStart);
@@ -427,6 +429,7 @@ DelegateResult Engine::delegate(const DelegateRequest& in) {
         it.anchorState = c->anchorState;
         for (auto& a : cl.anchors)
             it.anchors.push_back(anchorName(a));
+        it.places = c->places;
         it.confidence = cl.confidence;
         it.score = c->score;
         it.why = c->why;

@@ -410,7 +410,9 @@ RecallResult Engine::recallChecked(const RecallRequest& req, bool rowsReread) {
         if (!rowsReread && !sameFile(statFile(from->store->claimPath(r.claim.id)), file))
             changed.emplace_back(from, r.claim.id);
         // Drift is never silent: each returned row carries its anchor state.
-        r.anchorState = anchorerFor(*from).claimState(r.claim);
+        // With where each anchor's code is now, so an editor can place the
+        // row without asking for the file's anchors.
+        r.anchorState = anchorerFor(*from).claimState(r.claim, &r.places);
         // A collision is never silent either: both rows say so.
         if (r.claim.live() && !r.claim.label.empty() && from->index)
             for (auto& other : from->index->liveIdsWithLabel(r.claim.label, 4))

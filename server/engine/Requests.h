@@ -23,6 +23,22 @@ struct AnchorSpec {
     std::optional<std::pair<int, int>> lines = {}; // a 1-based inclusive line range
 };
 
+// A 0-based range in a file (end exclusive; columns in bytes).
+struct TextRange {
+    uint32_t startLine = 0, startColumn = 0, endLine = 0, endColumn = 0;
+};
+
+// Where an anchor's code is now, so a client (an editor placing a recall
+// row, a sub-agent reading a packet) needs no second request to find it.
+struct AnchorPlace {
+    std::string state; // as AnchorCheck::state
+    // The file holding the code now: the anchor's own, or the one a moved
+    // symbol went to. Empty with no range (orphaned, or ambiguous).
+    std::string path;
+    // Columns in UTF-16 code units here (an LSP range), not bytes.
+    std::optional<TextRange> range;
+};
+
 struct RememberRequest {
     std::string text;
     std::optional<std::string> label;
@@ -66,7 +82,8 @@ struct RecallRow {
     std::string provenance;    // the chain in words: learned where, by whom, when; promoted...
     std::optional<bool> stale; // unknown when the claim's age is unknown
     std::optional<int64_t> ageSeconds;
-    std::string anchorState; // intact | drifted | moved | orphaned | unanchored
+    std::string anchorState;         // intact | drifted | moved | orphaned | unanchored
+    std::vector<AnchorPlace> places; // per anchor: its state and where its code is now
     std::vector<std::string> why;
     // Other live claims holding this row's label (two branches each wrote
     // it, BRIEF 12): which of them holds is undecided.
@@ -288,6 +305,7 @@ struct PacketItem {
     std::optional<bool> stale;
     std::string anchorState;
     std::vector<std::string> anchors; // "path#symbol", "path:3-9", "path"
+    std::vector<AnchorPlace> places;  // per anchor, where its code is now
     std::optional<double> confidence;
     double score = 0; // rounded to 4 decimals
     std::vector<std::string> why;

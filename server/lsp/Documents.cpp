@@ -107,14 +107,23 @@ void LspServer::clearDiagnostics(const std::string& path) {
 }
 
 void LspServer::republishOpen(const std::string& onlyRoot) {
+    bool any = false;
     for (auto& [path, doc] : openDocs_) {
         if (doc.owner.empty() || (!onlyRoot.empty() && doc.owner != onlyRoot)) continue;
+        any = true;
         try {
             publishDiagnostics(path, doc.version);
         } catch (const std::exception& e) {
             logLine("diagnostics for " + path + " failed: " + e.what());
         }
     }
+    // Memory changed without the text changing (a write, another process's
+    // claim file): the lenses' counts are stale too, and a client asks for
+    // lenses again only when its text changes, unless told to.
+    if (any && codeLensRefresh_)
+        reply({{"jsonrpc", "2.0"},
+               {"id", "engram-lens-" + std::to_string(++serverRequests_)},
+               {"method", "workspace/codeLens/refresh"}});
 }
 
 json LspServer::onDidOpen(const json& params) {

@@ -311,9 +311,16 @@ json LspServer::onInitialize(const json& params) {
     if (const json* ci = p.optObject("clientInfo"); ci && editorAgent_ == "human:editor")
         if (auto name = protocol::Params(*ci, "clientInfo").optString("name"))
             editorAgent_ = "human:" + *name;
-    if (const json* caps = p.optObject("capabilities"))
+    if (const json* caps = p.optObject("capabilities")) {
         if (caps->contains("window") && (*caps)["window"].is_object())
             workDoneProgress_ = (*caps)["window"].value("workDoneProgress", false);
+        const json* lens = caps->contains("workspace") && (*caps)["workspace"].is_object() &&
+                                   (*caps)["workspace"].contains("codeLens") &&
+                                   (*caps)["workspace"]["codeLens"].is_object()
+                               ? &(*caps)["workspace"]["codeLens"]
+                               : nullptr;
+        codeLensRefresh_ = lens && lens->value("refreshSupport", false);
+    }
     // Each folder's index is opened and checked against its claim files
     // after this reply goes out, so a large store does not delay start-up.
     try {

@@ -154,6 +154,7 @@ private:
     // else "human:<clientInfo.name>".
     std::string editorAgent_ = "human:editor";
     bool workDoneProgress_ = false; // the client accepts window/workDoneProgress
+    bool codeLensRefresh_ = false;  // the client accepts workspace/codeLens/refresh
 };
 
 } // namespace engram

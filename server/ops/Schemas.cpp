@@ -78,6 +78,18 @@ json report() {
 
 // ---- results -------------------------------------------------------------
 
+// Where an anchor's code is now (recall rows, packet items).
+json current() {
+    json position =
+        object({{"line", integer("0-based")}, {"character", integer("0-based, UTF-16 code units")}},
+               {"line", "character"});
+    return object({{"path", str("The file holding the code now (another one when it moved)")},
+                   {"range", object({{"start", position}, {"end", position}}, {"start", "end"})}},
+                  {"path", "range"},
+                  "Where the anchored code is now, as an LSP range (recall); absent when "
+                  "orphaned or ambiguous");
+}
+
 json anchorOut() {
     return object(
         {
@@ -88,7 +100,8 @@ json anchorOut() {
             {"range", object({{"start_line", integer()}, {"end_line", integer()}},
                              {"start_line", "end_line"}, "1-based lines when anchored")},
             {"hash", str("Digest of the anchored code's syntax")},
-            {"state", oneOf(kAnchorStates, "This anchor's state now (get, reverify)")},
+            {"state", oneOf(kAnchorStates, "This anchor's state now (get, reverify, recall)")},
+            {"current", current()},
         },
         {"path", "kind"});
 }
@@ -667,6 +680,10 @@ json delegateOutput() {
                         {"origin", str()},
                         {"source_agent", str()},
                         {"anchor_state", oneOf(kAnchorStates)},
+                        {"anchors", arrayOf(str(), "path#symbol, path:START-END or path")},
+                        {"current", arrayOf(either("object", "null"),
+                                            "Per anchor, where its code is now ({path, range}, "
+                                            "an LSP range), or null when orphaned")},
                         {"score", typed("number", nullptr)},
                         {"why", arrayOf(str())}},
                        {"id", "version", "text", "tier", "anchor_state", "score"});

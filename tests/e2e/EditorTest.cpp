@@ -25,6 +25,22 @@ json position(const std::string& text, const std::string& snippet, size_t offset
     return {{"line", line}, {"character", int(at - start)}};
 }
 
+// The sample workspace's src/auth.py, opened in the editor (version 1).
+struct OpenAuth {
+    std::string path, uri, text;
+};
+
+OpenAuth openAuth(Server& s, const std::string& root) {
+    OpenAuth d;
+    d.path = root + "/src/auth.py";
+    d.uri = fileUri(d.path);
+    d.text = *slurp(d.path);
+    s.notify("textDocument/didOpen",
+             {{"textDocument",
+               {{"uri", d.uri}, {"languageId", "python"}, {"version", 1}, {"text", d.text}}}});
+    return d;
+}
+
 } // namespace
 
 TEST_CASE("an unsaved edit drifts a claim, published with its range, reverify clears it") {
@@ -32,13 +48,7 @@ TEST_CASE("an unsaved edit drifts a claim, published with its range, reverify cl
     copySampleWorkspace(root.path());
     Server s;
     s.initialize(root.path());
-    std::string path = root.path() + "/src/auth.py";
-    std::string uri = fileUri(path);
-    std::string text = *slurp(path);
-
-    s.notify("textDocument/didOpen",
-             {{"textDocument",
-               {{"uri", uri}, {"languageId", "python"}, {"version", 1}, {"text", text}}}});
+    auto [path, uri, text] = openAuth(s, root.path());
     CHECK(diagnosticsFor(s, uri, 1)["diagnostics"].empty());
 
     json claim = s.call(
@@ -102,6 +112,106 @@ TEST_CASE("an unsaved edit drifts a claim, published with its range, reverify cl
     REQUIRE(anchors["anchors"].size() == 1);
     CHECK(anchors["anchors"][0]["anchor_state"] == "intact");
     CHECK(anchors["anchors"][0]["symbol"] == "TokenValidator.validate");
+}
+
+TEST_CASE("recall rows and packet items say where each anchor's code is now in the unsaved text") {
+    TempDir root;
+    copySampleWorkspace(root.path());
+    Server s;
+    s.initialize(root.path());
+    auto [path, uri, text] = openAuth(s, root.path());
+    s.call("engram/remember",
+           {{"text", "validate returns ok=False for expired tokens instead of raising"},
+            {"agent", "claude:test"},
+            {"anchors", {{{"path", "src/auth.py"}, {"symbol", "TokenValidator.validate"}}}}});
+
+    // Two lines above it, unsaved: the claim stays intact and its code moves down.
+    std::string shifted = "# r\xc3\xa9sum\xc3\xa9\n\n" + text;
+    s.notify("textDocument/didChange", {{"textDocument", {{"uri", uri}, {"version", 2}}},
+                                        {"contentChanges", {{{"text", shifted}}}}});
+    json start = position(shifted, "def validate");
+    json packet = s.call("engram/delegate", {{"task", "expired tokens in validate"},
+                                             {"agent", "claude:orchestrator"}})["packet"];
+    INFO(packet.dump(2));
+    REQUIRE(packet["items"].size() == 1);
+    json current = packet["items"][0]["current"];
+    REQUIRE(current.size() == 1);
+    CHECK(current[0]["path"] == "src/auth.py");
+    CHECK(current[0]["range"]["start"] == start);
+
+    // A body edit with a non-ASCII character on the definition's last line:
+    // drifted, still placed, its end column counted in UTF-16 code units.
+    std::string edited = shifted;
+    std::string from = "reason=None)";
+    edited.replace(edited.find(from), from.size(), "reason=\"\xc3\xbc\xc3\xa9\")");
+    s.notify("textDocument/didChange", {{"textDocument", {{"uri", uri}, {"version", 3}}},
+                                        {"contentChanges", {{{"text", edited}}}}});
+    json rows = s.call("engram/recall", {{"query", "expired tokens"}})["rows"];
+    INFO(rows.dump(2));
+    REQUIRE(rows.size() == 1);
+    CHECK(rows[0]["anchor_state"] == "drifted");
+    json anchor = rows[0]["anchors"][0];
+    CHECK(anchor["state"] == "drifted");
+    CHECK(anchor["current"]["path"] == "src/auth.py");
+    CHECK(anchor["current"]["range"]["start"] == start);
+    std::string lastLine = "        return ValidationResult(ok=True, reason=\"\xc3\xbc\xc3\xa9\")";
+    CHECK(anchor["current"]["range"]["end"] ==
+          json({{"line", start["line"].get<int>() + 4}, {"character", lastLine.size() - 2}}));
+    // The same place engram/anchors gives for the file.
+    json anchors = s.call("engram/anchors", {{"uri", uri}})["anchors"];
+    REQUIRE(anchors.size() == 1);
+    CHECK(anchors[0]["range"] == anchor["current"]["range"]);
+
+    // Gone from the buffer: orphaned, and no place.
+    std::string gutted = edited.substr(0, edited.find("    def validate"));
+    s.notify("textDocument/didChange", {{"textDocument", {{"uri", uri}, {"version", 4}}},
+                                        {"contentChanges", {{{"text", gutted}}}}});
+    rows = s.call("engram/recall", {{"query", "expired tokens"}})["rows"];
+    REQUIRE(rows.size() == 1);
+    CHECK(rows[0]["anchors"][0]["state"] == "orphaned");
+    CHECK_FALSE(rows[0]["anchors"][0].contains("current"));
+}
+
+TEST_CASE(
+    "a write asks a client that supports it to refresh its code lenses, others are not asked") {
+    for (bool supports : {true, false}) {
+        TempDir root;
+        copySampleWorkspace(root.path());
+        Server s;
+        json caps = supports ? json{{"workspace", {{"codeLens", {{"refreshSupport", true}}}}}}
+                             : json::object();
+        s.initializeFolders({root.path()}, caps);
+        std::string uri = fileUri(root.path() + "/src/auth.py");
+        s.notify("textDocument/didOpen", {{"textDocument",
+                                           {{"uri", uri},
+                                            {"languageId", "python"},
+                                            {"version", 1},
+                                            {"text", *slurp(root.path() + "/src/auth.py")}}}});
+        s.waitDiagnostics(uri, 1);
+        // The write's reply, then what the server sends after it.
+        s.call("engram/remember",
+               {{"text", "validate returns ok=False for expired tokens"},
+                {"agent", "claude:test"},
+                {"anchors", {{{"path", "src/auth.py"}, {"symbol", "TokenValidator.validate"}}}}});
+        // A marker request: everything the write caused is sent before its reply.
+        s.call("engram/status");
+        int refreshes = 0;
+        for (;;) {
+            std::optional<json> m;
+            try {
+                m = s.readMessage(std::chrono::milliseconds(300));
+            } catch (const std::exception&) {
+                break; // nothing more
+            }
+            if (!m) break;
+            if (m->value("method", "") == "workspace/codeLens/refresh") {
+                ++refreshes;
+                CHECK(m->contains("id")); // a request: the client answers it
+            }
+        }
+        INFO("refreshSupport " << supports);
+        CHECK(refreshes == (supports ? 1 : 0));
+    }
 }
 
 TEST_CASE("code changed while engram was not running is drifted at the next start") {
