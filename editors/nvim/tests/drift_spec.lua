@@ -1,7 +1,8 @@
 -- The plugin end to end against the real engram: it attaches to a file of
 -- the workspace, `:Engram remember` anchors a claim on the function under the
--- cursor, an unsaved edit of that function's body drifts it (a diagnostic),
--- and `:Engram recall` lists the claim with its state at its code.
+-- cursor, an unsaved edit of that function's body drifts it (a diagnostic,
+-- with the code lens still on screen beside it), and `:Engram recall` lists
+-- the claim with its state at its code, placed from the server's range.
 local h = dofile(vim.fn.fnamemodify(debug.getinfo(1, 'S').source:sub(2), ':p:h') .. '/helpers.lua')
 
 h.run('nvim drift', function()
@@ -45,7 +46,48 @@ h.run('nvim drift', function()
   -- The drift comes from the buffer: the file on disk is untouched.
   h.eq(original, table.concat(vim.fn.readfile(root .. '/src/auth.py'), '\n'), 'the file on disk')
 
-  -- Recall lists the claim, drifted, at the method as it is now.
+  -- The code lens and the diagnostic's virtual text share the method's line;
+  -- both are on screen (the lens on a line of its own above it).
+  require('engram.lens').refresh(buf)
+  vim.cmd('normal! gg')
+  local function screen()
+    vim.cmd('redraw!')
+    local rows = {}
+    for r = 1, vim.o.lines do
+      local s = {}
+      for col = 1, vim.o.columns do
+        table.insert(s, vim.fn.screenstring(r, col))
+      end
+      rows[r] = table.concat(s)
+    end
+    return rows
+  end
+  local last = {}
+  local ok, rows = pcall(h.wait, 'the lens and the diagnostic on screen', function()
+    local rows = screen()
+    last = rows
+    local lens, diag
+    for r, text in ipairs(rows) do
+      lens = lens or (text:find('1 memory · 1 drifted', 1, true) and r)
+      diag = diag or (text:find('def validate', 1, true) and text:find('drifted: TokenValidator.validate', 1, true) and r)
+    end
+    return lens and diag and { lens = lens, diag = diag, text = rows }
+  end)
+  h.ok(ok, 'the lens and the diagnostic on screen:\n' .. table.concat(last, '\n'))
+  h.eq(rows.diag - 1, rows.lens, 'the lens sits on the line above the method: ' .. table.concat(rows.text, '\n'))
+
+  -- Code above the method moves it down (unsaved).
+  vim.api.nvim_buf_set_lines(buf, 0, 0, true, { '# moved down', '' })
+  def_line = h.cursor_at('def validate')
+
+  -- Recall lists the claim, drifted, at the method as it is now: the row
+  -- carries its place, so no per-file engram/anchors request is sent.
+  local compat = require('engram.compat')
+  local sent, request = {}, compat.request
+  compat.request = function(c, method, ...)
+    table.insert(sent, method)
+    return request(c, method, ...)
+  end
   vim.fn.setqflist({}, 'r')
   vim.cmd('Engram recall expired tokens')
   local item = h.wait('the recalled claim in the quickfix list', function()
@@ -60,6 +102,11 @@ h.run('nvim drift', function()
   h.ok(item.text:find('human:tester', 1, true), 'the row names its author: ' .. item.text)
   h.eq(root .. '/src/auth.py', vim.api.nvim_buf_get_name(item.bufnr), 'the row points at the file')
   h.eq(def_line, item.lnum, 'the row points at the method')
+  h.eq(5, item.col, 'at its column (the method is indented by 4)')
+  compat.request = request
+  h.eq({ 'engram/recall' }, vim.tbl_filter(function(m)
+    return m:find('^engram/')
+  end, sent), 'the requests recall sent')
   h.eq('engram recall: expired tokens', vim.fn.getqflist({ title = 1 }).title, 'quickfix title')
   h.ok(h.message('^engram: 1 memory %(1 unverified%)'), 'the summary counts the unverified memory')
 end)

@@ -88,12 +88,10 @@ local function on_attach(client, bufnr)
     group = group,
     buffer = bufnr,
     callback = function()
-      pcall(vim.lsp.codelens.refresh)
+      require('engram.lens').refresh(bufnr)
     end,
   })
-  if bufnr == vim.api.nvim_get_current_buf() then
-    pcall(vim.lsp.codelens.refresh)
-  end
+  require('engram.lens').refresh(bufnr)
 end
 
 function M.client_config(root, opts, binary)

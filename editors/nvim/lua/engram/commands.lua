@@ -43,7 +43,7 @@ local function agent(c)
 end
 
 local function refresh_lenses()
-  pcall(vim.lsp.codelens.refresh)
+  require('engram.lens').refresh(0)
 end
 
 -- The current buffer's URI when the file is inside the client's root.
@@ -123,16 +123,25 @@ local function claim_file(result, row)
   return nil
 end
 
--- Quickfix items for recall rows, each at its anchor as the code is now.
--- Symbols are looked up again (one engram/anchors per file); a claim
--- without code to point at is listed at its claim file.
+-- Quickfix items for recall rows, each at its anchor as the code is now:
+-- engram says where (`current`, an LSP range, in the file the code is in
+-- now). A server older than that (no `current`) is asked for each file's
+-- anchors instead; a claim without code to point at is listed at its claim
+-- file.
 local function quickfix_items(c, result, done)
   local root = c.config.root_dir
   local items, pending = {}, {}
   for i, row in ipairs(result.rows) do
     local a = row.anchors[1]
     local item = { text = render.row(row), filename = claim_file(result, row), lnum = 1, col = 1 }
-    if a and a.range and a.range ~= vim.NIL then
+    if a and type(a.current) == 'table' then
+      item.filename = root .. '/' .. a.current.path
+      item.lnum = a.current.range.start.line + 1
+      item.col = a.current.range.start.character + 1
+    elseif a and a.state == 'orphaned' then
+      -- Its code is gone: the claim file says what was meant (item's default).
+      item.lnum = 1
+    elseif a and a.range and a.range ~= vim.NIL then
       item.filename, item.lnum = root .. '/' .. a.path, a.range.start_line
     elseif a and a.symbol and a.symbol ~= vim.NIL then
       pending[a.path] = pending[a.path] or {}

@@ -1,0 +1,62 @@
+-- engram's code lenses ("2 memories · 1 drifted"), asked of engram alone and
+-- drawn on a line of their own above the symbol, as VS Code draws them.
+-- Neovim's own display puts a lens at the end of the symbol's line, which
+-- engram's drift diagnostic shares: on 0.7 the diagnostic's virtual text
+-- comes first and pushes the lens past the window's edge, so the one line
+-- that most needs its lens showed none.
+local compat = require('engram.compat')
+
+local M = {}
+
+local ns = vim.api.nvim_create_namespace('engram_codelens')
+M.namespace = ns
+
+-- Draws `lenses` (textDocument/codeLens's answer) in `bufnr`, replacing the
+-- ones drawn before.
+function M.display(bufnr, lenses)
+  if not vim.api.nvim_buf_is_valid(bufnr) then
+    return
+  end
+  vim.api.nvim_buf_clear_namespace(bufnr, ns, 0, -1)
+  local by_line = {}
+  for _, lens in ipairs(lenses or {}) do
+    local title = type(lens.command) == 'table' and lens.command.title
+    if type(title) == 'string' and title ~= '' then
+      local line = lens.range.start.line
+      by_line[line] = by_line[line] or {}
+      table.insert(by_line[line], title)
+    end
+  end
+  local count = vim.api.nvim_buf_line_count(bufnr)
+  for line, titles in pairs(by_line) do
+    if line < count then
+      local text = vim.api.nvim_buf_get_lines(bufnr, line, line + 1, false)[1] or ''
+      -- Indented as the symbol is; tabs as the spaces they show as.
+      local indent = string.rep(' ', vim.fn.strdisplaywidth(text:match('^%s*')))
+      vim.api.nvim_buf_set_extmark(bufnr, ns, line, 0, {
+        virt_lines = { { { indent .. table.concat(titles, ' | '), 'LspCodeLens' } } },
+        virt_lines_above = true,
+      })
+    end
+  end
+end
+
+-- Asks engram (and no other server) for the buffer's lenses and draws them.
+-- They are also stored where vim.lsp.codelens.get() and run() find them.
+function M.refresh(bufnr)
+  bufnr = (bufnr == nil or bufnr == 0) and vim.api.nvim_get_current_buf() or bufnr
+  local params = { textDocument = { uri = vim.uri_from_bufnr(bufnr) } }
+  for _, client in ipairs(compat.clients(bufnr)) do
+    compat.request(client, 'textDocument/codeLens', params, function(err, result)
+      if err then
+        return
+      end
+      if vim.lsp.codelens.save then
+        vim.lsp.codelens.save(result, bufnr, client.id)
+      end
+      M.display(bufnr, result)
+    end, bufnr)
+  end
+end
+
+return M
