@@ -21,6 +21,13 @@ if [ "${1:-}" = "--tests" ]; then
            python3-requests librust-log-dev librust-either-dev libfmt-dev)
     npm_dirs+=(tests/corpus)
 fi
+# With --vscode (editors/vscode/scripts/real.sh): the real-VS-Code tests'
+# code-server, Node 24 and playwright-core, the headers code-server's native
+# modules build against, and the browser.
+if [ "${1:-}" = "--vscode" ]; then
+    debs+=(libkrb5-dev libxkbfile-dev libsecret-1-dev libx11-dev pkg-config python3 chromium)
+    npm_dirs+=(editors/vscode/test/real)
+fi
 
 missing=()
 for p in "${debs[@]}"; do

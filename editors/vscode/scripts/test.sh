@@ -4,7 +4,10 @@
 #   lint      eslint (type-aware)
 #   unit      node's test runner over the modules that do not need VS Code
 #   protocol  the extension's requests against the real engram serve ($ENGRAM_BINARY)
-#   package   vsce packages out/*.vsix; the unpacked extension is loaded and activated
+#   package   vsce packages the universal out/engram-vscode-V.vsix (no binary:
+#             engram.path or PATH) and, from $ENGRAM_BINARY, the self-contained
+#             out/engram-vscode-linux-x64-V.vsix carrying bin/engram; the
+#             unpacked extensions are checked, loaded and activated
 #   all       every step, in that order
 # Everything runs from node_modules (scripts/setup.sh installs it with
 # `npm ci --ignore-scripts`); nothing is downloaded here.
@@ -28,8 +31,28 @@ protocol() {
     node --test out/test/protocol/
 }
 package() {
+    if [ -z "${ENGRAM_BINARY:-}" ]; then
+        echo "editors/vscode: set ENGRAM_BINARY to the engram binary the platform package carries" >&2
+        exit 1
+    fi
+    # bin/ exists only while the platform package is made: the universal one
+    # must not carry a binary for one platform.
+    rm -rf bin
     "$bin/vsce" package --out out/
+    platform "$ENGRAM_BINARY" linux-x64
     node --test out/test/package/
+}
+# One platform's package: the binary, stripped (symbols are a third of its
+# size and no use to a user), as bin/engram. Another target would be the same
+# call with that platform's binary, e.g. `platform build-arm64/server/engram
+# linux-arm64`; VS Code's marketplace then serves each user their platform's.
+platform() {
+    mkdir -p bin
+    local rc=0
+    { strip --strip-unneeded -o bin/engram "$1" && chmod 755 bin/engram &&
+        "$bin/vsce" package --target "$2" --out out/; } || rc=$?
+    rm -rf bin
+    return "$rc"
 }
 
 case "${1:-all}" in

@@ -4,15 +4,12 @@
 import * as path from 'path';
 import * as vscode from 'vscode';
 import { memoriesAt, unverifiedFirst } from './core/anchors';
-import { errorMessage } from './core/errors';
 import {
     anchorsParams,
     delegateParams,
     Method,
     recallParams,
     rememberParams,
-    retractParams,
-    reverifyParams,
     statusParams,
 } from './core/requests';
 import { anchorText, emptyRecallMessage, fromAnchorEntry, fromRecallRow, memories, MemoryRow } from './core/rows';
@@ -21,20 +18,11 @@ import { statusReport, statusSummary } from './core/status';
 import { AnchorEntry, AnchorsResult, LspPosition, RecallResult, RememberResult, StatusResult } from './core/wire';
 import { openAnchor, openClaimFile, pickMemory } from './navigate';
 import { ServerPool } from './pool';
-import { FolderServer, NotRunning } from './server';
+import { report, retractClaim, reverifyClaim } from './claimActions';
+import { FolderServer } from './server';
 
 function lspPosition(p: vscode.Position): LspPosition {
     return { line: p.line, character: p.character };
-}
-
-/** Shows a failed request; a server that is not running gets a Restart button. */
-async function report(err: unknown, method: string, server?: FolderServer): Promise<void> {
-    if (err instanceof NotRunning && server) {
-        const choice = await vscode.window.showErrorMessage(`engram: ${err.message}`, 'Restart');
-        if (choice === 'Restart') await server.restart();
-        return;
-    }
-    void vscode.window.showErrorMessage(errorMessage(err, method));
 }
 
 export class Commands {
@@ -207,37 +195,12 @@ export class Commands {
         else if (action === 'Retract…') await this.retractEntry(here.server, entry);
     }
 
-    private async reverifyEntry(server: FolderServer, entry: AnchorEntry): Promise<void> {
-        const note = await vscode.window.showInputBox({
-            title: `engram: Re-verify (${entry.anchor_state})`,
-            prompt: `You checked "${entry.text.slice(0, 80)}" against the current code. A note for the record (optional):`,
-            ignoreFocusOut: true,
-        });
-        if (note === undefined) return;
-        try {
-            await server.request(Method.reverify, reverifyParams(entry.claim_id, server.agent, note));
-            server.touched();
-            void vscode.window.showInformationMessage(`engram: re-verified ${entry.claim_id}.`);
-        } catch (err) {
-            await report(err, Method.reverify, server);
-        }
+    private reverifyEntry(server: FolderServer, entry: AnchorEntry): Promise<void> {
+        return reverifyClaim(server, { id: entry.claim_id, text: entry.text, state: entry.anchor_state });
     }
 
-    private async retractEntry(server: FolderServer, entry: AnchorEntry): Promise<void> {
-        const reason = await vscode.window.showInputBox({
-            title: 'engram: Retract',
-            prompt: `Why is "${entry.text.slice(0, 80)}" no longer true?`,
-            ignoreFocusOut: true,
-            validateInput: (v) => (v.trim() ? undefined : 'A retraction records its reason.'),
-        });
-        if (!reason) return;
-        try {
-            await server.request(Method.retract, retractParams(entry.claim_id, server.agent, reason));
-            server.touched();
-            void vscode.window.showInformationMessage(`engram: retracted ${entry.claim_id} (kept in its history).`);
-        } catch (err) {
-            await report(err, Method.retract, server);
-        }
+    private retractEntry(server: FolderServer, entry: AnchorEntry): Promise<void> {
+        return retractClaim(server, { id: entry.claim_id, text: entry.text, state: entry.anchor_state });
     }
 
     private async reverify(): Promise<void> {

@@ -2,6 +2,7 @@
 // wires the commands and the status-bar item; deactivate() stops the servers.
 import * as vscode from 'vscode';
 import { Commands } from './commands';
+import { MemoriesView } from './memoriesView';
 import { ServerPool } from './pool';
 import { StatusBar } from './statusBar';
 
@@ -11,9 +12,12 @@ export function activate(context: vscode.ExtensionContext): void {
     // One channel for every folder's server: its log and the protocol trace
     // (engram.trace.server).
     const output = vscode.window.createOutputChannel('engram');
-    pool = new ServerPool(output);
+    pool = new ServerPool(output, context.asAbsolutePath('bin/engram'));
     context.subscriptions.push(output, pool, new StatusBar(pool));
     new Commands(pool, output).register(context);
+    const memoriesView = new MemoriesView(pool, context.workspaceState);
+    memoriesView.register(context);
+    context.subscriptions.push(memoriesView);
     context.subscriptions.push(
         vscode.workspace.onDidChangeConfiguration((e) => {
             // The binary and the author name are fixed when a server starts.

@@ -22,11 +22,11 @@ export async function pickMemory(rows: MemoryRow[], title: string): Promise<Memo
     return picked?.row;
 }
 
-function toRange(r: LspRange): vscode.Range {
+export function toRange(r: LspRange): vscode.Range {
     return new vscode.Range(r.start.line, r.start.character, r.end.line, r.end.character);
 }
 
-async function show(uri: vscode.Uri, selection?: vscode.Range): Promise<void> {
+export async function show(uri: vscode.Uri, selection?: vscode.Range): Promise<void> {
     await vscode.window.showTextDocument(uri, { selection, preview: true });
 }
 
@@ -36,9 +36,9 @@ export async function openClaimFile(server: FolderServer, id: string): Promise<v
 }
 
 /**
- * Goes to a claim's anchor as it is now: a symbol is looked up again (it may
- * have drifted or moved since it was anchored); a claim whose code is gone
- * opens its claim file instead.
+ * Goes to a claim's anchor as it is now: where a recall row says its code is,
+ * else a symbol is looked up again (it may have drifted or moved since it was
+ * anchored); a claim whose code is gone opens its claim file instead.
  */
 export async function openAnchor(server: FolderServer, claim: Pick<Claim, 'id' | 'anchors'>): Promise<void> {
     const target = anchorTarget(claim);
@@ -53,6 +53,9 @@ export async function openAnchor(server: FolderServer, claim: Pick<Claim, 'id' |
             case 'lines':
                 return await show(inRoot(target.path), new vscode.Range(target.line, 0, target.line, 0));
             case 'symbol': {
+                // A recall row says where the code is now; older servers do not.
+                const now = claim.anchors[0]?.current;
+                if (now) return await show(inRoot(now.path), toRange(now.range));
                 const uri = inRoot(target.path);
                 const found = await server.request<AnchorsResult>(Method.anchors, anchorsParams(uri.toString()));
                 const at = currentLocation(found.anchors, claim.id, target.path);

@@ -8,7 +8,11 @@ export class ServerPool implements vscode.Disposable {
     private readonly subscriptions: vscode.Disposable[] = [];
     readonly onDidChange = this.changed.event;
 
-    constructor(private readonly output: vscode.OutputChannel) {}
+    /** `bundled`: the platform package's binary (bin/engram in the extension). */
+    constructor(
+        private readonly output: vscode.OutputChannel,
+        private readonly bundled: string,
+    ) {}
 
     startAll(): void {
         for (const folder of vscode.workspace.workspaceFolders ?? []) this.add(folder);
@@ -23,7 +27,7 @@ export class ServerPool implements vscode.Disposable {
     private add(folder: vscode.WorkspaceFolder): void {
         // Only local folders: engram reads the files itself.
         if (folder.uri.scheme !== 'file' || this.servers.has(folder.uri.toString())) return;
-        const server = new FolderServer(folder, this.output);
+        const server = new FolderServer(folder, this.output, this.bundled);
         this.servers.set(folder.uri.toString(), server);
         this.subscriptions.push(server.onDidChange(() => this.changed.fire()));
         void server.start();
@@ -34,6 +38,11 @@ export class ServerPool implements vscode.Disposable {
         this.servers.get(key)?.dispose();
         this.servers.delete(key);
         this.changed.fire();
+    }
+
+    /** Every folder's server, in the order the folders were added. */
+    all(): FolderServer[] {
+        return [...this.servers.values()];
     }
 
     get(folderUri: string): FolderServer | undefined {

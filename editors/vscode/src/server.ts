@@ -14,7 +14,7 @@ import {
     State,
     StaticFeature,
 } from 'vscode-languageclient/node';
-import { findBinary } from './core/binary';
+import { findBinary, restoreExecutable } from './core/binary';
 import { CrashBudget } from './core/crashes';
 import { agentName } from './core/requests';
 import { routeCommand } from './core/serverCommands';
@@ -43,9 +43,11 @@ export class FolderServer implements vscode.Disposable {
     /** Fires when the state changes or memory may have changed. */
     readonly onDidChange = this.changed.event;
 
+    /** `bundled`: where the platform package's own binary would be. */
     constructor(
         readonly folder: vscode.WorkspaceFolder,
         private readonly output: vscode.OutputChannel,
+        private readonly bundled: string,
     ) {}
 
     /** Who this server's writes are recorded as (engram.agent, read at start). */
@@ -71,7 +73,8 @@ export class FolderServer implements vscode.Disposable {
         if (this.client) return;
         const config = vscode.workspace.getConfiguration('engram', this.folder);
         this._agent = agentName(config.get<string>('agent', ''), os.userInfo().username);
-        const lookup = findBinary(config.get<string>('path', ''), this.folder.uri.fsPath, process.env);
+        restoreExecutable(this.bundled);
+        const lookup = findBinary(config.get<string>('path', ''), this.folder.uri.fsPath, process.env, this.bundled);
         if (!lookup.ok) {
             this.output.appendLine(`[${this.folder.name}] ${lookup.message}`);
             this.setState('missing');
@@ -135,6 +138,10 @@ export class FolderServer implements vscode.Disposable {
         this.setState('starting');
         try {
             await client.start();
+            const info = client.initializeResult?.serverInfo;
+            this.output.appendLine(
+                `[${this.folder.name}] ${info?.name ?? 'engram'} ${info?.version ?? '(version unknown)'} is running (${lookup.source}: ${lookup.path})`,
+            );
         } catch (err) {
             this.output.appendLine(`[${this.folder.name}] engram serve did not start: ${String(err)}`);
             this.client = undefined;

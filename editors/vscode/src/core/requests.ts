@@ -13,6 +13,8 @@ export const Method = {
     anchors: 'engram/anchors',
     status: 'engram/status',
     delegate: 'engram/delegate',
+    check: 'engram/check',
+    inbox: 'engram/inbox',
 } as const;
 
 /** Who a write is recorded as: the setting, else the signed-in user. */
@@ -64,15 +66,32 @@ export interface RecallInput {
     /** The document in focus: its claims rank higher. Only a document inside the folder. */
     focusUri?: string;
     limit?: number;
+    /** project or medulla; absent: both. */
+    tier?: string;
+    kinds?: string[];
 }
+
+/** The most rows one recall returns (engram refuses more). */
+export const recallLimit = 200;
 
 /** An empty query lists the workspace's memory rather than searching it. */
 export function recallParams(input: RecallInput): Record<string, unknown> {
-    const params: Record<string, unknown> = { limit: input.limit ?? 50 };
+    const params: Record<string, unknown> = { limit: Math.min(input.limit ?? 50, recallLimit) };
     const query = input.query.trim();
     if (query) params.query = query;
     if (input.focusUri) params.uri = input.focusUri;
+    if (input.tier) params.tier = input.tier;
+    if (input.kinds?.length) params.kinds = input.kinds;
     return params;
+}
+
+/** The workspace's findings, as `engram check` reports them. */
+export function checkParams(maxFindings = 500): Record<string, unknown> {
+    return { max_findings: maxFindings };
+}
+
+export function inboxParams(): Record<string, unknown> {
+    return {};
 }
 
 export function getParams(id: string): Record<string, unknown> {

@@ -14,6 +14,12 @@ export interface LspRange {
     end: LspPosition;
 }
 
+/** Where an anchor's code is now: the file (another one when it moved) and its range. */
+export interface AnchorPlace {
+    path: string;
+    range: LspRange;
+}
+
 export interface ClaimAnchor {
     path: string;
     kind: string;
@@ -21,6 +27,10 @@ export interface ClaimAnchor {
     language?: string;
     /** 1-based lines; present on range anchors, absent on symbol and file anchors. */
     range?: { start_line: number; end_line: number };
+    /** Recall rows: this anchor's state now. */
+    state?: string;
+    /** Recall rows: where its code is now; absent when orphaned (and from older servers). */
+    current?: AnchorPlace;
 }
 
 export interface Claim {
@@ -43,6 +53,8 @@ export interface RecallRow extends Claim {
     age: string;
     anchor_state: string;
     why: string[];
+    /** Other live claims holding this label (two branches each wrote it). */
+    label_shared_with?: string[];
 }
 
 export interface StoreInfo {
@@ -125,6 +137,43 @@ export interface RememberResult {
     claim: Claim;
     tier: string;
     superseded: Claim | null;
+}
+
+/** One finding of engram/check (the same as `engram check --format json`). */
+export interface Finding {
+    code: string;
+    severity: string;
+    claim_id: string;
+    label: string;
+    tier: string;
+    path: string;
+    symbol: string;
+    message: string;
+    range: LspRange;
+    claim_file: string;
+    replacement: string;
+}
+
+export interface CheckResult {
+    findings: Finding[];
+    summary: Record<string, number>;
+    unlisted: number;
+}
+
+export interface InboxReport {
+    id: string;
+    what: string;
+    state: string;
+    filed: string;
+}
+
+export interface InboxBox {
+    name: string;
+    reports: InboxReport[];
+}
+
+export interface InboxResult {
+    boxes: InboxBox[];
 }
 
 /** A JSON-RPC error as vscode-jsonrpc's ResponseError carries it. */

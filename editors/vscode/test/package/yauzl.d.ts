@@ -4,6 +4,8 @@ declare module 'yauzl' {
 
     export interface Entry {
         fileName: string;
+        /** The high 16 bits hold the Unix mode when the packer wrote one. */
+        externalFileAttributes: number;
     }
 
     export interface ZipFile {

@@ -4,7 +4,7 @@ import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { after, test } from 'node:test';
-import { findBinary } from '../../src/core/binary';
+import { findBinary, isExecutableFile, restoreExecutable } from '../../src/core/binary';
 
 const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'engram-binary-'));
 after(() => fs.rmSync(dir, { recursive: true, force: true }));
@@ -58,4 +58,26 @@ test('a setting that points at nothing runnable is reported, not silently replac
     const r = findBinary(notExecutable, '/w', { PATH: path.join(dir, 'b') });
     assert.equal(r.ok, false);
     if (!r.ok) assert.match(r.message, /engram\.path is set to .* but .* is not an executable file/);
+});
+
+test('the bundled binary comes after the setting and before PATH', () => {
+    const PATH = path.join(dir, 'b');
+    const bundled = file('ext/bin/engram', 0o755);
+    assert.deepEqual(findBinary('', '/w', { PATH }, bundled), { ok: true, path: bundled, source: 'bundled' });
+    assert.deepEqual(findBinary(inFolder, '/w', { PATH }, bundled), { ok: true, path: inFolder, source: 'setting' });
+    // The universal package has none: PATH, as before.
+    assert.deepEqual(findBinary('', '/w', { PATH }, path.join(dir, 'none/bin/engram')), {
+        ok: true,
+        path: executable,
+        source: 'PATH',
+    });
+});
+
+test('a bundled binary unpacked without its executable bit gets it back', () => {
+    const bundled = file('ext2/bin/engram', 0o644);
+    assert.equal(isExecutableFile(bundled), false);
+    restoreExecutable(bundled);
+    assert.equal(isExecutableFile(bundled), true);
+    restoreExecutable(path.join(dir, 'ext3/bin/engram')); // absent: nothing happens
+    assert.equal(fs.existsSync(path.join(dir, 'ext3')), false);
 });

@@ -1,0 +1,379 @@
+// The Memories view in the Explorer: each folder's claims by file and symbol
+// (worst state first), the findings on no claim's code (instruction files,
+// broken claim files) and the open reports. It reads recall, check and the
+// inbox when shown, and again after the server's diagnostics or writes change
+// (and when a claim file changes on disk: another process wrote); never on a
+// timer.
+import * as path from 'path';
+import * as vscode from 'vscode';
+import { ClaimRef, report, retractClaim, reverifyClaim } from './claimActions';
+import {
+    buildTree,
+    claimDescription,
+    ClaimLeaf,
+    describeFilter,
+    FileGroup,
+    Filter,
+    FindingGroup,
+    FindingLeaf,
+    isFiltered,
+    MemoryTree,
+    needingAttention,
+    noFilter,
+    recallTier,
+    ReportGroup,
+    ReportLeaf,
+    SymbolGroup,
+} from './core/memoryTree';
+import { checkParams, inboxParams, Method, recallLimit, recallParams } from './core/requests';
+import { CheckResult, InboxResult, RecallResult } from './core/wire';
+import { openAnchor, openClaimFile, show, toRange } from './navigate';
+import { ServerPool } from './pool';
+import { FolderServer } from './server';
+
+interface Info {
+    type: 'info';
+    text: string;
+    detail?: string;
+}
+interface FolderNode {
+    type: 'folder';
+}
+type Item = FolderNode | FileGroup | SymbolGroup | ClaimLeaf | FindingGroup | FindingLeaf | ReportGroup | ReportLeaf | Info;
+
+/** A tree element: what it shows, and whose memory it is. */
+export interface Node {
+    server: FolderServer;
+    item: Item;
+}
+
+type Loaded = { tree: MemoryTree } | { error: string };
+
+const stateIcons: Record<string, [string, string | undefined]> = {
+    conflicted: ['git-merge', 'problemsErrorIcon.foreground'],
+    orphaned: ['error', 'problemsErrorIcon.foreground'],
+    drifted: ['warning', 'problemsWarningIcon.foreground'],
+    moved: ['arrow-swap', 'problemsInfoIcon.foreground'],
+    intact: ['pass', 'testing.iconPassed'],
+    unanchored: ['circle-outline', undefined],
+};
+
+function stateIcon(state: string): vscode.ThemeIcon {
+    const [id, color] = stateIcons[state] ?? ['question', undefined];
+    return new vscode.ThemeIcon(id, color ? new vscode.ThemeColor(color) : undefined);
+}
+
+function oneLine(s: string, max: number): string {
+    const flat = s.replace(/\s+/g, ' ').trim();
+    return flat.length > max ? `${flat.slice(0, max - 1)}…` : flat;
+}
+
+const states = ['conflicted', 'orphaned', 'drifted', 'moved', 'intact', 'unanchored'];
+const kinds = ['fact', 'decision', 'convention', 'gotcha', 'preference', 'todo'];
+const tiers = ['project', 'medulla'];
+
+export class MemoriesView implements vscode.TreeDataProvider<Node>, vscode.Disposable {
+    static readonly id = 'engram.memories';
+    private readonly changed = new vscode.EventEmitter<Node | undefined>();
+    readonly onDidChangeTreeData = this.changed.event;
+    private readonly view: vscode.TreeView<Node>;
+    private readonly loaded = new Map<string, Promise<Loaded>>();
+    private readonly subscriptions: vscode.Disposable[] = [];
+    private filter: Filter;
+    private timer: NodeJS.Timeout | undefined;
+    /** Something changed while the view was hidden: reload when it shows. */
+    private stale = false;
+
+    constructor(
+        private readonly pool: ServerPool,
+        private readonly state: vscode.Memento,
+    ) {
+        this.filter = state.get<Filter>('engram.memories.filter', noFilter);
+        this.view = vscode.window.createTreeView(MemoriesView.id, { treeDataProvider: this, showCollapseAll: true });
+        const claims = vscode.workspace.createFileSystemWatcher('**/.engram/claims/*.md');
+        this.subscriptions.push(
+            this.view,
+            claims,
+            claims.onDidChange(() => this.refreshSoon()),
+            claims.onDidCreate(() => this.refreshSoon()),
+            claims.onDidDelete(() => this.refreshSoon()),
+            pool.onDidChange(() => this.refreshSoon()),
+            // Drift follows edits, unsaved ones too: the server republishes.
+            vscode.languages.onDidChangeDiagnostics(() => this.refreshSoon()),
+            this.view.onDidChangeVisibility((e) => {
+                if (e.visible && this.stale) this.refresh();
+            }),
+        );
+        this.showFilter();
+    }
+
+    register(context: vscode.ExtensionContext): void {
+        const commands: [string, (node?: Node) => unknown][] = [
+            ['engram.memories.refresh', () => this.refresh()],
+            ['engram.memories.filter', () => this.chooseFilter()],
+            ['engram.memories.clearFilter', () => this.setFilter(noFilter)],
+            ['engram.memories.open', (n) => this.open(n)],
+            ['engram.memories.openClaim', (n) => this.onClaim(n, (s, c) => openClaimFile(s, c.id))],
+            ['engram.memories.reverify', (n) => this.onClaim(n, reverifyClaim)],
+            ['engram.memories.retract', (n) => this.onClaim(n, retractClaim)],
+        ];
+        for (const [id, fn] of commands) context.subscriptions.push(vscode.commands.registerCommand(id, fn));
+    }
+
+    /** Bursts (typing republishes diagnostics per change) make one reload. */
+    private refreshSoon(): void {
+        if (this.timer) clearTimeout(this.timer);
+        this.timer = setTimeout(() => this.refresh(), 400);
+    }
+
+    refresh(): void {
+        if (!this.view.visible) {
+            this.stale = true;
+            return;
+        }
+        this.stale = false;
+        this.loaded.clear();
+        this.changed.fire(undefined);
+    }
+
+    private showFilter(): void {
+        this.view.description = isFiltered(this.filter) ? `filtered: ${describeFilter(this.filter)}` : undefined;
+        void vscode.commands.executeCommand('setContext', 'engram.memories.filtered', isFiltered(this.filter));
+    }
+
+    private async setFilter(f: Filter): Promise<void> {
+        this.filter = f;
+        await this.state.update('engram.memories.filter', f);
+        this.showFilter();
+        this.loaded.clear();
+        this.changed.fire(undefined);
+    }
+
+    private async chooseFilter(): Promise<void> {
+        type Pick = vscode.QuickPickItem & { group?: keyof Filter; value?: string };
+        const section = (label: string): Pick => ({ label, kind: vscode.QuickPickItemKind.Separator });
+        const option = (group: keyof Filter, value: string): Pick => ({
+            label: value,
+            group,
+            value,
+            picked: this.filter[group].includes(value),
+        });
+        const items: Pick[] = [
+            section('State'),
+            ...states.map((s) => option('states', s)),
+            section('Kind'),
+            ...kinds.map((k) => option('kinds', k)),
+            section('Tier'),
+            ...tiers.map((t) => option('tiers', t)),
+        ];
+        const picked = await vscode.window.showQuickPick(items, {
+            title: 'engram: show only memories that are…',
+            placeHolder: 'Nothing picked in a section: all of it',
+            canPickMany: true,
+        });
+        if (!picked) return;
+        const f: Filter = { states: [], kinds: [], tiers: [] };
+        for (const p of picked) if (p.group && p.value) f[p.group].push(p.value);
+        await this.setFilter(f);
+    }
+
+    private load(server: FolderServer): Promise<Loaded> {
+        const key = server.folder.uri.toString();
+        let p = this.loaded.get(key);
+        if (!p) {
+            p = this.fetch(server);
+            this.loaded.set(key, p);
+        }
+        return p;
+    }
+
+    private async fetch(server: FolderServer): Promise<Loaded> {
+        if (server.state !== 'running') return { error: `engram is ${server.state} for ${server.folder.name}` };
+        try {
+            const [recalled, checked, inbox] = await Promise.all([
+                server.request<RecallResult>(
+                    Method.recall,
+                    recallParams({ query: '', limit: recallLimit, tier: recallTier(this.filter), kinds: this.filter.kinds }),
+                ),
+                server.request<CheckResult>(Method.check, checkParams()),
+                server.request<InboxResult>(Method.inbox, inboxParams()).catch(() => undefined),
+            ]);
+            const tree = buildTree(recalled.rows, checked.findings, this.filter, recalled.truncated, inbox?.boxes);
+            return { tree };
+        } catch (err) {
+            return { error: err instanceof Error ? err.message : String(err) };
+        }
+    }
+
+    async getChildren(node?: Node): Promise<Node[]> {
+        if (!node) {
+            const servers = this.pool.all();
+            if (servers.length === 1) return this.folderChildren(servers[0]);
+            return servers.map((server) => ({ server, item: { type: 'folder' } }));
+        }
+        const { server, item } = node;
+        const wrap = (items: Item[]): Node[] => items.map((i) => ({ server, item: i }));
+        switch (item.type) {
+            case 'folder':
+                return this.folderChildren(server);
+            case 'file':
+                // Claims on the whole file or a line range have no symbol to group under.
+                return wrap(item.symbols.flatMap((g): Item[] => (g.name ? [g] : g.claims)));
+            case 'symbol':
+                return wrap(item.claims);
+            case 'findings':
+                return wrap(item.findings);
+            case 'reports':
+                return wrap(item.reports);
+            default:
+                return [];
+        }
+    }
+
+    private async folderChildren(server: FolderServer): Promise<Node[]> {
+        const loaded = await this.load(server);
+        const wrap = (items: Item[]): Node[] => items.map((i) => ({ server, item: i }));
+        if ('error' in loaded) return wrap([{ type: 'info', text: loaded.error }]);
+        const { tree } = loaded;
+        const attention = tree.files.flatMap((f) => f.symbols.flatMap((s) => s.claims));
+        if (this.pool.all().length === 1) {
+            const n = needingAttention(attention);
+            this.view.badge = n ? { value: n, tooltip: `${n} memories need checking` } : undefined;
+        }
+        const items: Item[] = [...tree.files, ...tree.other];
+        if (tree.reports) items.push(tree.reports);
+        if (tree.truncated)
+            items.push({
+                type: 'info',
+                text: `Showing the ${recallLimit} newest memories`,
+                detail: 'Filter by state, kind or tier to see others.',
+            });
+        if (!items.length)
+            items.push({
+                type: 'info',
+                text: isFiltered(this.filter) ? 'No memory matches the filter' : 'No memories yet',
+                detail: isFiltered(this.filter) ? undefined : 'engram: Remember… records one for the code at the cursor.',
+            });
+        return wrap(items);
+    }
+
+    getTreeItem({ server, item }: Node): vscode.TreeItem {
+        const root = server.folder.uri.fsPath;
+        const key = `${server.folder.uri.toString()}|`;
+        switch (item.type) {
+            case 'folder': {
+                const t = new vscode.TreeItem(server.folder.name, vscode.TreeItemCollapsibleState.Expanded);
+                t.iconPath = new vscode.ThemeIcon('root-folder');
+                t.id = `${key}folder`;
+                return t;
+            }
+            case 'file': {
+                const claims = item.symbols.flatMap((s) => s.claims);
+                const n = needingAttention(claims);
+                const t = new vscode.TreeItem(
+                    item.path ? path.basename(item.path) : 'Not anchored to code',
+                    vscode.TreeItemCollapsibleState.Expanded,
+                );
+                if (item.path) t.resourceUri = vscode.Uri.file(path.join(root, item.path));
+                const dir = item.path ? path.dirname(item.path) : '';
+                t.description = [dir !== '.' ? dir : '', `${claims.length}`, n ? `${n} to check` : '']
+                    .filter((s) => s)
+                    .join(' · ');
+                t.iconPath = item.path ? vscode.ThemeIcon.File : new vscode.ThemeIcon('note');
+                t.id = `${key}file|${item.path}`;
+                t.contextValue = 'engram.file';
+                return t;
+            }
+            case 'symbol': {
+                const t = new vscode.TreeItem(item.name, vscode.TreeItemCollapsibleState.Expanded);
+                t.iconPath = new vscode.ThemeIcon('symbol-method');
+                t.description = `${item.claims.length}`;
+                t.id = `${key}symbol|${item.claims[0]?.at?.path ?? ''}|${item.name}`;
+                return t;
+            }
+            case 'claim': {
+                const t = new vscode.TreeItem(oneLine(item.text, 100), vscode.TreeItemCollapsibleState.None);
+                t.description = claimDescription(item);
+                t.iconPath = stateIcon(item.state);
+                const md = new vscode.MarkdownString();
+                md.appendText(item.text);
+                md.appendMarkdown(`\n\n---\n\n**${item.state}** · ${item.kind} · ${item.age} · ${item.author}`);
+                if (item.anchor) md.appendMarkdown(`\n\nanchored on \`${item.anchor}\``);
+                if (item.conflict) md.appendMarkdown(`\n\n${item.conflict}`);
+                md.appendMarkdown(`\n\n\`${item.id}\`${item.label ? ` · ${item.label}` : ''} · ${item.tier}`);
+                t.tooltip = md;
+                t.id = `${key}claim|${item.id}`;
+                // Medulla claims are re-verified and retracted as project ones are.
+                t.contextValue = 'engram.claim';
+                t.command = { command: 'engram.memories.open', title: 'Open the code', arguments: [{ server, item }] };
+                return t;
+            }
+            case 'findings': {
+                const t = new vscode.TreeItem(item.title, vscode.TreeItemCollapsibleState.Expanded);
+                t.description = `${item.findings.length}`;
+                t.iconPath = new vscode.ThemeIcon(item.title === 'Instruction files' ? 'book' : 'file-code');
+                t.id = `${key}findings|${item.title}`;
+                return t;
+            }
+            case 'finding': {
+                const t = new vscode.TreeItem(`${item.path}:${item.line}`, vscode.TreeItemCollapsibleState.None);
+                t.description = oneLine(item.message, 120);
+                t.tooltip = `${item.code}: ${item.message}`;
+                t.iconPath = stateIcon(item.code === 'engram.dangling' ? 'orphaned' : item.code.replace('engram.', ''));
+                t.command = { command: 'engram.memories.open', title: 'Open', arguments: [{ server, item }] };
+                t.contextValue = 'engram.finding';
+                return t;
+            }
+            case 'reports': {
+                const t = new vscode.TreeItem('Reports', vscode.TreeItemCollapsibleState.Collapsed);
+                t.description = `${item.reports.length} open`;
+                t.iconPath = new vscode.ThemeIcon('inbox');
+                t.id = `${key}reports`;
+                return t;
+            }
+            case 'report': {
+                const t = new vscode.TreeItem(oneLine(item.what, 100), vscode.TreeItemCollapsibleState.None);
+                t.description = `${item.state.replace('_', ' ')} · ${item.filed}`;
+                t.tooltip = `${item.id}: ${item.what}`;
+                t.iconPath = new vscode.ThemeIcon('report');
+                return t;
+            }
+            case 'info': {
+                const t = new vscode.TreeItem(item.text, vscode.TreeItemCollapsibleState.None);
+                t.description = item.detail;
+                t.iconPath = new vscode.ThemeIcon('info');
+                return t;
+            }
+        }
+    }
+
+    /** A claim: its code as it is now; a finding: its line. */
+    private async open(node?: Node): Promise<void> {
+        if (!node) return;
+        const { server, item } = node;
+        try {
+            if (item.type === 'claim') await openAnchor(server, item);
+            else if (item.type === 'finding') {
+                await show(vscode.Uri.file(path.join(server.folder.uri.fsPath, item.path)), toRange(item.range));
+            }
+        } catch (err) {
+            await report(err, Method.get, server);
+        }
+    }
+
+    private async onClaim(node: Node | undefined, act: (s: FolderServer, c: ClaimRef) => Promise<void>): Promise<void> {
+        if (node?.item.type !== 'claim') return;
+        try {
+            await act(node.server, { id: node.item.id, text: node.item.text, state: node.item.state });
+        } catch (err) {
+            await report(err, Method.get, node.server);
+        }
+        this.refresh();
+    }
+
+    dispose(): void {
+        if (this.timer) clearTimeout(this.timer);
+        for (const d of this.subscriptions) d.dispose();
+        this.changed.dispose();
+    }
+}
