@@ -216,7 +216,8 @@ TEST_CASE("every operation's result fits the output schema written beside it") {
         std::ofstream code(w.root.path() + "/pool.py");
         code << "def acquire(timeout):\n    return connect(timeout)\n";
         std::ofstream agents(w.root.path() + "/AGENTS.md");
-        agents << "Connections come from `acquire()` in `pool.py`; see `pool.py#release`.\n";
+        agents << "Connections come from `acquire()` in `pool.py`; see `pool.py#release`.\n"
+               << "They are closed by `pool.py#close`.\n";
     }
     auto call = w.call();
     std::set<std::string> ran;
@@ -243,7 +244,7 @@ TEST_CASE("every operation's result fits the output schema written beside it") {
     run("reverify", {{"id", id}, {"note", "checked"}});
     json stamped = run("reverify_file", {{"file", "AGENTS.md"}});
     CHECK(stamped["stamped"] == 1);
-    CHECK(stamped["refused"].size() == 1); // pool.py#release does not exist
+    CHECK(stamped["refused"].size() == 2); // pool.py has neither release nor close
     run("anchors", {{"path", "pool.py"}});
     run("promote", {{"id", id}, {"reason", "holds for every pool"}});
     json packet = run("delegate", {{"task", "change the connection timeout"}});
@@ -255,10 +256,16 @@ TEST_CASE("every operation's result fits the output schema written beside it") {
                    {"reason", "matches the code"}});
     run("status", {{"confusion", true}});
     json checked = run("check", {{"path", "AGENTS.md"}});
-    REQUIRE(checked["findings"].size() == 1);
+    REQUIRE(checked["findings"].size() == 2);
     CHECK(checked["findings"][0]["code"] == "engram.dangling");
-    CHECK(checked["summary"]["engram.dangling"] == 1);
-    CHECK(run("check", {{"max_findings", 1}})["unlisted"].get<int64_t>() >= 0);
+    CHECK(checked["summary"]["engram.dangling"] == 2);
+    // The whole workspace, cut to one finding: the rest are counted, not lost.
+    json all = run("check", json::object());
+    json one = run("check", {{"max_findings", 1}});
+    REQUIRE(all["findings"].size() >= 2);
+    CHECK(one["findings"].size() == 1);
+    CHECK(one["unlisted"] == all["findings"].size() - 1);
+    CHECK(one["summary"] == all["summary"]);
     json filed = run("report", {{"class", "field_report"}, {"what", "a report about engram"}});
     run("inbox", json::object());
     run("retract", {{"id", id}, {"reason", "the pool was replaced"}});

@@ -1,9 +1,11 @@
 // The Memories view in the Explorer: each folder's claims by file and symbol
 // (worst state first), the findings on no claim's code (instruction files,
 // broken claim files) and the open reports. It reads recall, check and the
-// inbox when shown, and again after the server's diagnostics or writes change
-// (and when a claim file changes on disk: another process wrote); never on a
-// timer.
+// inbox when shown; never on a timer. After a diagnostics change (an edit
+// drifted something) it reads recall again, which is cheap at any store size
+// (the newest rows, each checked against the code); `check` walks every
+// anchored claim, so it is read again only after a write, a claim file
+// changed on disk (another process wrote), or an explicit refresh.
 import * as path from 'path';
 import * as vscode from 'vscode';
 import { ClaimRef, report, retractClaim, reverifyClaim } from './claimActions';
@@ -49,6 +51,12 @@ export interface Node {
 
 type Loaded = { tree: MemoryTree } | { error: string };
 
+/** What `check` and the inbox said, kept between claim-list reloads. */
+interface Around {
+    findings: CheckResult['findings'];
+    inbox?: InboxResult['boxes'];
+}
+
 const stateIcons: Record<string, [string, string | undefined]> = {
     conflicted: ['git-merge', 'problemsErrorIcon.foreground'],
     orphaned: ['error', 'problemsErrorIcon.foreground'],
@@ -78,9 +86,12 @@ export class MemoriesView implements vscode.TreeDataProvider<Node>, vscode.Dispo
     readonly onDidChangeTreeData = this.changed.event;
     private readonly view: vscode.TreeView<Node>;
     private readonly loaded = new Map<string, Promise<Loaded>>();
+    private readonly around = new Map<string, Promise<Around>>();
     private readonly subscriptions: vscode.Disposable[] = [];
     private filter: Filter;
     private timer: NodeJS.Timeout | undefined;
+    /** A reload waiting for the burst to end must read the findings too. */
+    private pendingFull = false;
     /** Something changed while the view was hidden: reload when it shows. */
     private stale = false;
 
@@ -94,14 +105,14 @@ export class MemoriesView implements vscode.TreeDataProvider<Node>, vscode.Dispo
         this.subscriptions.push(
             this.view,
             claims,
-            claims.onDidChange(() => this.refreshSoon()),
-            claims.onDidCreate(() => this.refreshSoon()),
-            claims.onDidDelete(() => this.refreshSoon()),
-            pool.onDidChange(() => this.refreshSoon()),
+            claims.onDidChange(() => this.refreshSoon(true)),
+            claims.onDidCreate(() => this.refreshSoon(true)),
+            claims.onDidDelete(() => this.refreshSoon(true)),
+            pool.onDidChange(() => this.refreshSoon(true)),
             // Drift follows edits, unsaved ones too: the server republishes.
-            vscode.languages.onDidChangeDiagnostics(() => this.refreshSoon()),
+            vscode.languages.onDidChangeDiagnostics(() => this.refreshSoon(false)),
             this.view.onDidChangeVisibility((e) => {
-                if (e.visible && this.stale) this.refresh();
+                if (e.visible && this.stale) this.refresh(false);
             }),
         );
         this.showFilter();
@@ -109,7 +120,7 @@ export class MemoriesView implements vscode.TreeDataProvider<Node>, vscode.Dispo
 
     register(context: vscode.ExtensionContext): void {
         const commands: [string, (node?: Node) => unknown][] = [
-            ['engram.memories.refresh', () => this.refresh()],
+            ['engram.memories.refresh', () => this.refresh(true)],
             ['engram.memories.filter', () => this.chooseFilter()],
             ['engram.memories.clearFilter', () => this.setFilter(noFilter)],
             ['engram.memories.open', (n) => this.open(n)],
@@ -121,12 +132,19 @@ export class MemoriesView implements vscode.TreeDataProvider<Node>, vscode.Dispo
     }
 
     /** Bursts (typing republishes diagnostics per change) make one reload. */
-    private refreshSoon(): void {
+    private refreshSoon(full: boolean): void {
+        this.pendingFull ||= full;
         if (this.timer) clearTimeout(this.timer);
-        this.timer = setTimeout(() => this.refresh(), 400);
+        this.timer = setTimeout(() => {
+            const f = this.pendingFull;
+            this.pendingFull = false;
+            this.refresh(f);
+        }, 400);
     }
 
-    refresh(): void {
+    /** `full`: the findings and the inbox too, not only the claims. */
+    refresh(full = true): void {
+        if (full) this.around.clear();
         if (!this.view.visible) {
             this.stale = true;
             return;
@@ -190,15 +208,25 @@ export class MemoriesView implements vscode.TreeDataProvider<Node>, vscode.Dispo
     private async fetch(server: FolderServer): Promise<Loaded> {
         if (server.state !== 'running') return { error: `engram is ${server.state} for ${server.folder.name}` };
         try {
-            const [recalled, checked, inbox] = await Promise.all([
+            const key = server.folder.uri.toString();
+            let around = this.around.get(key);
+            if (!around) {
+                around = Promise.all([
+                    server.request<CheckResult>(Method.check, checkParams()),
+                    server.request<InboxResult>(Method.inbox, inboxParams()).catch(() => undefined),
+                ]).then(([checked, inbox]) => ({ findings: checked.findings, inbox: inbox?.boxes }));
+                this.around.set(key, around);
+                // A failed read is not kept: the next reload asks again.
+                around.catch(() => this.around.delete(key));
+            }
+            const [recalled, { findings, inbox }] = await Promise.all([
                 server.request<RecallResult>(
                     Method.recall,
                     recallParams({ query: '', limit: recallLimit, tier: recallTier(this.filter), kinds: this.filter.kinds }),
                 ),
-                server.request<CheckResult>(Method.check, checkParams()),
-                server.request<InboxResult>(Method.inbox, inboxParams()).catch(() => undefined),
+                around,
             ]);
-            const tree = buildTree(recalled.rows, checked.findings, this.filter, recalled.truncated, inbox?.boxes);
+            const tree = buildTree(recalled.rows, findings, this.filter, recalled.truncated, inbox);
             return { tree };
         } catch (err) {
             return { error: err instanceof Error ? err.message : String(err) };
@@ -248,8 +276,10 @@ export class MemoriesView implements vscode.TreeDataProvider<Node>, vscode.Dispo
                 text: `Showing the ${recallLimit} newest memories`,
                 detail: 'Filter by state, kind or tier to see others.',
             });
-        if (!items.length)
-            items.push({
+        // No claim to list says so first, even with findings below (the
+        // filter is about claims: findings and reports stay).
+        if (!tree.files.length)
+            items.unshift({
                 type: 'info',
                 text: isFiltered(this.filter) ? 'No memory matches the filter' : 'No memories yet',
                 detail: isFiltered(this.filter) ? undefined : 'engram: Remember… records one for the code at the cursor.',

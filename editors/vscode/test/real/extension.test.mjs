@@ -153,6 +153,24 @@ test('the Memories view lists claims by file and symbol, worst first, and re-ver
     await vs.page.locator('.tab.active[data-resource-name="db.py"]').waitFor();
 });
 
+test('the Memories view filters by state, and the filter is cleared', async () => {
+    const view = await vs.focusView('Memories');
+    const rows = view.locator('.monaco-list-row');
+    await vs.command('engram: Filter Memories…');
+    const input = vs.page.locator('.quick-input-widget input');
+    await input.fill('orphaned');
+    // A click on the row ticks it; OK accepts the picks.
+    await vs.page.locator('.quick-input-list .monaco-list-row', { hasText: 'orphaned' }).first().click();
+    await vs.page.locator('.quick-input-widget', { hasText: '1 Selected' }).waitFor();
+    await vs.page.locator('.quick-input-widget .monaco-button', { hasText: 'OK' }).click();
+    // Nothing is orphaned: the view says so rather than looking empty.
+    await rows.filter({ hasText: 'No memory matches the filter' }).first().waitFor();
+    assert.match(await view.locator('.pane-header').innerText(), /filtered: orphaned/);
+    await vs.command('engram: Clear Filter');
+    await rows.filter({ hasText: 'shared pool per process' }).first().waitFor();
+    assert.doesNotMatch(await view.locator('.pane-header').innerText(), /filtered/);
+});
+
 test('a killed engram serve is restarted and the status bar comes back', async () => {
     const [before] = vs.engramServers();
     process.kill(before.pid, 'SIGKILL');
