@@ -445,6 +445,8 @@ json toJson(const GetResult& r) {
     j["anchor_state"] = r.anchorState;
     for (size_t i = 0; i < r.anchorStates.size() && i < j["anchors"].size(); ++i)
         j["anchors"][i]["state"] = r.anchorStates[i];
+    for (size_t i = 0; i < r.places.size() && i < j["anchors"].size(); ++i)
+        if (json at = currentJson(r.places[i]); !at.is_null()) j["anchors"][i]["current"] = at;
     return {{"claim", j}, {"history", history}};
 }
 

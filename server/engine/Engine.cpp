@@ -651,9 +651,9 @@ GetResult Engine::get(const std::string& id) {
     if (!c)
         throw EngramError(ErrorKind::UnknownClaim, "claim '" + id + "' has no file", {{"id", id}});
     r.claim = *c;
-    for (auto& a : c->anchors)
-        r.anchorStates.push_back(anchorer_.check(a).state);
-    r.anchorState = anchorer_.claimState(*c);
+    r.anchorState = anchorer_.claimState(*c, &r.places);
+    for (auto& p : r.places)
+        r.anchorStates.push_back(p.state);
     r.history = t.store->versions(id);
     if (!r.history.empty()) r.history.pop_back(); // the current version is r.claim
     return r;

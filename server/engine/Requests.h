@@ -139,6 +139,7 @@ struct GetResult {
     std::string file;
     std::string anchorState;
     std::vector<std::string> anchorStates; // per anchor
+    std::vector<AnchorPlace> places;       // per anchor, where its code is now
     std::vector<Claim> history;            // earlier versions, oldest first
 };
 

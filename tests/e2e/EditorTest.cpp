@@ -157,10 +157,13 @@ TEST_CASE("recall rows and packet items say where each anchor's code is now in t
     std::string lastLine = "        return ValidationResult(ok=True, reason=\"\xc3\xbc\xc3\xa9\")";
     CHECK(anchor["current"]["range"]["end"] ==
           json({{"line", start["line"].get<int>() + 4}, {"character", lastLine.size() - 2}}));
-    // The same place engram/anchors gives for the file.
+    // The same place engram/anchors gives for the file, and engram/get.
     json anchors = s.call("engram/anchors", {{"uri", uri}})["anchors"];
     REQUIRE(anchors.size() == 1);
     CHECK(anchors[0]["range"] == anchor["current"]["range"]);
+    json got = s.call("engram/get", {{"id", rows[0]["id"]}})["claim"]["anchors"][0];
+    CHECK(got["state"] == "drifted");
+    CHECK(got["current"] == anchor["current"]);
 
     // Gone from the buffer: orphaned, and no place.
     std::string gutted = edited.substr(0, edited.find("    def validate"));

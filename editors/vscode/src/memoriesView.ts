@@ -20,15 +20,17 @@ import {
     FindingLeaf,
     isFiltered,
     MemoryTree,
+    missingIds,
     needingAttention,
     noFilter,
     recallTier,
     ReportGroup,
     ReportLeaf,
+    rowFromGet,
     SymbolGroup,
 } from './core/memoryTree';
-import { checkParams, inboxParams, Method, recallLimit, recallParams } from './core/requests';
-import { CheckResult, InboxResult, RecallResult } from './core/wire';
+import { checkParams, getParams, inboxParams, Method, recallLimit, recallParams } from './core/requests';
+import { CheckResult, GetResult, InboxResult, RecallResult } from './core/wire';
 import { openAnchor, openClaimFile, show, toRange } from './navigate';
 import { ServerPool } from './pool';
 import { FolderServer } from './server';
@@ -79,6 +81,21 @@ function oneLine(s: string, max: number): string {
 const states = ['conflicted', 'orphaned', 'drifted', 'moved', 'intact', 'unanchored'];
 const kinds = ['fact', 'decision', 'convention', 'gotcha', 'preference', 'todo'];
 const tiers = ['project', 'medulla'];
+
+/** engram's diagnostics in the folder's files, as (code, claim id): the unsaved drift. */
+function engramDiagnostics(server: FolderServer): { code: string; claim_id: string }[] {
+    const out: { code: string; claim_id: string }[] = [];
+    for (const [uri, diagnostics] of vscode.languages.getDiagnostics()) {
+        if (vscode.workspace.getWorkspaceFolder(uri)?.uri.toString() !== server.folder.uri.toString()) continue;
+        for (const d of diagnostics) {
+            // The language client keeps the LSP diagnostic's data on it.
+            const data = (d as { data?: { claim_id?: unknown } }).data;
+            const code = typeof d.code === 'object' ? String(d.code.value) : String(d.code ?? '');
+            if (d.source === 'engram' && typeof data?.claim_id === 'string') out.push({ code, claim_id: data.claim_id });
+        }
+    }
+    return out;
+}
 
 export class MemoriesView implements vscode.TreeDataProvider<Node>, vscode.Disposable {
     static readonly id = 'engram.memories';
@@ -226,7 +243,18 @@ export class MemoriesView implements vscode.TreeDataProvider<Node>, vscode.Dispo
                 ),
                 around,
             ]);
-            const tree = buildTree(recalled.rows, findings, this.filter, recalled.truncated, inbox);
+            // Claims findings name that the newest rows miss (a large store).
+            const named = [...engramDiagnostics(server), ...findings];
+            const more = await Promise.all(
+                missingIds(recalled.rows, named, 100).map((id) =>
+                    server.request<GetResult>(Method.get, getParams(id)).then(
+                        (g) => rowFromGet(g.claim, Date.now()),
+                        () => undefined, // retracted since, or unreadable: check lists it
+                    ),
+                ),
+            );
+            const rows = [...recalled.rows, ...more.filter((r) => r !== undefined)];
+            const tree = buildTree(rows, findings, this.filter, recalled.truncated, inbox);
             return { tree };
         } catch (err) {
             return { error: err instanceof Error ? err.message : String(err) };
@@ -270,8 +298,9 @@ export class MemoriesView implements vscode.TreeDataProvider<Node>, vscode.Dispo
         }
         const items: Item[] = [...tree.files, ...tree.other];
         if (tree.reports) items.push(tree.reports);
+        // Said first: the list is not the whole store.
         if (tree.truncated)
-            items.push({
+            items.unshift({
                 type: 'info',
                 text: `Showing the ${recallLimit} newest memories`,
                 detail: 'Filter by state, kind or tier to see others.',

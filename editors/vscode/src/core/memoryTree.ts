@@ -4,7 +4,7 @@
 // What needs a person comes first: within each level, groups and claims are
 // ordered worst state first, so a drifted claim is never below the fold.
 import { anchorText } from './rows';
-import { AnchorPlace, ClaimAnchor, Finding, InboxBox, RecallRow } from './wire';
+import { AnchorPlace, ClaimAnchor, Finding, GetResult, InboxBox, RecallRow } from './wire';
 
 /** A claim's state as the view shows it: its anchor state, or conflicted when a finding says so. */
 export type ViewState = 'conflicted' | 'orphaned' | 'drifted' | 'moved' | 'intact' | 'unanchored';
@@ -164,6 +164,7 @@ export function buildTree(
     const files = new Map<string, Map<string, ClaimLeaf[]>>();
     for (const row of rows) {
         if (filter.kinds.length && !filter.kinds.includes(row.kind)) continue;
+        if (filter.tiers.length && !filter.tiers.includes(row.tier)) continue;
         const c = leaf(row, conflicted.get(row.id));
         if (filter.states.length && !filter.states.includes(c.state)) continue;
         // The file the code is in now (a moved symbol's new file), else the anchored one.
@@ -176,7 +177,8 @@ export function buildTree(
     }
     const fileGroups: FileGroup[] = [...files].map(([path, symbols]) => {
         const groups: SymbolGroup[] = [...symbols].map(([name, claims]) => {
-            claims.sort(byWorstThen((c) => c.state, (c) => c.text));
+            // Worst first; within a state, recall's order (newest first).
+            claims.sort((a, b) => (rank[b.state] ?? 0) - (rank[a.state] ?? 0));
             return { type: 'symbol', name, claims, worst: claims.map((c) => c.state).reduce(worse) };
         });
         groups.sort(byWorstThen((g) => g.worst, (g) => g.name));
@@ -225,4 +227,50 @@ export function claimDescription(c: ClaimLeaf): string {
 /** How many claims a group holds that need a person (anything but intact and unanchored). */
 export function needingAttention(claims: ClaimLeaf[]): number {
     return claims.filter((c) => c.state !== 'intact' && c.state !== 'unanchored').length;
+}
+
+/** An age as engram writes one: "just now", "5 minutes", "3 days", "2 months". */
+export function humanAge(seconds: number): string {
+    const s = Math.max(0, Math.floor(seconds));
+    const unit = (n: number, one: string) => `${n} ${one}${n === 1 ? '' : 's'}`;
+    if (s < 60) return 'just now';
+    if (s < 3600) return unit(Math.floor(s / 60), 'minute');
+    if (s < 86400) return unit(Math.floor(s / 3600), 'hour');
+    if (s < 86400 * 60) return unit(Math.floor(s / 86400), 'day');
+    if (s < 86400 * 730) return unit(Math.floor(s / (86400 * 30)), 'month');
+    return unit(Math.floor(s / (86400 * 365)), 'year');
+}
+
+/** The claims need a person only where a finding says so: drift, a conflict, a bad merge. */
+const claimCodes = new Set(['engram.drifted', 'engram.orphaned', 'engram.moved', 'engram.conflict', 'engram.unmerged']);
+
+/**
+ * The claims findings name that recall's newest rows do not hold: in a
+ * large store an old drifted claim is past the list's limit, yet it is the
+ * one the view must show first. At most `cap`, in the findings' order. The
+ * editor's engram diagnostics count as findings too (code and claim id):
+ * they follow unsaved edits, which `check` is not asked about after each.
+ */
+export function missingIds(rows: RecallRow[], findings: Pick<Finding, 'code' | 'claim_id'>[], cap: number): string[] {
+    const have = new Set(rows.map((r) => r.id));
+    const out: string[] = [];
+    for (const f of findings) {
+        if (out.length >= cap) break;
+        if (!f.claim_id || !claimCodes.has(f.code) || have.has(f.claim_id)) continue;
+        have.add(f.claim_id);
+        out.push(f.claim_id);
+    }
+    return out;
+}
+
+/** engram/get's claim as a recall row (no score, no reasons), its age counted from `nowMs`. */
+export function rowFromGet(claim: GetResult['claim'], nowMs: number): RecallRow {
+    const created = Date.parse(claim.created);
+    return {
+        ...claim,
+        score: 0,
+        stale: 'unknown',
+        age: Number.isNaN(created) ? 'unknown' : humanAge((nowMs - created) / 1000),
+        why: [],
+    };
 }

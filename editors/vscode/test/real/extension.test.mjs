@@ -181,3 +181,23 @@ test('a killed engram serve is restarted and the status bar comes back', async (
     assert.equal(after.binary, before.binary);
     await vs.statusItem('engram: 2').waitFor({ timeout: 30_000 });
 });
+
+test('past the list limit, an old claim drifted by an unsaved edit is still listed first', async () => {
+    // 200 newer claims push the validate claim out of recall's newest 200.
+    for (let i = 0; i < 200; i++) vs.engram('remember', `bulk note ${i} about the retry loop`, '--agent', 'claude:bulk');
+    const view = await vs.focusView('Memories');
+    const rows = view.locator('.monaco-list-row');
+    await rows.filter({ hasText: 'Showing the 200 newest memories' }).first().waitFor({ timeout: 20_000 });
+    await vs.open('src/auth.py');
+    await vs.gotoLineEnd(16);
+    await vs.page.keyboard.press('Backspace');
+    await vs.type(', retry=None)');
+    await vs.page.locator('.codelens-decoration', { hasText: '1 memory · 1 drifted' }).first().waitFor({ timeout: 15_000 });
+    await vs.focusView('Memories');
+    const drifted = rows.filter({ hasText: 'validate returns ok=False' }).filter({ hasText: 'drifted' });
+    await drifted.first().waitFor({ timeout: 20_000 });
+    // The note that the list is cut comes first, then the drifted claim's file.
+    const texts = await rows.allInnerTexts();
+    assert.match(texts[0], /Showing the 200 newest memories/, texts.slice(0, 5).join('\n'));
+    assert.match(texts[1], /auth\.py/, texts.slice(0, 5).join('\n'));
+});

@@ -2,7 +2,16 @@
 // now, worst state first, conflicts marked, filters, and what is not a claim.
 import * as assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { buildTree, claimDescription, describeFilter, noFilter, recallTier } from '../../src/core/memoryTree';
+import {
+    buildTree,
+    claimDescription,
+    describeFilter,
+    humanAge,
+    missingIds,
+    noFilter,
+    recallTier,
+    rowFromGet,
+} from '../../src/core/memoryTree';
 import { Finding, RecallRow } from '../../src/core/wire';
 
 const range = (line: number) => ({ start: { line, character: 4 }, end: { line: line + 3, character: 0 } });
@@ -163,4 +172,49 @@ test('instruction-file and claim-file findings and open reports are listed besid
 test('a claim reads state, age and author, and its tier when not the project', () => {
     const tree = buildTree([row('c-1', 'drifted', { path: 'a.py', symbol: 'f' }, { tier: 'medulla' })], [], noFilter, false);
     assert.equal(claimDescription(tree.files[0].symbols[0].claims[0]), 'drifted · 3 days · claude:test · medulla');
+});
+
+test('claims a finding names but the newest rows miss are fetched, at most the cap, once each', () => {
+    const findings = [
+        finding('engram.drifted', 'src/old.py', 'c-old'),
+        finding('engram.drifted', 'src/a.py', 'c-2'), // among the rows
+        finding('engram.stale', 'src/x.py', 'c-stale'), // not a reason to show it first
+        finding('engram.orphaned', 'src/old.py', 'c-old'), // the same claim again
+        finding('engram.dangling', 'AGENTS.md'), // no claim
+        finding('engram.conflict', 'src/y.py', 'c-y'),
+        finding('engram.unmerged', '.engram/claims/c-z.md', 'c-z'),
+    ];
+    assert.deepEqual(missingIds(rows, findings, 10), ['c-old', 'c-y', 'c-z']);
+    assert.deepEqual(missingIds(rows, findings, 2), ['c-old', 'c-y']);
+});
+
+test('a fetched claim becomes a row with its age counted as engram counts it', () => {
+    const now = Date.parse('2026-11-24T12:00:00Z');
+    const got = {
+        ...row('c-old', 'drifted', { path: 'src/old.py', symbol: 'f' }),
+        created: '2026-11-21T11:00:00Z',
+        file: '/w/.engram/claims/c-old.md',
+    };
+    const r = rowFromGet(got, now);
+    assert.equal(r.age, '3 days');
+    assert.equal(r.anchor_state, 'drifted');
+    const tree = buildTree([r], [], noFilter, false);
+    assert.equal(tree.files[0].symbols[0].claims[0].state, 'drifted');
+    assert.equal(rowFromGet({ ...got, created: 'unknown' }, now).age, 'unknown');
+    assert.deepEqual(
+        [30, 90, 7200, 86400 * 2, 86400 * 90, 86400 * 800].map(humanAge),
+        ['just now', '1 minute', '2 hours', '2 days', '3 months', '2 years'],
+    );
+});
+
+test('the tier filter keeps rows of the tiers asked for', () => {
+    const mixed = [row('c-1', 'intact', { path: 'a.py', symbol: 'f' }), row('c-2', 'intact', { path: 'a.py', symbol: 'g' }, { tier: 'medulla' })];
+    const tree = buildTree(mixed, [], { ...noFilter, tiers: ['medulla'] }, false);
+    assert.deepEqual(tree.files.flatMap((f) => f.symbols.flatMap((s) => s.claims.map((c) => c.id))), ['c-2']);
+});
+
+test('within one state, claims keep recall order (newest first)', () => {
+    const newestFirst = ['c-z', 'c-a', 'c-m'].map((id) => row(id, 'intact', { path: 'a.py', symbol: 'f' }));
+    const tree = buildTree(newestFirst, [], noFilter, false);
+    assert.deepEqual(tree.files[0].symbols[0].claims.map((c) => c.id), ['c-z', 'c-a', 'c-m']);
 });
