@@ -113,4 +113,22 @@ h.run('nvim render', function()
     broken_files = listed,
   })
   h.eq('  broken   ... and 249900 more (engram check lists them)', lines[#lines], 'unlisted broken files')
+
+  -- Lenses: a line of their own above the symbol (indented as it is), but
+  -- on line 1 at its end, where a line above would be scrolled out of view.
+  local lens = require('engram.lens')
+  local buf = vim.api.nvim_get_current_buf()
+  vim.api.nvim_buf_set_lines(buf, 0, -1, true, { 'import os', '', 'class A:', '\tdef f(self):', '\t\tpass' })
+  local function at(line, title)
+    return { range = { start = { line = line, character = 0 }, ['end'] = { line = line, character = 0 } },
+      command = { title = title, command = 'engram.showMemories' } }
+  end
+  lens.display(buf, { at(0, '1 memory'), at(3, '2 memories · 1 drifted'), at(3, 'x'), { range = at(2, '').range } })
+  local marks = vim.api.nvim_buf_get_extmarks(buf, lens.namespace, 0, -1, { details = true })
+  h.eq(2, #marks, 'one mark per line with a titled lens')
+  h.eq({ { '1 memory', 'LspCodeLens' } }, marks[1][4].virt_text, 'line 1: at its end')
+  h.eq({ { { '        2 memories · 1 drifted | x', 'LspCodeLens' } } }, marks[2][4].virt_lines, 'above the method, indented')
+  h.eq(true, marks[2][4].virt_lines_above, 'above, not below')
+  lens.display(buf, {})
+  h.eq({}, vim.api.nvim_buf_get_extmarks(buf, lens.namespace, 0, -1, {}), 'an empty answer clears them')
 end)

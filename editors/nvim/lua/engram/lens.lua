@@ -29,12 +29,18 @@ function M.display(bufnr, lenses)
   end
   local count = vim.api.nvim_buf_line_count(bufnr)
   for line, titles in pairs(by_line) do
-    if line < count then
+    local title = table.concat(titles, ' | ')
+    if line == 0 and line < count then
+      -- A virtual line above the first one shows only once the window is
+      -- scrolled past the top: the lens of a whole-file anchor stays at
+      -- the end of line 1 instead.
+      vim.api.nvim_buf_set_extmark(bufnr, ns, 0, 0, { virt_text = { { title, 'LspCodeLens' } }, hl_mode = 'combine' })
+    elseif line < count then
       local text = vim.api.nvim_buf_get_lines(bufnr, line, line + 1, false)[1] or ''
       -- Indented as the symbol is; tabs as the spaces they show as.
       local indent = string.rep(' ', vim.fn.strdisplaywidth(text:match('^%s*')))
       vim.api.nvim_buf_set_extmark(bufnr, ns, line, 0, {
-        virt_lines = { { { indent .. table.concat(titles, ' | '), 'LspCodeLens' } } },
+        virt_lines = { { { indent .. title, 'LspCodeLens' } } },
         virt_lines_above = true,
       })
     end
