@@ -23,9 +23,11 @@ if [ "${1:-}" = "--tests" ]; then
 fi
 # With --vscode (editors/vscode/scripts/real.sh): the real-VS-Code tests'
 # code-server, Node 24 and playwright-core, the headers code-server's native
-# modules build against, and the browser.
+# modules build against, and the browser (with a font: Debian recommends one
+# but setup installs no recommends).
 if [ "${1:-}" = "--vscode" ]; then
-    debs+=(libkrb5-dev libxkbfile-dev libsecret-1-dev libx11-dev pkg-config python3 chromium)
+    debs+=(libkrb5-dev libxkbfile-dev libsecret-1-dev libx11-dev pkg-config python3 chromium
+           fonts-liberation)
     npm_dirs+=(editors/vscode/test/real)
 fi
 
