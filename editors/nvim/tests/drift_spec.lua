@@ -76,6 +76,25 @@ h.run('nvim drift', function()
   h.ok(ok, 'the lens and the diagnostic on screen:\n' .. table.concat(last, '\n'))
   h.eq(rows.diag - 1, rows.lens, 'the lens sits on the line above the method: ' .. table.concat(rows.text, '\n'))
 
+  -- A configuration refreshing every server's lenses through Neovim's own
+  -- call draws engram's once, still above the method.
+  vim.lsp.codelens.refresh()
+  h.wait('the builtin refresh to come back', function()
+    return vim.lsp.codelens.get(buf) and #vim.lsp.codelens.get(buf) > 0
+  end)
+  vim.wait(200)
+  local drawn = {}
+  for name, ns in pairs(vim.api.nvim_get_namespaces()) do
+    for _, m in ipairs(vim.api.nvim_buf_get_extmarks(buf, ns, 0, -1, { details = true })) do
+      local d = m[4]
+      local text = vim.inspect({ d.virt_text, d.virt_lines })
+      if text:find('1 memory · 1 drifted', 1, true) then
+        table.insert(drawn, name)
+      end
+    end
+  end
+  h.eq({ 'engram_codelens' }, drawn, 'the lens is drawn once, by the plugin')
+
   -- Code above the method moves it down (unsaved).
   vim.api.nvim_buf_set_lines(buf, 0, 0, true, { '# moved down', '' })
   def_line = h.cursor_at('def validate')

@@ -83,6 +83,7 @@ local function on_attach(client, bufnr)
   if not opts.codelens or not client.server_capabilities or not client.server_capabilities.codeLensProvider then
     return
   end
+  require('engram.lens').route_builtin_display()
   local group = vim.api.nvim_create_augroup('engram_codelens_' .. bufnr, { clear = true })
   vim.api.nvim_create_autocmd({ 'BufEnter', 'InsertLeave', 'TextChanged', 'BufWritePost', 'CursorHold' }, {
     group = group,

@@ -47,6 +47,28 @@ function M.display(bufnr, lenses)
   end
 end
 
+-- A configuration that refreshes every server's lenses itself (an autocmd
+-- calling vim.lsp.codelens.refresh(), as many do) gets engram's answer drawn
+-- by Neovim's display too: at the end of the line, twice. Neovim's handler
+-- draws through vim.lsp.codelens.display, so engram's clients are routed to
+-- this module's drawing there; every other server's lenses are untouched.
+local routed = false
+function M.route_builtin_display()
+  local codelens = vim.lsp.codelens
+  if routed or type(codelens.display) ~= 'function' then
+    return
+  end
+  routed = true
+  local builtin = codelens.display
+  codelens.display = function(lenses, bufnr, client_id, ...)
+    local client = vim.lsp.get_client_by_id(client_id)
+    if client and client.name == 'engram' then
+      return M.display(bufnr, lenses)
+    end
+    return builtin(lenses, bufnr, client_id, ...)
+  end
+end
+
 -- Asks engram (and no other server) for the buffer's lenses and draws them.
 -- They are also stored where vim.lsp.codelens.get() and run() find them.
 function M.refresh(bufnr)
