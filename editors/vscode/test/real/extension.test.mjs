@@ -188,6 +188,9 @@ test('past the list limit, an old claim drifted by an unsaved edit is still list
     const view = await vs.focusView('Memories');
     const rows = view.locator('.monaco-list-row');
     await rows.filter({ hasText: 'Showing the 200 newest memories' }).first().waitFor({ timeout: 20_000 });
+    // Past engram.memories.findingsLimit (100 here) the findings are not
+    // read after each write: the view says how old they are.
+    await rows.filter({ hasText: 'Findings as of' }).first().waitFor();
     await vs.open('src/auth.py');
     await vs.gotoLineEnd(16);
     await vs.page.keyboard.press('Backspace');
@@ -199,5 +202,12 @@ test('past the list limit, an old claim drifted by an unsaved edit is still list
     // The note that the list is cut comes first, then the drifted claim's file.
     const texts = await rows.allInnerTexts();
     assert.match(texts[0], /Showing the 200 newest memories/, texts.slice(0, 5).join('\n'));
-    assert.match(texts[1], /auth\.py/, texts.slice(0, 5).join('\n'));
+    assert.match(texts[1], /Findings as of/, texts.slice(0, 5).join('\n'));
+    assert.match(texts[2], /auth\.py/, texts.slice(0, 5).join('\n'));
+
+    // Refresh reads them: the note goes, the instruction files' findings stay.
+    await vs.command('engram: Refresh');
+    await vs.waitFor(async () => !(await rows.allInnerTexts()).some((t) => t.includes('Findings as of')), 'the note to go');
+    await rows.filter({ hasText: 'Not anchored to code' }).first().click(); // folds the 200 away
+    await rows.filter({ hasText: 'Instruction files' }).first().waitFor();
 });

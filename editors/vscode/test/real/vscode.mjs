@@ -89,6 +89,8 @@ export class VSCode {
                 'engram.trace.server': 'messages',
                 // VS Code in a browser saves after a second by default; the tests edit unsaved buffers.
                 'files.autoSave': 'off',
+                // Low enough for the tests' 202 claims to be a "large store".
+                'engram.memories.findingsLimit': 100,
             }),
         );
         this.engram = makeWorkspace(this.workspace, this.home);
