@@ -131,6 +131,10 @@ export class MemoriesView implements vscode.TreeDataProvider<Node>, vscode.Dispo
     private readonly around = new Map<string, Around>();
     /** Folders whose findings Refresh asked for, whatever the store's size. */
     private readonly asked = new Set<string>();
+    /** Reads of the findings under way, so a burst of reloads asks once. */
+    private readonly reading = new Map<string, Promise<Around>>();
+    /** Counts writes seen: a read that started before the last one is stale when it ends. */
+    private writes = 0;
     private readonly subscriptions: vscode.Disposable[] = [];
     private filter: Filter;
     private timer: NodeJS.Timeout | undefined;
@@ -188,7 +192,10 @@ export class MemoriesView implements vscode.TreeDataProvider<Node>, vscode.Dispo
 
     /** `full`: the findings and the inbox too, not only the claims. */
     refresh(full = true): void {
-        if (full) for (const a of this.around.values()) a.stale = true;
+        if (full) {
+            this.writes++;
+            for (const a of this.around.values()) a.stale = true;
+        }
         if (!this.view.visible) {
             this.stale = true;
             return;
@@ -205,11 +212,22 @@ export class MemoriesView implements vscode.TreeDataProvider<Node>, vscode.Dispo
     }
 
     /** The findings and the inbox, read again when stale (see findingsLimit). */
-    private async readAround(server: FolderServer, live: number): Promise<Around> {
+    private readAround(server: FolderServer, live: number): Promise<Around> {
         const key = server.folder.uri.toString();
         const kept = this.around.get(key);
         const asked = this.asked.delete(key);
-        if (kept && !kept.stale && !asked) return kept;
+        if (kept && !kept.stale && !asked) return Promise.resolve(kept);
+        const under = this.reading.get(key);
+        if (under && !asked) return under;
+        const read = this.readAroundNow(server, live, kept, asked).finally(() => {
+            if (this.reading.get(key) === read) this.reading.delete(key);
+        });
+        this.reading.set(key, read);
+        return read;
+    }
+
+    private async readAroundNow(server: FolderServer, live: number, kept: Around | undefined, asked: boolean): Promise<Around> {
+        const writes = this.writes;
         const inbox = server.request<InboxResult>(Method.inbox, inboxParams()).then(
             (r) => r.boxes,
             () => undefined,
@@ -220,9 +238,10 @@ export class MemoriesView implements vscode.TreeDataProvider<Node>, vscode.Dispo
             around = { findings: kept?.findings ?? [], read: kept?.read, inbox: await inbox, stale: !!kept };
         } else {
             const checked = await server.request<CheckResult>(Method.check, checkParams());
-            around = { findings: checked.findings, inbox: await inbox, read: new Date(), stale: false };
+            // A write during the read may be missing from it.
+            around = { findings: checked.findings, inbox: await inbox, read: new Date(), stale: writes !== this.writes };
         }
-        this.around.set(key, around);
+        this.around.set(server.folder.uri.toString(), around);
         return around;
     }
 
