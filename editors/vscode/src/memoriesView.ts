@@ -5,7 +5,8 @@
 // drifted something) it reads recall again, which is cheap at any store size
 // (the newest rows, each checked against the code); `check` walks every
 // anchored claim, so it is read again only after a write, a claim file
-// changed on disk (another process wrote), or an explicit refresh.
+// changed on disk (another process wrote), or an explicit refresh; past
+// engram.memories.findingsLimit claims, only on an explicit refresh.
 import * as path from 'path';
 import * as vscode from 'vscode';
 import { ClaimRef, report, retractClaim, reverifyClaim } from './claimActions';
