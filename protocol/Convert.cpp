@@ -360,15 +360,19 @@ json toJson(const RememberResult& r) {
     return j;
 }
 
+json lspRange(const TextRange& r) {
+    return {{"start", {{"line", r.startLine}, {"character", r.startColumn}}},
+            {"end", {{"line", r.endLine}, {"character", r.endColumn}}}};
+}
+
+json lspRange(std::string_view text, const TextRange& r) {
+    return lspRange(TextRange{r.startLine, utf16Column(text, r.startLine, r.startColumn), r.endLine,
+                              utf16Column(text, r.endLine, r.endColumn)});
+}
+
 json currentJson(const AnchorPlace& p) {
     if (!p.range || p.path.empty()) return nullptr;
-    auto pos = [](uint32_t line, uint32_t character) {
-        return json{{"line", line}, {"character", character}};
-    };
-    return {{"path", p.path},
-            {"range",
-             {{"start", pos(p.range->startLine, p.range->startColumn)},
-              {"end", pos(p.range->endLine, p.range->endColumn)}}}};
+    return {{"path", p.path}, {"range", lspRange(*p.range)}};
 }
 
 json toJson(const RecallRow& r) {
@@ -603,14 +607,9 @@ json toJson(const AnchoredClaim& a, std::string_view text) {
               {"source_agent", orUnknown(a.claim.sourceAgent)},
               {"age", a.ageSeconds ? json(humanAge(*a.ageSeconds)) : json("unknown")}};
     if (!a.movedTo.empty()) j["moved_to"] = a.movedTo;
-    if (a.startLine && a.startColumn && a.endLine && a.endColumn) {
-        // LSP positions: 0-based lines, UTF-16 columns.
-        auto pos = [&](uint32_t line, uint32_t column) {
-            return json{{"line", line}, {"character", utf16Column(text, line, column)}};
-        };
-        j["range"] = {{"start", pos(*a.startLine, *a.startColumn)},
-                      {"end", pos(*a.endLine, *a.endColumn)}};
-    }
+    if (a.startLine && a.startColumn && a.endLine && a.endColumn)
+        j["range"] =
+            lspRange(text, TextRange{*a.startLine, *a.startColumn, *a.endLine, *a.endColumn});
     return j;
 }
 

@@ -62,6 +62,12 @@ json toJson(const ReportResult& r);
 json toJson(const InboxResult& r);
 json toJson(const StatusResult::InboxCounts& c);
 json toJson(const std::vector<ConfusionWeek>& weeks);
+// An LSP range ({start, end}, each {line, character}) from a range whose
+// columns already count UTF-16 code units...
+json lspRange(const TextRange& utf16);
+// ...or from byte columns, converted against the text they index.
+json lspRange(std::string_view text, const TextRange& bytes);
+
 // Where an anchor's code is now: {path, range} (an LSP range), or null
 // when it has no place (orphaned, or ambiguous).
 json currentJson(const AnchorPlace& p);

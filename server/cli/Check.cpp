@@ -63,35 +63,23 @@ json region(const TextRange& r) {
     return j;
 }
 
-struct Outcome {
-    std::vector<Finding> findings;
-    FindingsSummary summary;
+// The findings (as the `check` operation reports them), and what fails the run.
+struct Outcome : ops::FindingsReport {
     std::set<std::string> failOn;
     std::string failOnSpec;
     int64_t failing = 0;
-    int64_t liveClaims = 0;
-    int64_t brokenFiles = 0;
-    int64_t unlisted = 0; // findings past --max-findings
     int exitCode = 0;
 };
 
 json checkJson(const Engine& engine, const Outcome& o) {
-    json findings = json::array();
-    for (auto& f : o.findings)
-        findings.push_back(ops::findingJson(f));
-    json summary = json::object();
-    for (auto& [code, n] : o.summary.byCode)
-        summary[code] = n;
-    return {{"schema", "engram.check/1"},
-            {"binding", {{"root", engine.root()}, {"fingerprint", engine.fingerprint()}}},
-            {"tier", "project"},
-            {"live_claims", o.liveClaims},
-            {"findings", findings},
-            {"unlisted", o.unlisted},
-            {"summary", summary},
-            {"fail_on", json(std::vector<std::string>(o.failOn.begin(), o.failOn.end()))},
-            {"failing", o.failing},
-            {"exit_code", o.exitCode}};
+    json j = ops::findingsReportJson(o);
+    j["schema"] = "engram.check/1";
+    j["binding"] = {{"root", engine.root()}, {"fingerprint", engine.fingerprint()}};
+    j["tier"] = "project";
+    j["fail_on"] = std::vector<std::string>(o.failOn.begin(), o.failOn.end());
+    j["failing"] = o.failing;
+    j["exit_code"] = o.exitCode;
+    return j;
 }
 
 json checkSarif(const Engine& engine, const Outcome& o) {
@@ -230,13 +218,8 @@ int runCheck(Engine& engine, const CheckOptions& opts) {
     FindingsOptions fo;
     if (!opts.changedSince.empty()) fo.changed = engine.changedSince(opts.changedSince);
     fo.keep = size_t(opts.maxFindings);
-    o.findings = engine.findings(fo, &o.summary);
-    ops::Utf16Columns columns(engine.root());
-    for (auto& f : o.findings)
-        columns.convert(f);
-    int64_t total = 0;
+    static_cast<ops::FindingsReport&>(o) = ops::checkFindings(engine, fo);
     for (auto& [code, n] : o.summary.byCode) {
-        total += n;
         if (!o.failOn.count(code)) continue;
         o.failing += n;
         if (!opts.failOnGiven)
@@ -244,12 +227,6 @@ int runCheck(Engine& engine, const CheckOptions& opts) {
                 it != o.summary.instructionsByCode.end())
                 o.failing -= it->second;
     }
-    o.unlisted = total - int64_t(o.findings.size());
-    for (auto& s : engine.status().envelope.stores)
-        if (s.tier == "project") {
-            o.liveClaims = s.committed;
-            o.brokenFiles = s.brokenFiles;
-        }
     o.exitCode = o.failing > 0 ? 1 : 0;
     if (opts.format == "text")
         std::cout << checkText(o);

@@ -420,6 +420,12 @@ TierState Engine::tierState(Tier& t) {
     return s;
 }
 
+std::optional<TierState> Engine::storeState(const std::string& name) {
+    Tier* t = tier(name);
+    if (!t) return std::nullopt;
+    return tierState(*t);
+}
+
 Envelope Engine::envelope(const std::string& method,
                           const std::optional<std::string>& requestedRoot) {
     Envelope e;

@@ -169,6 +169,10 @@ public:
 
     StatusResult status(const std::optional<std::string>& requestedRoot = std::nullopt,
                         bool instructions = false);
+    // One store's counts as the envelope gives them (claims by status,
+    // anchors, broken files), without status()'s anchor-health walk;
+    // nullopt for a tier this engine does not have.
+    std::optional<TierState> storeState(const std::string& tier);
     // Files a report into the machine's spool and the inbox of the project
     // it names (the medulla's for none; pending when that project is not on
     // this machine). Idempotent: the id is the content's.

@@ -35,8 +35,7 @@ std::string docPath(const protocol::Params& p, const char* field = "textDocument
 }
 
 json lspRange(const std::string& text, uint32_t sl, uint32_t sc, uint32_t el, uint32_t ec) {
-    return {{"start", {{"line", sl}, {"character", utf16Column(text, sl, sc)}}},
-            {"end", {{"line", el}, {"character", utf16Column(text, el, ec)}}}};
+    return protocol::lspRange(text, TextRange{sl, sc, el, ec});
 }
 
 std::string shortText(const std::string& s, size_t max = 160) {

@@ -1,19 +1,13 @@
 #include "ops/FindingsJson.h"
 
+#include "engine/Engine.h"
+#include "protocol/Convert.h"
 #include "util/Fs.h"
 #include "util/Position.h"
 
 namespace engram::ops {
 
 using json = nlohmann::json;
-
-namespace {
-
-json position(uint32_t line, uint32_t character) {
-    return {{"line", line}, {"character", character}};
-}
-
-} // namespace
 
 json findingJson(const Finding& f) {
     return {{"code", f.code},
@@ -24,9 +18,7 @@ json findingJson(const Finding& f) {
             {"path", f.path},
             {"symbol", f.symbol},
             {"subject", f.subject},
-            {"range",
-             {{"start", position(f.range.startLine, f.range.startColumn)},
-              {"end", position(f.range.endLine, f.range.endColumn)}}},
+            {"range", protocol::lspRange(f.range)},
             {"message", f.message},
             {"claim_file", f.claimFile},
             {"replacement", f.replacement}};
@@ -42,11 +34,40 @@ void Utf16Columns::convert(Finding& f) {
 
 const std::string* Utf16Columns::file(const std::string& path) {
     auto it = files_.find(path);
-    if (it == files_.end()) {
-        std::string full = !path.empty() && path[0] == '/' ? path : root_ + "/" + path;
-        it = files_.emplace(path, readFile(full)).first;
-    }
+    if (it == files_.end())
+        it =
+            files_.emplace(path, readFile(path.starts_with('/') ? path : root_ + "/" + path)).first;
     return it->second ? &*it->second : nullptr;
+}
+
+FindingsReport checkFindings(Engine& engine, const FindingsOptions& fo) {
+    FindingsReport r;
+    r.findings = engine.findings(fo, &r.summary);
+    Utf16Columns columns(engine.root());
+    for (auto& f : r.findings)
+        columns.convert(f);
+    int64_t total = 0;
+    for (auto& [code, n] : r.summary.byCode)
+        total += n;
+    r.unlisted = total - int64_t(r.findings.size());
+    if (auto s = engine.storeState("project")) {
+        r.liveClaims = s->committed;
+        r.brokenFiles = s->brokenFiles;
+    }
+    return r;
+}
+
+json findingsReportJson(const FindingsReport& r) {
+    json findings = json::array();
+    for (auto& f : r.findings)
+        findings.push_back(findingJson(f));
+    json summary = json::object();
+    for (auto& [code, n] : r.summary.byCode)
+        summary[code] = n;
+    return {{"findings", std::move(findings)},
+            {"summary", std::move(summary)},
+            {"unlisted", r.unlisted},
+            {"live_claims", r.liveClaims}};
 }
 
 } // namespace engram::ops

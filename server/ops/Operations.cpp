@@ -165,29 +165,7 @@ Outcome runCheck(Call& call, const json& params) {
     auto max = p.optInt("max_findings").value_or(100);
     if (max < 1 || max > 1000) throw invalidField("max_findings", "must be between 1 and 1000");
     fo.keep = size_t(max);
-    FindingsSummary summary;
-    auto findings = engine.findings(fo, &summary);
-    Utf16Columns columns(engine.root());
-    json list = json::array();
-    int64_t total = 0;
-    json counts = json::object();
-    for (auto& [code, n] : summary.byCode) {
-        counts[code] = n;
-        total += n;
-    }
-    for (auto& f : findings) {
-        // A file's findings: the claims anchored in it report on it, an
-        // orphaned one on its claim file; both are about the file.
-        columns.convert(f);
-        list.push_back(findingJson(f));
-    }
-    int64_t live = 0;
-    for (auto& s : engine.status().envelope.stores)
-        if (s.tier == "project") live = s.committed;
-    return Outcome(json{{"findings", std::move(list)},
-                        {"summary", std::move(counts)},
-                        {"unlisted", total - int64_t(findings.size())},
-                        {"live_claims", live}});
+    return Outcome(findingsReportJson(checkFindings(engine, fo)));
 }
 
 Outcome runStatus(Call& call, const json& params) {
