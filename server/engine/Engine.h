@@ -351,6 +351,8 @@ private:
     };
     std::map<std::string, ParagraphFile> paragraphs_;
     std::optional<std::vector<std::string>> workspaceFiles_; // instructionFiles(), briefly
+    std::vector<std::string> instructionFiles_;              // picked out of them
+    std::vector<std::string> pickInstructionFiles(const std::vector<std::string>& every);
     std::chrono::steady_clock::time_point workspaceFilesListed_{};
     std::chrono::steady_clock::time_point paragraphsListed_{};
     std::vector<CodeSymbol> symbolsWithShape(const std::string& shape);

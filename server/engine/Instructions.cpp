@@ -353,16 +353,22 @@ std::map<std::string, Anchor> readStamps(const std::string& path) {
 std::vector<std::string> Engine::instructionFiles(std::vector<std::string>* all) {
     // The list is asked for again within a request (recall scans each file
     // it returns paragraphs of) and on each keystroke in an open instruction
-    // file: kept for two seconds. Whether a referenced path exists is asked
-    // of the file system each time.
+    // file: kept for two seconds, with the instruction files picked out of
+    // it. Whether a referenced path exists is asked of the file system each
+    // time.
     auto now = std::chrono::steady_clock::now();
     if (!workspaceFiles_ || now - workspaceFilesListed_ > std::chrono::seconds(2)) {
         History git(opts_.root);
         auto files = git.files();
         workspaceFiles_ = files ? std::move(*files) : walkFiles(opts_.root);
         workspaceFilesListed_ = now;
+        instructionFiles_ = pickInstructionFiles(*workspaceFiles_);
     }
-    std::vector<std::string> every = *workspaceFiles_;
+    if (all) *all = *workspaceFiles_;
+    return instructionFiles_;
+}
+
+std::vector<std::string> Engine::pickInstructionFiles(const std::vector<std::string>& every) {
     std::vector<std::string> out;
     for (auto& f : every)
         if (isInstructionFile(f)) out.push_back(f);
@@ -377,7 +383,6 @@ std::vector<std::string> Engine::instructionFiles(std::vector<std::string>* all)
         auto rel = relativeToRoot(opts_.root, target.string());
         return rel && *rel != f && listed.count(*rel);
     });
-    if (all) *all = std::move(every);
     return out;
 }
 

@@ -312,14 +312,14 @@ json LspServer::onInitialize(const json& params) {
         if (auto name = protocol::Params(*ci, "clientInfo").optString("name"))
             editorAgent_ = "human:" + *name;
     if (const json* caps = p.optObject("capabilities")) {
-        if (caps->contains("window") && (*caps)["window"].is_object())
-            workDoneProgress_ = (*caps)["window"].value("workDoneProgress", false);
-        const json* lens = caps->contains("workspace") && (*caps)["workspace"].is_object() &&
-                                   (*caps)["workspace"].contains("codeLens") &&
-                                   (*caps)["workspace"]["codeLens"].is_object()
-                               ? &(*caps)["workspace"]["codeLens"]
-                               : nullptr;
-        codeLensRefresh_ = lens && lens->value("refreshSupport", false);
+        // A capability the client declares true; anything else (absent, or
+        // not a boolean) is one it lacks.
+        auto declared = [&](const char* pointer) {
+            json::json_pointer at(pointer);
+            return caps->contains(at) && caps->at(at).is_boolean() && caps->at(at).get<bool>();
+        };
+        workDoneProgress_ = declared("/window/workDoneProgress");
+        codeLensRefresh_ = declared("/workspace/codeLens/refreshSupport");
     }
     // Each folder's index is opened and checked against its claim files
     // after this reply goes out, so a large store does not delay start-up.

@@ -32,13 +32,17 @@ constexpr int kResourceNotFound = -32002; // the MCP specification's code
                             "and engram://file/{path}");
 }
 
+// Both lists come in one page: no cursor of this server's exists.
+void refuseCursor(const json& params) {
+    if (Params(params).optString("cursor"))
+        throw invalidField("cursor", "is not a cursor this server gave; the whole list comes "
+                                     "in one page");
+}
+
 } // namespace
 
 json McpServer::onResourcesList(const json& params) {
-    Params p(params);
-    if (p.optString("cursor"))
-        throw invalidField("cursor", "is not a cursor this server gave; the whole list comes "
-                                     "in one page");
+    refuseCursor(params);
     return {{"resources",
              json::array({{{"uri", kFindingsUri},
                            {"name", "findings"},
@@ -51,10 +55,7 @@ json McpServer::onResourcesList(const json& params) {
 }
 
 json McpServer::onResourceTemplatesList(const json& params) {
-    Params p(params);
-    if (p.optString("cursor"))
-        throw invalidField("cursor", "is not a cursor this server gave; the whole list comes "
-                                     "in one page");
+    refuseCursor(params);
     return {{"resourceTemplates",
              json::array({{{"uriTemplate", std::string(kClaimPrefix) + "{id}"},
                            {"name", "claim"},

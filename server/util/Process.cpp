@@ -28,6 +28,27 @@ struct SpawnActions {
     SpawnActions& operator=(const SpawnActions&) = delete;
 };
 
+// Starts args[0] (looked up on PATH) with these file actions; nullopt when
+// it cannot be started.
+std::optional<pid_t> spawn(const std::vector<std::string>& args, const SpawnActions& actions) {
+    std::vector<std::string> copy = args;
+    std::vector<char*> argv;
+    for (auto& a : copy)
+        argv.push_back(a.data());
+    argv.push_back(nullptr);
+    pid_t pid = 0;
+    if (posix_spawnp(&pid, argv[0], &actions.fa, nullptr, argv.data(), environ) != 0)
+        return std::nullopt;
+    return pid;
+}
+
+int waitChild(pid_t pid) {
+    int status = 0;
+    while (::waitpid(pid, &status, 0) < 0 && errno == EINTR) {
+    }
+    return status;
+}
+
 } // namespace
 
 std::optional<ProcessResult> runProcess(const std::vector<std::string>& args, size_t maxOut) {
@@ -41,14 +62,8 @@ std::optional<ProcessResult> runProcess(const std::vector<std::string>& args, si
     posix_spawn_file_actions_adddup2(&actions.fa, outWrite.get(), 1);
     posix_spawn_file_actions_adddup2(&actions.fa, errWrite.get(), 2);
     posix_spawn_file_actions_addopen(&actions.fa, 0, "/dev/null", O_RDONLY, 0);
-    std::vector<std::string> copy = args;
-    std::vector<char*> argv;
-    for (auto& a : copy)
-        argv.push_back(a.data());
-    argv.push_back(nullptr);
-    pid_t pid = 0;
-    if (posix_spawnp(&pid, argv[0], &actions.fa, nullptr, argv.data(), environ) != 0)
-        return std::nullopt;
+    auto pid = spawn(args, actions);
+    if (!pid) return std::nullopt;
     outWrite = UniqueFd();
     errWrite = UniqueFd();
     ProcessResult r;
@@ -74,9 +89,7 @@ std::optional<ProcessResult> runProcess(const std::vector<std::string>& args, si
             if (into.size() < cap) into.append(buf, std::min(size_t(n), cap - into.size()));
         }
     }
-    int status = 0;
-    while (::waitpid(pid, &status, 0) < 0 && errno == EINTR) {
-    }
+    int status = waitChild(*pid);
     r.exitCode = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
     return r;
 }
@@ -103,15 +116,9 @@ bool GitObjectReader::start() {
     posix_spawn_file_actions_adddup2(&actions.fa, inChild.get(), 0);
     posix_spawn_file_actions_adddup2(&actions.fa, outWrite.get(), 1);
     posix_spawn_file_actions_addopen(&actions.fa, 2, "/dev/null", O_WRONLY, 0);
-    std::vector<std::string> args = {"git", "-C", root_, "cat-file", "--batch"};
-    std::vector<char*> argv;
-    for (auto& a : args)
-        argv.push_back(a.data());
-    argv.push_back(nullptr);
-    pid_t pid = 0;
-    if (posix_spawnp(&pid, argv[0], &actions.fa, nullptr, argv.data(), environ) != 0)
-        return failed_ = true, false;
-    pid_ = pid;
+    auto pid = spawn({"git", "-C", root_, "cat-file", "--batch"}, actions);
+    if (!pid) return failed_ = true, false;
+    pid_ = *pid;
     in_ = inMine.release();
     out_ = outRead.release();
     return true;
@@ -123,9 +130,7 @@ void GitObjectReader::stop() {
     in_ = out_ = -1;
     if (pid_ > 0) {
         if (failed_) ::kill(pid_, SIGKILL);
-        int status = 0;
-        while (::waitpid(pid_, &status, 0) < 0 && errno == EINTR) {
-        }
+        waitChild(pid_);
     }
     pid_ = -1;
     buf_.clear();
