@@ -138,7 +138,7 @@ local function quickfix_items(c, result, done)
       item.filename = root .. '/' .. a.current.path
       item.lnum = a.current.range.start.line + 1
       item.col = a.current.range.start.character + 1
-    elseif a and a.state == 'orphaned' then -- luacheck: ignore 542
+    elseif a and a.state == 'orphaned' then
       -- Its code is gone: the item stays at the claim file, which says what was meant.
     elseif a and a.range and a.range ~= vim.NIL then
       item.filename, item.lnum = root .. '/' .. a.path, a.range.start_line
