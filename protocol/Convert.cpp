@@ -333,25 +333,31 @@ json toJson(const Envelope& e) {
     }
     json observed = {{"method", e.observed.method}, {"candidates", e.observed.candidates}};
     if (!e.observed.error.empty()) observed["error"] = e.observed.error;
-    return {{"schema", e.schema},
-            {"status", e.status},
-            {"trust_mode", e.trustMode},
-            {"observed", observed},
-            {"session",
-             {{"pid", e.session.pid},
-              {"version", e.session.version},
-              {"started", formatUtc(e.session.started)}}},
-            {"binding",
-             {{"root", e.binding.root},
-              {"fingerprint", e.binding.fingerprint},
-              {"source", e.binding.source},
-              {"requested_root",
-               e.binding.requestedRoot.empty() ? json(nullptr) : json(e.binding.requestedRoot)},
-              {"mismatch", e.binding.mismatch}}},
-            {"store", stores},
-            {"next_suggested", e.nextSuggested.empty() ? json(nullptr) : json(e.nextSuggested)},
-            {"recovery", recovery},
-            {"non_claims", e.nonClaims}};
+    json out = {{"schema", e.schema},
+                {"status", e.status},
+                {"trust_mode", e.trustMode},
+                {"observed", observed},
+                {"session",
+                 {{"pid", e.session.pid},
+                  {"version", e.session.version},
+                  {"started", formatUtc(e.session.started)}}},
+                {"binding",
+                 {{"root", e.binding.root},
+                  {"fingerprint", e.binding.fingerprint},
+                  {"source", e.binding.source},
+                  {"requested_root",
+                   e.binding.requestedRoot.empty() ? json(nullptr) : json(e.binding.requestedRoot)},
+                  {"mismatch", e.binding.mismatch}}},
+                {"store", stores},
+                {"next_suggested", e.nextSuggested.empty() ? json(nullptr) : json(e.nextSuggested)},
+                {"recovery", recovery},
+                {"non_claims", e.nonClaims}};
+    if (!e.notJudged.empty()) out["not_judged"] = toJson(e.notJudged);
+    return out;
+}
+
+json toJson(const NotJudged& n) {
+    return {{"total", n.total()}, {"by_reason", n.byReason}};
 }
 
 json toJson(const RememberResult& r) {
@@ -379,6 +385,7 @@ json toJson(const RecallRow& r) {
     json j = toJson(r.claim);
     for (size_t i = 0; i < r.places.size() && i < j["anchors"].size(); ++i) {
         j["anchors"][i]["state"] = r.places[i].state;
+        if (!r.places[i].reason.empty()) j["anchors"][i]["not_judged"] = r.places[i].reason;
         if (json at = currentJson(r.places[i]); !at.is_null()) j["anchors"][i]["current"] = at;
     }
     j["score"] = std::round(r.score * 10000.0) / 10000.0;
@@ -449,8 +456,10 @@ json toJson(const GetResult& r) {
     j["anchor_state"] = r.anchorState;
     for (size_t i = 0; i < r.anchorStates.size() && i < j["anchors"].size(); ++i)
         j["anchors"][i]["state"] = r.anchorStates[i];
-    for (size_t i = 0; i < r.places.size() && i < j["anchors"].size(); ++i)
+    for (size_t i = 0; i < r.places.size() && i < j["anchors"].size(); ++i) {
+        if (!r.places[i].reason.empty()) j["anchors"][i]["not_judged"] = r.places[i].reason;
         if (json at = currentJson(r.places[i]); !at.is_null()) j["anchors"][i]["current"] = at;
+    }
     return {{"claim", j}, {"history", history}};
 }
 
@@ -477,14 +486,15 @@ json toJson(const StatusResult& r) {
                  {{"intact", r.anchorHealth.intact},
                   {"drifted", r.anchorHealth.drifted},
                   {"moved", r.anchorHealth.moved},
-                  {"orphaned", r.anchorHealth.orphaned}}},
+                  {"orphaned", r.anchorHealth.orphaned},
+                  {"unjudged", r.anchorHealth.unjudged}}},
                 {"broken_files", broken},
                 {"inbox", toJson(r.inbox)}};
     if (auto& i = r.instructions)
         out["instructions"] = {
-            {"files", i->files},        {"references", i->references}, {"ok", i->ok},
-            {"dangling", i->dangling},  {"drifted", i->drifted},       {"moved", i->moved},
-            {"ambiguous", i->ambiguous}};
+            {"files", i->files},         {"references", i->references}, {"ok", i->ok},
+            {"dangling", i->dangling},   {"drifted", i->drifted},       {"moved", i->moved},
+            {"ambiguous", i->ambiguous}, {"unjudged", i->unjudged}};
     return out;
 }
 

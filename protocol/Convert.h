@@ -47,6 +47,7 @@ AnchorSpec parseAnchorSpec(const json& j, const std::string& path);
 
 json toJson(const Claim& c);
 json toJson(const Envelope& e);
+json toJson(const NotJudged& n);
 json toJson(const RememberResult& r);
 json toJson(const RecallRow& r);
 json toJson(const RecallResult& r);

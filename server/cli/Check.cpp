@@ -136,13 +136,22 @@ json checkSarif(const Engine& engine, const Outcome& o) {
                    {"semanticVersion", ENGRAM_VERSION},
                    {"rules", rules}};
     json invocation = {{"executionSuccessful", true}};
+    json notes = json::array();
     if (o.unlisted)
-        invocation["toolExecutionNotifications"] = json::array(
-            {{{"level", "note"},
-              {"message",
-               {{"text", std::to_string(o.unlisted) +
-                             " more findings were not listed (engram check --max-findings 0 "
-                             "lists all)"}}}}});
+        notes.push_back(
+            {{"level", "note"},
+             {"message",
+              {{"text", std::to_string(o.unlisted) + " more findings were not listed (engram check "
+                                                     "--max-findings 0 lists all)"}}}});
+    // What could not be judged is SARIF's "the tool could not analyse this":
+    // a notification per reason, so a viewer shows it beside the results.
+    for (auto& [reason, n] : o.summary.notJudged.byReason)
+        notes.push_back({{"level", "warning"},
+                         {"descriptor", {{"id", "engram.not-judged/" + reason}}},
+                         {"message",
+                          {{"text", std::to_string(n) + " not judged (" + reason +
+                                        "): " + std::string(notJudgedExplanation(reason))}}}});
+    if (!notes.empty()) invocation["toolExecutionNotifications"] = std::move(notes);
     json run = {{"tool", {{"driver", driver}}},
                 {"originalUriBaseIds", {{"%SRCROOT%", {{"uri", pathToUri(engine.root()) + "/"}}}}},
                 {"invocations", json::array({invocation})},
@@ -173,6 +182,9 @@ std::string checkText(const Outcome& o) {
            (o.brokenFiles ? " and " + plural(o.brokenFiles, "broken claim file") : "") + "; " +
            std::to_string(o.failing) + " match --fail-on " + o.failOnSpec + " (exit " +
            std::to_string(o.exitCode) + ")\n";
+    for (auto& [reason, n] : o.summary.notJudged.byReason)
+        out += "engram check: " + std::to_string(n) + " not judged (" + reason +
+               "): " + std::string(notJudgedExplanation(reason)) + "\n";
     return out;
 }
 

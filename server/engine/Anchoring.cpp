@@ -1,8 +1,11 @@
 // Symbol, range and file anchors.
 #include "engine/Anchoring.h"
 
+#include "model/NotJudged.h"
+
 #include "index/Reconcile.h"
 #include "model/Error.h"
+#include "model/NotJudged.h"
 #include "syntax/Languages.h"
 #include "util/Fs.h"
 #include "util/Hash.h"
@@ -383,17 +386,29 @@ std::optional<AnchorCheck> Anchorer::findElsewhere(const Anchor& a) {
 AnchorCheck Anchorer::check(const Anchor& a) {
     AnchorCheck out;
     out.state = "orphaned";
+    // What cannot be judged says so: never orphaned for want of a look.
+    auto unjudged = [&](std::string_view reason, std::string note) {
+        out.state = "unjudged";
+        out.reason = std::string(reason);
+        out.note = std::move(note);
+        return out;
+    };
     const CachedFile* f = load(a.path);
     if (!f) {
+        if (tooLarge(a.path))
+            return unjudged(not_judged::kFileTooLarge,
+                            a.path + " has grown past " +
+                                std::to_string(kMaxAnchoredFileBytes >> 20) +
+                                " MiB, which engram does not read");
         if (!a.symbol.empty())
             if (auto moved = findElsewhere(a)) return *moved;
-        if (tooLarge(a.path))
-            out.note = a.path + " has grown past " + std::to_string(kMaxAnchoredFileBytes >> 20) +
-                       " MiB, which engram does not read";
         return out;
     }
     if (!a.symbol.empty()) {
-        if (f->language.empty()) return out;
+        if (f->language.empty())
+            return unjudged(not_judged::kNoGrammar,
+                            a.path + " is in no language engram parses now, so " + a.symbol +
+                                " cannot be looked for");
         // The same qualified name (and kind, when the file has several).
         std::vector<size_t> same;
         for (size_t i = 0; i < f->symbols.size(); ++i)
@@ -455,10 +470,45 @@ AnchorCheck Anchorer::check(const Anchor& a) {
     return out;
 }
 
+std::string anchorName(const Anchor& a) {
+    if (!a.symbol.empty()) return a.path + "#" + a.symbol;
+    if (a.startLine > 0)
+        return a.path + ":" + std::to_string(a.startLine) + "-" + std::to_string(a.endLine);
+    return a.path;
+}
+
+std::string Anchorer::identity(const Anchor& a, const AnchorCheck* checked) {
+    if (a.symbol.empty()) return anchorName(a); // a file or a range is its name
+    AnchorCheck own;
+    if (!checked) {
+        own = check(a);
+        checked = &own;
+    }
+    // Found: the definition's place now names it (one definition, one place).
+    if (checked->range) {
+        const TextRange& r = *checked->range;
+        return (checked->current ? checked->current->path : a.path) + "@" +
+               std::to_string(r.startLine) + ":" + std::to_string(r.startColumn) + "-" +
+               std::to_string(r.endLine) + ":" + std::to_string(r.endColumn);
+    }
+    return recordedIdentity(a);
+}
+
+std::string recordedIdentity(const Anchor& a) {
+    if (a.symbol.empty()) return anchorName(a);
+    return anchorName(a) + "\t" + a.nodeKind + "\t" + a.head + "\t" + std::to_string(a.ordinal) +
+           "/" + std::to_string(a.twins);
+}
+
 std::string Anchorer::claimState(const Claim& c, std::vector<AnchorPlace>* places) {
     if (c.anchors.empty()) return "unanchored";
     auto rank = [](const std::string& s) {
-        return s == "orphaned" ? 3 : s == "drifted" ? 2 : s == "moved" ? 1 : 0;
+        // Not judged is not known good: above moved (found, only elsewhere).
+        return s == "orphaned"   ? 4
+               : s == "drifted"  ? 3
+               : s == "unjudged" ? 2
+               : s == "moved"    ? 1
+                                 : 0;
     };
     std::string worst = "intact";
     for (auto& a : c.anchors) {
@@ -467,6 +517,7 @@ std::string Anchorer::claimState(const Claim& c, std::vector<AnchorPlace>* place
         if (!places) continue;
         AnchorPlace p;
         p.state = checked.state;
+        p.reason = checked.reason;
         if (checked.range) {
             p.path = checked.current ? checked.current->path : a.path;
             // The text check() just read (cached): the open document's when

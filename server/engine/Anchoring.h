@@ -24,7 +24,8 @@ namespace engram {
 inline constexpr size_t kMaxAnchoredFileBytes = 16u << 20;
 
 struct AnchorCheck {
-    std::string state;              // intact | drifted | moved | orphaned
+    std::string state;              // intact | drifted | moved | orphaned | unjudged
+    std::string reason;             // unjudged: why (model/NotJudged.h), explained in `note`
     std::optional<Anchor> current;  // the anchor as it would be re-stamped now (not when orphaned)
     std::string movedTo;            // for moved: the symbol's current qualified name
     std::optional<TextRange> range; // where the anchored code is now (not when orphaned)
@@ -49,6 +50,13 @@ public:
     // The worst state over a claim's anchors; "unanchored" when it has none.
     // With `places`, also where each anchor's code is now, in anchor order.
     std::string claimState(const Claim& c, std::vector<AnchorPlace>* places = nullptr);
+    // What makes two anchors one: the definition they find now, told apart
+    // the way check() tells it apart (an overload's head, a twin's place), so
+    // claims on `Gson()` and on `Gson(Excluder, ...)` are on two anchors
+    // although both are written `Gson.Gson`. An anchor that finds nothing
+    // (orphaned, ambiguous) is known by what it recorded: name, kind, head
+    // and place. `checked` is check(a), when the caller has it already.
+    std::string identity(const Anchor& a, const AnchorCheck* checked = nullptr);
 
     // Open documents: an editor's unsaved text replaces the file on disk for
     // every check until the document is closed. Edits re-parse
@@ -103,6 +111,13 @@ private:
 
 // The anchor a definition would be given now.
 Anchor symbolAnchor(const std::string& path, const std::string& language, const syntax::Symbol& s);
+
+// The anchor as people name it: `PATH#SYMBOL`, `PATH:START-END` or `PATH`.
+std::string anchorName(const Anchor& a);
+
+// An anchor's identity from what it recorded alone (name, kind, head, place
+// among twins), for anchors that cannot be looked up in this workspace.
+std::string recordedIdentity(const Anchor& a);
 
 // The whitespace-blind digest used by file and range anchors.
 std::string textDigest(std::string_view text);

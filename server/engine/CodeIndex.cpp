@@ -44,10 +44,32 @@ bool skippedDir(const std::string& name) {
 
 } // namespace
 
+Engine::Tier* Engine::codeTier() {
+    Tier* project = tier("project");
+    if (!project) return nullptr;
+    if (ready(*project)) return project;
+    if (opts_.home.empty()) return nullptr;
+    if (!codeOnly_) {
+        auto t = std::make_unique<Tier>();
+        t->name = "code";
+        t->root = opts_.root;
+        t->store = std::make_unique<Store>(project->store->dir(), "project", "code");
+        t->store->relocateState(opts_.home + "/workspaces/" + fingerprint_, 0);
+        try {
+            auto lock = t->store->lock(); // creates the directory; one creator at a time
+            t->index = std::make_unique<Index>(*t->store);
+        } catch (const std::exception&) {
+            return nullptr; // no code index: names are reported not judged
+        }
+        codeOnly_ = std::move(t);
+    }
+    return codeOnly_.get();
+}
+
 CodeIndexReport Engine::indexCode(const std::function<void(size_t, size_t)>& progress) {
     CodeIndexReport r;
-    Tier* t = tier("project");
-    if (!t || !ready(*t)) return r;
+    Tier* t = codeTier();
+    if (!t) return r;
     namespace fs = std::filesystem;
 
     std::unordered_map<std::string, FileStat> known;
@@ -193,16 +215,16 @@ CodeIndexReport Engine::indexCode(const std::function<void(size_t, size_t)>& pro
             ++r.removed;
         }
     tx.commit();
-    codeIndexed_ = true;
+    codeIndexedIn_ = t->index.get();
     lastCodeWalk_ = std::chrono::steady_clock::now();
     if (progress) progress(slots.size(), slots.size());
     return r;
 }
 
 std::vector<CodeSymbol> Engine::symbolsWithShape(const std::string& shape) {
-    Tier* t = tier("project");
-    if (!t || !ready(*t)) return {};
-    if (!codeIndexed_) indexCode();
+    Tier* t = codeTier();
+    if (!t) return {};
+    if (codeIndexedIn_ != t->index.get()) indexCode();
     auto found = t->index->symbolsWithShape(shape);
     // Nothing known: files may have appeared since the last walk. Walk again
     // (a stat per unchanged file), but not more than once a second, since

@@ -32,13 +32,6 @@ namespace {
 
 constexpr size_t kMaxItems = 100;
 
-std::string anchorKey(const Anchor& a) {
-    if (!a.symbol.empty()) return a.path + "#" + a.symbol;
-    if (a.startLine > 0)
-        return a.path + ":" + std::to_string(a.startLine) + "-" + std::to_string(a.endLine);
-    return a.path;
-}
-
 bool isHex64(const std::string& s) {
     return s.size() == 64 && std::all_of(s.begin(), s.end(), [](char c) {
                return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'f');
@@ -162,12 +155,13 @@ ContributeResult Engine::contribute(const ContributeRequest& req) {
             }
         };
         for (auto& a : c.anchors) {
-            std::string key = anchorKey(a);
+            // One definition, as anchoring tells definitions apart.
+            std::string key = anchorer_.identity(a);
             for (auto rowid : t.index->anchoredIn(a.path, 400)) {
                 auto ic = t.index->byRowid(rowid);
                 if (!ic) continue;
                 for (auto& oa : ic->claim.anchors)
-                    if (anchorKey(oa) == key) {
+                    if (anchorer_.identity(oa) == key) {
                         consider(ic->claim);
                         break;
                     }

@@ -128,13 +128,6 @@ std::vector<unsigned char> loadOrCreateKey(const std::string& home) {
 
 // ---- selection ----
 
-std::string anchorName(const Anchor& a) {
-    if (!a.symbol.empty()) return a.path + "#" + a.symbol;
-    if (a.startLine > 0)
-        return a.path + ":" + std::to_string(a.startLine) + "-" + std::to_string(a.endLine);
-    return a.path;
-}
-
 // Recall's recency factor (engine/Recall.cpp), to re-base its scores from
 // the second they were computed to the start of the packet's day.
 double recency(const Claim& c, int64_t now, int64_t at) {
@@ -498,6 +491,14 @@ DelegateResult Engine::delegate(const DelegateRequest& in) {
         "Contributions wait as frontier until the delegating agent reviews them; do not call "
         "remember, promote or retract on this memory.",
         "Never include secrets in a contribution: they are refused."};
+    // What the packet carries but engram could not judge, beside it (the
+    // envelope is not part of the packet's content).
+    for (auto& it : p.items)
+        for (auto& pl : it.places)
+            if (!pl.reason.empty()) result.envelope.notJudged.add(pl.reason);
+    for (auto& h : p.instructionFiles)
+        result.envelope.notJudged.add(h.notJudged);
+    explainNotJudged(result.envelope);
     return result;
 }
 

@@ -494,6 +494,12 @@ Envelope Engine::envelope(const std::string& method,
     return e;
 }
 
+void Engine::explainNotJudged(Envelope& e) {
+    for (auto& [reason, n] : e.notJudged.byReason)
+        e.nonClaims.push_back(std::to_string(n) + " not judged (" + reason +
+                              "): " + std::string(notJudgedExplanation(reason)) + ".");
+}
+
 StatusResult Engine::status(const std::optional<std::string>& requestedRoot, bool instructions) {
     StatusResult r;
     r.envelope = envelope("engram/status", requestedRoot);
@@ -525,7 +531,7 @@ StatusResult Engine::status(const std::optional<std::string>& requestedRoot, boo
                                        b.message.rfind("line ", 0) == 0
                                            ? b.message
                                            : "line " + std::to_string(b.line) + ": " + b.message);
-        addAnchorHealth(*t, r.anchorHealth);
+        addAnchorHealth(*t, r.anchorHealth, &r.envelope.notJudged);
     }
     if (instructions) {
         auto scan = scanInstructions();
@@ -537,14 +543,17 @@ StatusResult Engine::status(const std::optional<std::string>& requestedRoot, boo
                          : ref.state == "dangling" ? &c.dangling
                          : ref.state == "drifted"  ? &c.drifted
                          : ref.state == "moved"    ? &c.moved
+                         : ref.state == "unjudged" ? &c.unjudged
                                                    : &c.ambiguous;
             ++*n;
         }
+        r.envelope.notJudged.add(scan.notJudged);
     }
+    explainNotJudged(r.envelope);
     return r;
 }
 
-void Engine::addAnchorHealth(Tier& t, StatusResult::AnchorHealth& total) {
+void Engine::addAnchorHealth(Tier& t, StatusResult::AnchorHealth& total, NotJudged* notJudged) {
     // Over anchored live claims only (unanchored claims have nothing to
     // check), file by file, reusing each file's count while nothing it
     // depends on changed (Tier::FileHealth): a status call costs a look at
@@ -575,6 +584,7 @@ void Engine::addAnchorHealth(Tier& t, StatusResult::AnchorHealth& total) {
         if (other->index) code += other->index->codeChanges() + other->opens;
     auto recount = [&](const std::string& path, Tier::FileHealth& h, uint64_t code) {
         h.counts = {};
+        h.notJudged = {};
         h.codeChanges = code;
         h.counted = true;
         for (auto rowid : t.index->anchoredIn(path, 1 << 30)) {
@@ -582,18 +592,24 @@ void Engine::addAnchorHealth(Tier& t, StatusResult::AnchorHealth& total) {
             if (!ic || ic->claim.status != ClaimStatus::Committed) continue;
             for (auto& a : ic->claim.anchors) {
                 if (a.path != path) continue;
-                auto s = anchorer_.check(a).state;
-                if (s == "intact")
+                auto chk = anchorer_.check(a);
+                const std::string& s = chk.state;
+                if (s == "intact") {
                     ++h.counts.intact;
-                else if (s == "drifted")
+                } else if (s == "drifted") {
                     ++h.counts.drifted;
-                else if (s == "moved")
+                } else if (s == "moved") {
                     ++h.counts.moved;
-                else
+                } else if (s == "unjudged") {
+                    ++h.counts.unjudged;
+                    h.notJudged.add(chk.reason);
+                } else {
                     ++h.counts.orphaned;
+                }
             }
         }
-        h.allIntact = h.counts.drifted + h.counts.moved + h.counts.orphaned == 0;
+        h.allIntact =
+            h.counts.drifted + h.counts.moved + h.counts.orphaned + h.counts.unjudged == 0;
     };
     for (auto& [path, h] : t.health) {
         bool look = h.stale || !h.watched || !h.counted ||
@@ -617,6 +633,8 @@ void Engine::addAnchorHealth(Tier& t, StatusResult::AnchorHealth& total) {
         total.drifted += h.counts.drifted;
         total.moved += h.counts.moved;
         total.orphaned += h.counts.orphaned;
+        total.unjudged += h.counts.unjudged;
+        if (notJudged) notJudged->add(h.notJudged);
     }
 }
 

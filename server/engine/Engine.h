@@ -60,8 +60,9 @@ struct InstructionRef {
     std::string file; // the instruction file, workspace-relative
     instructions::Reference ref;
     // ok | dangling | drifted | moved | ambiguous (names several definitions:
-    // resolved, but not judged)
+    // resolved, but not judged) | unjudged (why in `reason`)
     std::string state;
+    std::string reason;  // unjudged and ambiguous: why not judged (model/NotJudged.h)
     std::string target;  // what it resolved to: "path", "path:N", "path#Qualified"
     std::string why;     // dangling, drifted, moved: what happened, in words
     std::string movedTo; // moved: "path#Qualified" now
@@ -80,6 +81,7 @@ struct InstructionScan {
     std::vector<InstructionRef> refs; // the references (candidates judged to be none dropped)
     size_t candidates = 0;            // candidates read, references or not
     bool history = false;             // git history was there to judge against
+    NotJudged notJudged;              // references not judged, by reason (also in refs)
 };
 
 struct ReverifyFileResult {
@@ -242,8 +244,10 @@ public:
 
     // The findings of the instruction files (all of them, or `only`, when it
     // is one), handed to `emit` (engine/Findings.cpp).
-    void instructionFindings(const FindingsOptions& opts, const std::optional<std::string>& only,
-                             const std::function<void(Finding&&)>& emit);
+    // Returns what could not be judged.
+    NotJudged instructionFindings(const FindingsOptions& opts,
+                                  const std::optional<std::string>& only,
+                                  const std::function<void(Finding&&)>& emit);
 
     // Problems in the project's store.conf, by line (engram doctor shows them).
     const std::vector<std::string>& configErrors() const { return configErrors_; }
@@ -299,7 +303,11 @@ private:
     // on a thread (the caller holds the store's lock).
     SyncReport reconcileOnOpen(Tier& t);
     // Adds the tier's anchor health to `total`, recounting changed files only.
-    void addAnchorHealth(Tier& t, StatusResult::AnchorHealth& total);
+    // Adds the anchors not judged, by reason, to `notJudged` when given.
+    void addAnchorHealth(Tier& t, StatusResult::AnchorHealth& total,
+                         NotJudged* notJudged = nullptr);
+    // Says in the envelope's non_claims what e.notJudged counts, and why.
+    static void explainNotJudged(Envelope& e);
     // Marks the files engram/status counted that the TreeWatch reported.
     void applyTreeChanges();
     // Files the spool's reports naming `root` into its box (a project that
@@ -340,7 +348,14 @@ private:
     Anchorer anchorer_;
     std::unique_ptr<TreeWatch> treeWatch_; // opts_.watchFiles
     std::vector<std::string> configErrors_;
-    bool codeIndexed_ = false;
+    // The workspace's code index lives in the project store's index; in a
+    // workspace without a project store (a repository checked in CI for its
+    // instruction files alone) it lives in an index of its own under
+    // $ENGRAM_HOME/workspaces/<fingerprint>/, so that names are judged there
+    // too without engram writing into the repository (codeTier()).
+    Tier* codeTier();
+    std::unique_ptr<Tier> codeOnly_;
+    const Index* codeIndexedIn_ = nullptr; // the index the last walk filled
     std::chrono::steady_clock::time_point lastCodeWalk_{};
     // Instruction files' paragraphs and their terms, kept while the file is
     // unchanged; the list of files, for a few seconds.

@@ -85,14 +85,6 @@ std::string day(int64_t t) {
     return formatUtc(t).substr(0, 10);
 }
 
-// The anchor as people name it on the command line.
-std::string anchorName(const Anchor& a) {
-    if (!a.symbol.empty()) return a.path + "#" + a.symbol;
-    if (a.startLine > 0)
-        return a.path + ":" + std::to_string(a.startLine) + "-" + std::to_string(a.endLine);
-    return a.path;
-}
-
 // 0-based line and byte column of a byte offset.
 std::pair<uint32_t, uint32_t> position(std::string_view text, size_t offset) {
     uint32_t line = 0;
@@ -328,7 +320,16 @@ std::vector<Finding> Engine::findings(const FindingsOptions& opts, FindingsSumma
             emit(std::move(f));
         }
 
-        for (auto& c : claims) {
+        // Each claim's anchors as conflicts group them (Anchorer::identity),
+        // with where each is now, so a conflict is reported on the code.
+        struct Placed {
+            std::string identity;
+            const Anchor* anchor = nullptr;
+            std::optional<TextRange> range;
+        };
+        std::vector<std::vector<Placed>> placed(claims.size());
+        for (size_t ci = 0; ci < claims.size(); ++ci) {
+            const Claim& c = claims[ci];
             if (opts.changed && checkAnchors)
                 for (auto& a : c.anchors)
                     anchorPaths[c.id].push_back(a.path);
@@ -403,70 +404,82 @@ std::vector<Finding> Engine::findings(const FindingsOptions& opts, FindingsSumma
                 }
             }
 
-            if (checkAnchors) {
-                for (auto& a : c.anchors) {
-                    auto check = anchorer_.check(a);
-                    if (check.state == "intact") continue;
-                    Finding f = base("engram." + check.state);
-                    f.symbol = a.symbol;
-                    f.subject = anchorName(a);
-                    std::string what = !a.symbol.empty() ? a.symbol + " in " + a.path
-                                       : a.startLine > 0
-                                           ? "lines " + std::to_string(a.startLine) + "-" +
-                                                 std::to_string(a.endLine) + " of " + a.path
-                                           : a.path;
-                    if (check.state == "drifted" && !check.ambiguous.empty()) {
-                        // Which twin it was cannot be told any more: say so
-                        // on the claim file rather than on a guess.
-                        std::string list;
-                        for (auto& cand : check.ambiguous)
-                            list += (list.empty() ? "" : ", ") + cand;
-                        f.message =
-                            "drifted: " + what + " can no longer be told apart from " +
-                            std::to_string(check.ambiguous.size() - 1) +
-                            " other definition(s) of that name, and none is unchanged: " + list +
-                            "; check the claim, then remember it again anchored to the "
-                            "right one (PATH:LINE) or retract it; " +
-                            quoted;
-                    } else if (check.state == "drifted") {
-                        f.path = a.path;
-                        f.range = check.range.value_or(TextRange{});
-                        std::string since = c.verified ? "it was re-verified on " + day(*c.verified)
-                                            : (c.updated || c.created)
-                                                ? "the claim was anchored on " +
-                                                      day(c.updated.value_or(c.created.value_or(0)))
-                                                : "the claim was anchored";
-                        f.message = "drifted: " + what + " changed since " + since +
-                                    (check.note.empty() ? "" : " (" + check.note + ")") +
-                                    "; check the claim, then re-verify (engram reverify " + c.id +
-                                    ") or retract it; " + quoted;
-                    } else if (check.state == "moved") {
-                        f.path = a.path;
-                        f.range = check.range.value_or(TextRange{});
-                        f.message = "moved: " + a.symbol + " is now " + check.movedTo + " in " +
-                                    a.path +
-                                    " (not applied until re-verified); re-verify (engram "
-                                    "reverify " +
-                                    c.id + ") to follow it, or retract the claim; " + quoted;
-                    } else {
-                        f.code = "engram.orphaned";
-                        f.severity = std::string(findingRule(f.code)->severity);
-                        bool fileGone = !statFile(opts_.root + "/" + a.path).has_value();
-                        std::string why = fileGone              ? a.path + " no longer exists"
-                                          : !check.note.empty() ? check.note
-                                          : !a.symbol.empty()
-                                              ? a.symbol + " is no longer defined in " + a.path
-                                          : a.startLine > 0 ? a.path + " no longer has lines " +
-                                                                  std::to_string(a.startLine) +
-                                                                  "-" + std::to_string(a.endLine)
-                                                            : a.path + " can no longer be read";
-                        f.message = "orphaned: " + why +
-                                    "; retract the claim or remember it again with a new "
-                                    "anchor; " +
-                                    quoted;
-                    }
-                    emit(std::move(f));
+            for (auto& a : c.anchors) {
+                if (!checkAnchors) {
+                    // Another tier's anchors point into another tree: known
+                    // by what they recorded.
+                    placed[ci].push_back({recordedIdentity(a), &a, {}});
+                    continue;
                 }
+                auto check = anchorer_.check(a);
+                placed[ci].push_back({anchorer_.identity(a, &check), &a,
+                                      a.symbol.empty() ? std::nullopt : check.range});
+                if (check.state == "intact") continue;
+                if (check.state == "unjudged") {
+                    if (!opts.changed || opts.changed->count(a.path) ||
+                        opts.changed->count(display(claimFile)))
+                        counted.notJudged.add(check.reason);
+                    continue;
+                }
+                Finding f = base("engram." + check.state);
+                f.symbol = a.symbol;
+                f.subject = anchorName(a);
+                std::string what = !a.symbol.empty() ? a.symbol + " in " + a.path
+                                   : a.startLine > 0
+                                       ? "lines " + std::to_string(a.startLine) + "-" +
+                                             std::to_string(a.endLine) + " of " + a.path
+                                       : a.path;
+                if (check.state == "drifted" && !check.ambiguous.empty()) {
+                    // Which twin it was cannot be told any more: say so
+                    // on the claim file rather than on a guess.
+                    std::string list;
+                    for (auto& cand : check.ambiguous)
+                        list += (list.empty() ? "" : ", ") + cand;
+                    f.message =
+                        "drifted: " + what + " can no longer be told apart from " +
+                        std::to_string(check.ambiguous.size() - 1) +
+                        " other definition(s) of that name, and none is unchanged: " + list +
+                        "; check the claim, then remember it again anchored to the "
+                        "right one (PATH:LINE) or retract it; " +
+                        quoted;
+                } else if (check.state == "drifted") {
+                    f.path = a.path;
+                    f.range = check.range.value_or(TextRange{});
+                    std::string since = c.verified ? "it was re-verified on " + day(*c.verified)
+                                        : (c.updated || c.created)
+                                            ? "the claim was anchored on " +
+                                                  day(c.updated.value_or(c.created.value_or(0)))
+                                            : "the claim was anchored";
+                    f.message = "drifted: " + what + " changed since " + since +
+                                (check.note.empty() ? "" : " (" + check.note + ")") +
+                                "; check the claim, then re-verify (engram reverify " + c.id +
+                                ") or retract it; " + quoted;
+                } else if (check.state == "moved") {
+                    f.path = a.path;
+                    f.range = check.range.value_or(TextRange{});
+                    f.message = "moved: " + a.symbol + " is now " + check.movedTo + " in " +
+                                a.path +
+                                " (not applied until re-verified); re-verify (engram "
+                                "reverify " +
+                                c.id + ") to follow it, or retract the claim; " + quoted;
+                } else {
+                    f.code = "engram.orphaned";
+                    f.severity = std::string(findingRule(f.code)->severity);
+                    bool fileGone = !statFile(opts_.root + "/" + a.path).has_value();
+                    std::string why = fileGone              ? a.path + " no longer exists"
+                                      : !check.note.empty() ? check.note
+                                      : !a.symbol.empty()
+                                          ? a.symbol + " is no longer defined in " + a.path
+                                      : a.startLine > 0 ? a.path + " no longer has lines " +
+                                                              std::to_string(a.startLine) + "-" +
+                                                              std::to_string(a.endLine)
+                                                        : a.path + " can no longer be read";
+                    f.message = "orphaned: " + why +
+                                "; retract the claim or remember it again with a new "
+                                "anchor; " +
+                                quoted;
+                }
+                emit(std::move(f));
             }
 
             if (c.unmerged) {
@@ -530,8 +543,8 @@ std::vector<Finding> Engine::findings(const FindingsOptions& opts, FindingsSumma
         std::map<std::string, std::vector<size_t>> groups;
         for (size_t i = 0; i < claims.size(); ++i) {
             std::set<std::string> keys;
-            for (auto& a : claims[i].anchors)
-                keys.insert("anchor\t" + anchorName(a));
+            for (auto& p : placed[i])
+                keys.insert("anchor\t" + p.identity);
             if (!claims[i].label.empty()) keys.insert("label\t" + claims[i].label);
             for (auto& k : keys)
                 groups[k].push_back(i);
@@ -541,11 +554,18 @@ std::vector<Finding> Engine::findings(const FindingsOptions& opts, FindingsSumma
         for (auto& [key, members] : groups) {
             if (members.size() < 2) continue;
             const bool byAnchor = key.starts_with("anchor\t");
-            const std::string what = key.substr(key.find('\t') + 1);
+            const std::string identity = key.substr(key.find('\t') + 1);
+            // What the message names: the label, or the anchor as written.
+            std::string what = identity;
             for (size_t x = 0; x < members.size() && x < kGroupCap; ++x)
                 for (size_t y = x + 1; y < members.size() && y < kGroupCap; ++y) {
                     const Claim& a = claims[members[x]];
                     const Claim& b = claims[members[y]];
+                    const Placed* on = nullptr; // the anchor both are on, as a wrote it
+                    if (byAnchor)
+                        for (auto& p : placed[members[x]])
+                            if (p.identity == identity) on = &p;
+                    if (on) what = anchorName(*on->anchor);
                     // Compared redacted: the phrases quoted must not carry a secret.
                     std::string ta = safe(scanField("text", a.text)),
                                 tb = safe(scanField("text", b.text));
@@ -568,14 +588,12 @@ std::vector<Finding> Engine::findings(const FindingsOptions& opts, FindingsSumma
                         f.path = display(f.claimFile);
                         f.subject = "conflict:" + other->id;
                         if (byAnchor && checkAnchors) {
-                            for (auto& an : self->anchors)
-                                if (anchorName(an) == what) {
-                                    auto check = anchorer_.check(an);
-                                    if (check.range) {
-                                        f.path = an.path;
-                                        f.symbol = an.symbol;
-                                        f.range = *check.range;
-                                    }
+                            size_t selfIndex = self == &a ? members[x] : members[y];
+                            for (auto& p : placed[selfIndex])
+                                if (p.identity == identity && p.range) {
+                                    f.path = p.anchor->path;
+                                    f.symbol = p.anchor->symbol;
+                                    f.range = *p.range;
                                     break;
                                 }
                         }
@@ -599,7 +617,7 @@ std::vector<Finding> Engine::findings(const FindingsOptions& opts, FindingsSumma
                 }
         }
     }
-    if (opts.tier != "medulla") instructionFindings(opts, only, emit);
+    if (opts.tier != "medulla") counted.notJudged.add(instructionFindings(opts, only, emit));
     std::sort(out.begin(), out.end(), findingLess);
     if (opts.keep && out.size() > opts.keep) out.resize(opts.keep);
     if (all) *all = std::move(counted);
@@ -607,22 +625,28 @@ std::vector<Finding> Engine::findings(const FindingsOptions& opts, FindingsSumma
 }
 
 // Instruction files' references (BRIEF 14): on their lines, not on a claim.
-void Engine::instructionFindings(const FindingsOptions& opts,
-                                 const std::optional<std::string>& only,
-                                 const std::function<void(Finding&&)>& emit) {
+NotJudged Engine::instructionFindings(const FindingsOptions& opts,
+                                      const std::optional<std::string>& only,
+                                      const std::function<void(Finding&&)>& emit) {
     std::optional<std::string> file;
     if (only) {
-        if (!isInstructionFile(*only)) return;
+        if (!isInstructionFile(*only)) return {};
         file = *only;
     }
     InstructionScan scan = scanInstructions(file);
+    NotJudged notJudged;
     for (auto& r : scan.refs) {
-        if (r.state != "dangling" && r.state != "drifted" && r.state != "moved") continue;
+        if (r.state != "dangling" && r.state != "drifted" && r.state != "moved" && r.reason.empty())
+            continue;
         if (opts.changed && !opts.changed->count(r.file)) {
             std::string target = r.target.substr(0, r.target.find_first_of(":#"));
             bool moved =
                 !r.movedTo.empty() && opts.changed->count(r.movedTo.substr(0, r.movedTo.find('#')));
             if (!opts.changed->count(target) && !moved) continue;
+        }
+        if (!r.reason.empty()) { // not judged (unjudged, ambiguous): counted, no finding
+            notJudged.add(r.reason);
+            continue;
         }
         Finding f;
         f.code = "engram." + r.state;
@@ -649,6 +673,7 @@ void Engine::instructionFindings(const FindingsOptions& opts,
                         "`, then check the text";
         emit(std::move(f));
     }
+    return notJudged;
 }
 
 } // namespace engram

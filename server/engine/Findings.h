@@ -8,6 +8,7 @@
 // here knows any wire format.
 #pragma once
 #include "engine/Anchoring.h"
+#include "model/NotJudged.h"
 
 #include <cstdint>
 #include <map>
@@ -76,6 +77,9 @@ struct FindingsSummary {
     std::map<std::string, int64_t> byCode; // every computed code, zeros included
     // Of those, the instruction files' (no claim: a reference on its line).
     std::map<std::string, int64_t> instructionsByCode;
+    // Anchors and references engram could not judge, by reason: no finding
+    // says anything about them, so the summary does.
+    NotJudged notJudged;
 };
 
 // The BRIEF 7 table: one rule per diagnostic code.

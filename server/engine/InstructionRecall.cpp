@@ -117,8 +117,10 @@ std::vector<InstructionHit> Engine::recallInstructions(const std::string& query,
         if (it == scans.end())
             it = scans.emplace(h.file, scanInstructions(h.file, nullptr, false)).first;
         for (auto& r : it->second.refs)
-            if (r.ref.lineIndex + 1 >= h.line && r.ref.lineIndex + 1 <= h.endLine)
+            if (r.ref.lineIndex + 1 >= h.line && r.ref.lineIndex + 1 <= h.endLine) {
                 h.references.emplace_back(r.ref.written, r.state);
+                if (!r.reason.empty()) h.notJudged.add(r.reason);
+            }
     }
     return out;
 }

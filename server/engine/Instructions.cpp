@@ -23,6 +23,7 @@
 #include "engine/Tier.h"
 #include "instructions/References.h"
 #include "model/Error.h"
+#include "model/NotJudged.h"
 #include "store/ClaimFile.h"
 #include "syntax/Languages.h"
 #include "util/Fs.h"
@@ -53,6 +54,7 @@ constexpr size_t kMaxWalkEntries = 200000;       // the walk without git
 constexpr size_t kMaxModuleFiles = 50;           // files of one module searched for a member
 constexpr size_t kMaxTreeSearches = 3;           // `git grep`s of a whole tree per scan
 constexpr size_t kMaxTreeSearchesNoIndex = 16;   // the same, with no code index to ask first
+constexpr size_t kMaxWordFiles = 64;             // files parsed at one commit for backticked words
 
 std::string stampPath(const std::string& storeDir, const std::string& file) {
     return storeDir + "/verified/" + file + ".stamps";
@@ -187,9 +189,16 @@ public:
     explicit History(std::string root)
         : root_(std::move(root))
         , objects_(root_) {
-        available_ = findGit(root_).has_value();
+        auto dirs = findGit(root_);
+        available_ = dirs.has_value();
+        // A shallow clone lists its cut-off commits here.
+        shallow_ = dirs && statFile(dirs->commonDir + "/shallow").has_value();
     }
     bool available() const { return available_; }
+    // Whether a commit blame named stands for history this clone lacks: the
+    // oldest commit of a shallow clone takes the blame for every line older
+    // than itself.
+    bool cutOff(const std::string& sha) const { return shallow_ && boundaries_.count(sha) > 0; }
 
     // Every file of the workspace git would commit: tracked, and new ones
     // not ignored. nullopt when git cannot say.
@@ -219,11 +228,16 @@ public:
         auto r =
             runProcess({"git", "-C", root_, "blame", "--porcelain", "--", file}, size_t(64) << 20);
         if (!r || r->exitCode != 0) return out;
-        // Each line of the file has a header "<sha> <old line> <line>[ <n>]".
+        // Each line of the file has a header "<sha> <old line> <line>[ <n>]";
+        // the first one of a commit is followed by its details, "boundary"
+        // among them when history stops there.
+        std::string current;
         forEachLine(r->out, [&](std::string_view l, int) {
+            if (l == "boundary") boundaries_.insert(current);
             if (l.size() < 42 || l[40] != ' ') return;
             std::string sha(l.substr(0, 40));
             if (!isHexId(sha)) return;
+            current = sha;
             auto fields = splitFields(l.substr(41), ' ');
             int line = fields.size() >= 2 ? std::atoi(fields[1].c_str()) : 0;
             if (line > 0) out[line] = sha.find_first_not_of('0') == std::string::npos ? "" : sha;
@@ -257,6 +271,49 @@ public:
         return &*slot;
     }
 
+    // Source files that differ between a commit and the work tree: only in
+    // those can a definition the commit had be gone now. nullopt when git
+    // cannot say.
+    const std::optional<std::set<std::string>>& changedSince(const std::string& sha) {
+        auto [it, fresh] = changed_.try_emplace(sha);
+        if (!fresh || !available_) return it->second;
+        auto r = runProcess(
+            {"git", "-C", root_, "diff", "--name-only", "-z", "--no-renames", sha, "--", "."},
+            size_t(64) << 20);
+        if (!r || r->exitCode != 0) return it->second;
+        std::set<std::string> out;
+        std::replace(r->out.begin(), r->out.end(), '\0', '\n');
+        forEachLine(r->out, [&](std::string_view l, int) {
+            if (!l.empty() && syntax::languageForPath(l)) out.emplace(l);
+        });
+        it->second = std::move(out);
+        return it->second;
+    }
+
+    // Of `files`, those that mention any of `words` (whole words) at a
+    // commit: one search of the commit's tree for every word.
+    std::set<std::string> mentioningAny(const std::string& sha, const std::set<std::string>& words,
+                                        const std::set<std::string>& files) {
+        std::set<std::string> out;
+        if (!available_ || words.empty() || files.empty()) return out;
+        std::vector<std::string> args{"git", "-C", root_, "grep", "-l", "-w", "-F", "-I"};
+        for (auto& w : words) {
+            args.push_back("-e");
+            args.push_back(w);
+        }
+        args.push_back(sha);
+        args.push_back("--");
+        args.push_back(".");
+        auto r = runProcess(args, size_t(16) << 20);
+        if (!r || r->exitCode != 0) return out;
+        std::string prefix = sha + ":";
+        forEachLine(r->out, [&](std::string_view l, int) {
+            if (l.starts_with(prefix)) l.remove_prefix(prefix.size());
+            if (files.count(std::string(l))) out.emplace(l);
+        });
+        return out;
+    }
+
     // Files a commit had that mention `word` (a whole word), at most a few.
     std::vector<std::string> mentioning(const std::string& sha, const std::string& word) {
         auto [it, fresh] = mentioning_.try_emplace(sha + "\n" + word);
@@ -279,6 +336,7 @@ private:
         return out;
     }
     std::unordered_map<std::string, std::vector<std::string>> mentioning_;
+    std::unordered_map<std::string, std::optional<std::set<std::string>>> changed_;
 
 public:
     // Of these workspace-relative paths, those git ignores.
@@ -302,6 +360,8 @@ private:
     std::string root_;
     GitObjectReader objects_;
     bool available_ = false;
+    bool shallow_ = false;
+    std::unordered_set<std::string> boundaries_;
     std::unordered_map<std::string, std::map<int, std::string>> blames_;
     std::unordered_map<std::string, std::optional<Parsed>> parsed_;
 };
@@ -427,14 +487,15 @@ InstructionScan Engine::scanInstructions(const std::optional<std::string>& onlyF
     // TokenValidator.validate in src/auth.py).
     std::unordered_multimap<std::string, CodeSymbol> byLast;
     bool symbolsLoaded = false;
-    bool indexed = false; // a code index to look names up in (it lives in the store)
+    bool indexed = false; // a code index to look names up in
     auto loadSymbols = [&] {
         if (symbolsLoaded) return;
         symbolsLoaded = true;
-        if (!project || !ready(*project)) return;
+        Tier* code = codeTier();
+        if (!code) return;
         indexed = true;
-        if (!codeIndexed_) indexCode();
-        for (auto& s : project->index->codeSymbols()) {
+        if (codeIndexedIn_ != code->index.get()) indexCode();
+        for (auto& s : code->index->codeSymbols()) {
             std::string n = normaliseName(s.qualified);
             auto dot = n.find_last_of('.');
             byLast.emplace(dot == std::string::npos ? n : n.substr(dot + 1), s);
@@ -565,6 +626,50 @@ InstructionScan Engine::scanInstructions(const std::optional<std::string>& onlyF
         return statFile(opts_.root + "/" + rel).has_value() || anchorer_.hasDocument(rel);
     };
 
+    // A reference judged against its baseline (what it named when its line
+    // was last verified or committed), with the anchorer's rules.
+    auto judgeAgainst = [&](InstructionRef& ir, const Anchor& base, bool cutOff) {
+        auto chk = anchorer_.check(base);
+        ir.targetRange = chk.range;
+        ir.current = chk.current;
+        std::string since =
+            ir.baseline == "stamp"
+                ? "since it was last verified (engram reverify --file)"
+                : "since commit " + ir.baseline.substr(4) + " last changed this line";
+        ir.target = base.path + "#" + base.symbol;
+        if (chk.state == "intact" && cutOff) {
+            // Unchanged since the clone's oldest commit; what
+            // happened before it is not in the clone.
+            ir.state = "unjudged";
+            ir.reason = std::string(not_judged::kShallowHistory);
+        } else if (chk.state == "intact") {
+            ir.state = "ok";
+        } else if (chk.state == "unjudged") {
+            ir.state = "unjudged";
+            ir.reason = chk.reason;
+        } else if (chk.state == "drifted") {
+            ir.state = "drifted";
+            // Whether its signature changed too says how much of the
+            // sentence to re-read: most name an interface.
+            bool sameHead = !base.head.empty() && chk.current && chk.current->head == base.head;
+            ir.why = base.symbol + " in " + base.path + " changed " + since +
+                     (sameHead ? " (its body; the signature is the same)" : " (its signature too)");
+        } else if (chk.state == "moved") {
+            ir.state = "moved";
+            std::string to = chk.current ? chk.current->symbol : chk.movedTo;
+            bool otherFile = chk.current && chk.current->path != base.path;
+            ir.movedTo = chk.current ? chk.current->path + "#" + to : chk.movedTo;
+            ir.why = base.symbol + " in " + base.path + " is now " + ir.movedTo;
+            if (ir.ref.form == RefForm::PathSymbol)
+                ir.replacement = (otherFile ? chk.current->path : ir.ref.path) + "#" + to;
+            else
+                ir.replacement = renamed(ir.ref, to);
+        } else {
+            ir.state = "dangling";
+            ir.why = base.symbol + " was removed from " + base.path + " " + since;
+        }
+    };
+
     std::map<std::string, std::vector<std::string>> lineTexts; // per file, for illustrative()
     size_t treeSearches = 0;
 
@@ -573,6 +678,11 @@ InstructionScan Engine::scanInstructions(const std::optional<std::string>& onlyF
         std::vector<std::string> missingPaths; // the places tried, for check-ignore
     };
     std::vector<Pending> pending;
+    struct Word {
+        InstructionRef out;
+        std::string sha; // the commit that last changed its line
+    };
+    std::vector<Word> words;
 
     for (auto& file : files) {
         // The editor's unsaved text when it holds the file open. Its lines
@@ -720,6 +830,19 @@ InstructionScan Engine::scanInstructions(const std::optional<std::string>& onlyF
                 for (auto& h : hits)
                     now.push_back(h);
             }
+            if (r.form == RefForm::Word) {
+                // A word is a reference only if its line was written when
+                // it named a definition that is gone now: looked for once
+                // per commit, after every file is read (`words`).
+                if (!now.empty() || !indexed || !searchHistory || !git.available() || !blameable ||
+                    stamps.count(r.written) || symbol.size() < 3)
+                    continue;
+                auto& blame = git.blame(file);
+                auto bl = blame.find(int(r.lineIndex) + 1);
+                if (bl == blame.end() || bl->second.empty()) continue; // not committed yet
+                words.push_back({std::move(ir), bl->second});
+                continue;
+            }
 
             // A name nothing defines now: a module, a field, a file, or not
             // the repository's at all, decided before history is searched
@@ -728,6 +851,7 @@ InstructionScan Engine::scanInstructions(const std::optional<std::string>& onlyF
             // looked for in the line's commit, where a rename shows. Without
             // a code index every name is looked for there.
             std::optional<Otherwise> unindexed;
+            bool budgetSpent = false; // a search for its past definition was not made
             if (r.form == RefForm::Name && now.empty() && !stamps.count(r.written) && indexed) {
                 unindexed = judgeUnindexed(r, ir);
                 if (*unindexed == Otherwise::Ok) {
@@ -742,6 +866,7 @@ InstructionScan Engine::scanInstructions(const std::optional<std::string>& onlyF
             // The baseline: a stamp, else the definition when the line was
             // last committed.
             std::optional<Anchor> base;
+            bool cutOff = false; // the baseline stands for history the clone lacks
             if (auto st = stamps.find(r.written); st != stamps.end()) {
                 base = st->second;
                 ir.baseline = "stamp";
@@ -768,6 +893,8 @@ InstructionScan Engine::scanInstructions(const std::optional<std::string>& onlyF
                             ++treeSearches;
                             paths =
                                 git.mentioning(sha, symbol.substr(symbol.find_last_of('.') + 1));
+                        } else if (searchHistory) {
+                            budgetSpent = true;
                         }
                     }
                     std::sort(paths.begin(), paths.end());
@@ -783,44 +910,13 @@ InstructionScan Engine::scanInstructions(const std::optional<std::string>& onlyF
                     if (then.size() == 1) {
                         base = then.front();
                         ir.baseline = "git " + sha.substr(0, 12);
+                        cutOff = git.cutOff(sha);
                     }
                 }
             }
 
             if (base) {
-                auto chk = anchorer_.check(*base);
-                ir.targetRange = chk.range;
-                ir.current = chk.current;
-                std::string since =
-                    ir.baseline == "stamp"
-                        ? "since it was last verified (engram reverify --file)"
-                        : "since commit " + ir.baseline.substr(4) + " last changed this line";
-                ir.target = base->path + "#" + base->symbol;
-                if (chk.state == "intact") {
-                    ir.state = "ok";
-                } else if (chk.state == "drifted") {
-                    ir.state = "drifted";
-                    // Whether its signature changed too says how much of the
-                    // sentence to re-read: most name an interface.
-                    bool sameHead =
-                        !base->head.empty() && chk.current && chk.current->head == base->head;
-                    ir.why = base->symbol + " in " + base->path + " changed " + since +
-                             (sameHead ? " (its body; the signature is the same)"
-                                       : " (its signature too)");
-                } else if (chk.state == "moved") {
-                    ir.state = "moved";
-                    std::string to = chk.current ? chk.current->symbol : chk.movedTo;
-                    bool otherFile = chk.current && chk.current->path != base->path;
-                    ir.movedTo = chk.current ? chk.current->path + "#" + to : chk.movedTo;
-                    ir.why = base->symbol + " in " + base->path + " is now " + ir.movedTo;
-                    if (r.form == RefForm::PathSymbol)
-                        ir.replacement = (otherFile ? chk.current->path : r.path) + "#" + to;
-                    else
-                        ir.replacement = renamed(r, to);
-                } else {
-                    ir.state = "dangling";
-                    ir.why = base->symbol + " was removed from " + base->path + " " + since;
-                }
+                judgeAgainst(ir, *base, cutOff);
                 scan.refs.push_back(std::move(ir));
                 continue;
             }
@@ -859,12 +955,21 @@ InstructionScan Engine::scanInstructions(const std::optional<std::string>& onlyF
             }
             if (now.size() > 1) {
                 ir.state = "ambiguous";
+                ir.reason = std::string(not_judged::kAmbiguousName);
                 ir.target = std::to_string(now.size()) + " definitions";
                 scan.refs.push_back(std::move(ir));
                 continue;
             }
             switch (unindexed ? *unindexed : judgeUnindexed(r, ir)) {
             case Otherwise::Drop:
+                // Not the repository's as far as engram can tell; but without
+                // the code index, or without the search, it cannot tell.
+                if (!indexed || budgetSpent) {
+                    ir.state = "unjudged";
+                    ir.reason = std::string(!indexed ? not_judged::kNoCodeIndex
+                                                     : not_judged::kSearchBudget);
+                    break;
+                }
                 continue;
             case Otherwise::Ok:
                 ir.state = "ok";
@@ -875,6 +980,51 @@ InstructionScan Engine::scanInstructions(const std::optional<std::string>& onlyF
                 break;
             }
             scan.refs.push_back(std::move(ir));
+        }
+    }
+
+    // Words whose line was written when they named a definition: per
+    // commit, one search of its tree for all of them, among the source files
+    // that changed since (only there can a definition it had be gone).
+    std::map<std::string, std::vector<Word*>> wordsAt;
+    for (auto& w : words)
+        wordsAt[w.sha].push_back(&w);
+    for (auto& [sha, ws] : wordsAt) {
+        const auto& changed = git.changedSince(sha);
+        if (!changed || changed->empty()) continue;
+        std::set<std::string> names;
+        for (auto* w : ws)
+            names.insert(w->out.ref.symbol);
+        std::map<std::string, std::vector<Anchor>> defined; // name -> definitions then
+        size_t parsedFiles = 0;
+        bool cut = false;
+        for (auto& path : git.mentioningAny(sha, names, *changed)) {
+            if (parsedFiles++ == kMaxWordFiles) {
+                cut = true;
+                break;
+            }
+            const auto* parsed = git.at(sha, path);
+            if (!parsed) continue;
+            for (auto& name : names)
+                for (size_t i : syntax::resolveSymbol(parsed->symbols, name))
+                    defined[name].push_back(
+                        symbolAnchor(path, parsed->language, parsed->symbols[i]));
+        }
+        for (auto* w : ws) {
+            auto it = defined.find(w->out.ref.symbol);
+            if (it == defined.end() && cut) {
+                w->out.state = "unjudged";
+                w->out.reason = std::string(not_judged::kSearchBudget);
+                scan.refs.push_back(std::move(w->out));
+                continue;
+            }
+            // Nothing, or several definitions of that name: nothing says
+            // the word was meant as one of them.
+            if (it == defined.end() || it->second.size() != 1) continue;
+            w->out.baseline = "git " + sha.substr(0, 12);
+            judgeAgainst(w->out, it->second.front(), git.cutOff(sha));
+            if (w->out.state == "moved" || w->out.state == "dangling")
+                scan.refs.push_back(std::move(w->out));
         }
     }
 
@@ -904,6 +1054,8 @@ InstructionScan Engine::scanInstructions(const std::optional<std::string>& onlyF
                          return std::tie(a.file, a.ref.lineIndex, a.ref.startColumn) <
                                 std::tie(b.file, b.ref.lineIndex, b.ref.startColumn);
                      });
+    for (auto& r : scan.refs)
+        if (!r.reason.empty()) scan.notJudged.add(r.reason);
     return scan;
 }
 

@@ -31,7 +31,8 @@ struct TextRange {
 // Where an anchor's code is now, so a client (an editor placing a recall
 // row, a sub-agent reading a packet) needs no second request to find it.
 struct AnchorPlace {
-    std::string state; // as AnchorCheck::state
+    std::string state;  // as AnchorCheck::state
+    std::string reason; // unjudged: why (model/NotJudged.h)
     // The file holding the code now: the anchor's own, or the one a moved
     // symbol went to. Empty with no range (orphaned, or ambiguous).
     std::string path;
@@ -113,8 +114,9 @@ struct InstructionHit {
     std::string text;
     double score = 0;
     // The code references in it and their states (ok, dangling, drifted,
-    // moved, ambiguous), in order.
+    // moved, ambiguous, unjudged), in order.
     std::vector<std::pair<std::string, std::string>> references;
+    NotJudged notJudged; // of those, the ones not judged, by reason
 };
 
 struct RecallResult {
@@ -184,14 +186,15 @@ struct RegisteredStore {
 
 // An instruction file's code references by state (status).
 struct InstructionCounts {
-    int64_t files = 0, references = 0, ok = 0, dangling = 0, drifted = 0, moved = 0, ambiguous = 0;
+    int64_t files = 0, references = 0, ok = 0, dangling = 0, drifted = 0, moved = 0, ambiguous = 0,
+            unjudged = 0;
 };
 
 struct StatusResult {
     Envelope envelope;
     std::vector<RegisteredStore> registered; // every project store served on this machine
     struct AnchorHealth {
-        int64_t intact = 0, drifted = 0, moved = 0, orphaned = 0;
+        int64_t intact = 0, drifted = 0, moved = 0, orphaned = 0, unjudged = 0;
     } anchorHealth;
     std::vector<std::pair<std::string, std::string>> brokenFiles; // file, "line N: why"
     // The bound project's inbox, by state (reports arrive through git too).

@@ -53,6 +53,7 @@ struct Engine::Tier {
         bool watched = false; // a change to the file's text will be reported
         bool stale = true;    // reported changed (or new): look again
         StatusResult::AnchorHealth counts;
+        NotJudged notJudged; // of counts.unjudged, by reason
     };
     // Ordered, so a directory's files are one range (a directory renamed).
     std::map<std::string, FileHealth> health;

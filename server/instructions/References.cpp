@@ -182,9 +182,10 @@ std::optional<Reference> classifySpan(std::string_view s) {
         return r;
     }
     // A lone identifier is a reference only when written as a call: a
-    // backticked word is too often a term, a value or a package.
-    if (call && isIdent(body)) {
-        r.form = RefForm::Name;
+    // backticked word is too often a term, a value or a package. Otherwise
+    // it is a word, which only its past can make a reference.
+    if (isIdent(body)) {
+        r.form = call ? RefForm::Name : RefForm::Word;
         r.symbol = std::string(body);
         return r;
     }

@@ -20,13 +20,17 @@ enum class RefForm {
     PathLine,   // `src/auth.py:42`, `src/auth.py:42-60`, src/auth.py#L42
     PathSymbol, // `src/auth.py#TokenValidator.validate`
     Name,       // `TokenValidator.validate`, `engram::Store::write()`, `validate_token()`
+    // A lone word in backticks (`refresh`): too often a term, a value or a
+    // package to be a reference by itself; judged only by what it named
+    // when its line was written (a definition renamed or removed since).
+    Word,
 };
 
 struct Reference {
     RefForm form = RefForm::Path;
     std::string written; // as written: a code span's text or a link's target
     std::string path;    // the path forms: without a leading "./"
-    // PathSymbol and Name: the name with "::" and "#" read as "." and
+    // PathSymbol, Name and Word: the name with "::" and "#" read as "." and
     // without a trailing "()"; Name only: `symbol` holds every part.
     std::string symbol;
     int line = 0, lineEnd = 0; // PathLine: 1-based, inclusive

@@ -4,6 +4,8 @@
 // "wrong workspace", "index not built" and "your query missed" without asking
 // in prose (BRIEF 8). The envelope is that state, as data.
 #pragma once
+#include "model/NotJudged.h"
+
 #include <cstdint>
 #include <string>
 #include <utility>
@@ -69,6 +71,9 @@ struct Envelope {
     std::string nextSuggested;
     Recovery recovery; // empty method = nothing to recover
     std::vector<std::string> nonClaims;
+    // What this answer could not judge (an anchor in a file too large to
+    // read, an instruction file's name without a code index...), by reason.
+    NotJudged notJudged;
 };
 
 } // namespace engram

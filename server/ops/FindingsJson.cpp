@@ -66,6 +66,7 @@ json findingsReportJson(const FindingsReport& r) {
         summary[code] = n;
     return {{"findings", std::move(findings)},
             {"summary", std::move(summary)},
+            {"not_judged", protocol::toJson(r.summary.notJudged)},
             {"unlisted", r.unlisted},
             {"live_claims", r.liveClaims}};
 }

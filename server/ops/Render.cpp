@@ -72,6 +72,17 @@ std::string feedbackText(const json& f) {
     return out;
 }
 
+// What could not be judged, one line per reason, in words (from the
+// envelope's non_claims, which say it for people and models alike).
+std::string notJudgedText(const json& e) {
+    std::string out;
+    if (!e.is_object() || !e.contains("not_judged")) return out;
+    for (auto& line : member(e, "non_claims"))
+        if (line.is_string() && line.get<std::string>().find(" not judged (") != std::string::npos)
+            out += line.get<std::string>() + "\n";
+    return out;
+}
+
 // One line on the envelope: where the answer comes from and how far to
 // trust it, plus the suggested next call when there is one.
 std::string envelopeText(const json& e) {
@@ -86,6 +97,7 @@ std::string envelopeText(const json& e) {
     if (e.contains("recovery") && member(e, "recovery").is_object())
         out += "next: " + field(member(e, "recovery"), "method") + " (" +
                field(member(e, "recovery"), "reason") + ")\n";
+    out += notJudgedText(e);
     return out;
 }
 
@@ -328,7 +340,10 @@ std::string status(const json& r) {
     const json& h = member(r, "anchor_health");
     out += "anchor health: " + std::to_string(count(h, "intact")) + " intact, " +
            std::to_string(count(h, "drifted")) + " drifted, " + std::to_string(count(h, "moved")) +
-           " moved, " + std::to_string(count(h, "orphaned")) + " orphaned\n";
+           " moved, " + std::to_string(count(h, "orphaned")) + " orphaned" +
+           (count(h, "unjudged") ? ", " + std::to_string(count(h, "unjudged")) + " not judged"
+                                 : std::string()) +
+           "\n";
     for (auto& f : member(r, "broken_files"))
         out += "broken: " + field(f, "file") + ": " + field(f, "problem") + "\n";
     if (r.contains("inbox")) {
@@ -342,11 +357,15 @@ std::string status(const json& r) {
                std::to_string(count(i, "references")) +
                " code references: " + std::to_string(count(i, "dangling")) + " dangling, " +
                std::to_string(count(i, "drifted")) + " drifted, " +
-               std::to_string(count(i, "moved")) + " moved\n";
+               std::to_string(count(i, "moved")) + " moved" +
+               (count(i, "unjudged") ? ", " + std::to_string(count(i, "unjudged")) + " not judged"
+                                     : std::string()) +
+               "\n";
     }
     if (e.contains("recovery") && member(e, "recovery").is_object())
         out += "next: " + field(member(e, "recovery"), "method") + " (" +
                field(member(e, "recovery"), "reason") + ")\n";
+    out += notJudgedText(e);
     return out;
 }
 

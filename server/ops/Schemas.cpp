@@ -47,7 +47,7 @@ json object(json properties, const Names& required, const char* description = nu
 }
 
 const Names kKinds = {"fact", "decision", "convention", "gotcha", "preference", "todo"};
-const Names kAnchorStates = {"intact", "drifted", "moved", "orphaned", "unanchored"};
+const Names kAnchorStates = {"intact", "drifted", "moved", "orphaned", "unjudged", "unanchored"};
 const Names kMisdeliveryKinds = {"leak", "false_absence", "wrong_store_write", "misattribution",
                                  "vanished"};
 
@@ -101,6 +101,8 @@ json anchorOut() {
                              {"start_line", "end_line"}, "1-based lines when anchored")},
             {"hash", str("Digest of the anchored code's syntax")},
             {"state", oneOf(kAnchorStates, "This anchor's state now (get, reverify, recall)")},
+            {"not_judged", str("Unjudged: why engram could not judge it (file_too_large, "
+                               "no_grammar, earlier_rules...)")},
             {"current", current()},
         },
         {"path", "kind"});
@@ -158,6 +160,16 @@ json claimWith(json extra, const Names& extraRequired) {
     return object(std::move(props), required);
 }
 
+// What an answer could not judge, counted by reason (model/NotJudged.h).
+json notJudged() {
+    return object({{"total", integer()},
+                   {"by_reason", typed("object", "Reason id -> count: file_too_large, no_grammar, "
+                                                 "no_code_index, shallow_history, search_budget, "
+                                                 "earlier_rules, ambiguous_name")}},
+                  {"total", "by_reason"},
+                  "Present when something was not judged; non_claims says why in words");
+}
+
 json envelope() {
     json tierState = object(
         {
@@ -211,6 +223,7 @@ json envelope() {
             {"next_suggested", either("string", "null")},
             {"recovery", std::move(recovery)},
             {"non_claims", arrayOf(str())},
+            {"not_judged", notJudged()},
         },
         {"schema", "status", "trust_mode", "observed", "session", "binding", "store",
          "next_suggested", "recovery", "non_claims"},
@@ -351,9 +364,10 @@ json instructionHit() {
          {"score", typed("number", nullptr)},
          {"references",
           arrayOf(object({{"reference", str("As written")},
-                          {"state", oneOf({"ok", "dangling", "drifted", "moved", "ambiguous"},
-                                          "Whether the code it names still is as the line "
-                                          "says")}},
+                          {"state",
+                           oneOf({"ok", "dangling", "drifted", "moved", "ambiguous", "unjudged"},
+                                 "Whether the code it names still is as the line "
+                                 "says")}},
                          {"reference", "state"}),
                   "The code references in the paragraph")}},
         {"source", "file", "line", "end_line", "heading", "text", "score", "references"});
@@ -464,7 +478,7 @@ json anchorsOutput() {
             {"text", str()},
             {"anchor", integer("Which of the claim's anchors")},
             {"symbol", str()},
-            {"anchor_state", oneOf({"intact", "drifted", "moved", "orphaned"})},
+            {"anchor_state", oneOf({"intact", "drifted", "moved", "orphaned", "unjudged"})},
             {"moved_to", str("Where a moved symbol is now")},
             {"source_agent", str()},
             {"age", str()},
@@ -514,9 +528,10 @@ json checkOutput() {
     summary["additionalProperties"] = integer();
     return object({{"findings", arrayOf(std::move(finding), "In file and line order")},
                    {"summary", std::move(summary)},
+                   {"not_judged", notJudged()},
                    {"unlisted", integer("Findings past max_findings")},
                    {"live_claims", integer("Live project claims")}},
-                  {"findings", "summary", "unlisted", "live_claims"});
+                  {"findings", "summary", "not_judged", "unlisted", "live_claims"});
 }
 
 json statusInput() {
@@ -536,8 +551,10 @@ json statusOutput() {
             {"anchor_health", object({{"intact", integer()},
                                       {"drifted", integer()},
                                       {"moved", integer()},
-                                      {"orphaned", integer()}},
-                                     {"intact", "drifted", "moved", "orphaned"})},
+                                      {"orphaned", integer()},
+                                      {"unjudged", integer("Not judged: envelope.not_judged "
+                                                           "says why")}},
+                                     {"intact", "drifted", "moved", "orphaned", "unjudged"})},
             {"broken_files",
              arrayOf(object({{"file", str()}, {"problem", str()}}, {"file", "problem"}),
                      "The first 100 of each store, by file; envelope.stores[].broken_files "
@@ -553,8 +570,10 @@ json statusOutput() {
                      {"dangling", integer()},
                      {"drifted", integer()},
                      {"moved", integer()},
-                     {"ambiguous", integer("Names several definitions: not judged")}},
-                    {"files", "references", "ok", "dangling", "drifted", "moved", "ambiguous"},
+                     {"ambiguous", integer("Names several definitions: not judged")},
+                     {"unjudged", integer("Not judged: envelope.not_judged says why")}},
+                    {"files", "references", "ok", "dangling", "drifted", "moved", "ambiguous",
+                     "unjudged"},
                     "With instructions: their references by state (engram check lists them)")},
             {"confusion",
              arrayOf(object({{"week", str("ISO week, e.g. 2026-W47")},

@@ -153,7 +153,11 @@ std::string status(const StatusResult& r) {
     auto& h = r.anchorHealth;
     out += "anchors: " + std::to_string(h.intact) + " intact, " + std::to_string(h.drifted) +
            " drifted, " + std::to_string(h.moved) + " moved, " + std::to_string(h.orphaned) +
-           " orphaned\n";
+           " orphaned" + (h.unjudged ? ", " + std::to_string(h.unjudged) + " not judged" : "") +
+           "\n";
+    for (auto& [reason, n] : r.envelope.notJudged.byReason)
+        out += "not judged: " + std::to_string(n) + " (" + reason +
+               "): " + std::string(notJudgedExplanation(reason)) + "\n";
     for (auto& [file, why] : r.brokenFiles)
         out += "broken: " + file + ": " + why + "\n";
     int64_t broken = 0;

@@ -151,7 +151,8 @@ TEST_CASE("a hostile deep tree neither stops the code walk nor empties the code 
 
 // A 100 MB line (a minified bundle, a generated blob): engram reads no
 // source file past 16 MiB, so it neither parses it nor holds it; an anchor
-// into such a file is refused, or reads as orphaned saying why.
+// into such a file is refused, or is not judged, counted and said why
+// (never orphaned for want of a look, never skipped in silence).
 TEST_CASE("a source file of one 100 MB line is never read", "[e2e][hostile]") {
     Repo r;
     std::string bundle = r.root.path() + "/web/bundle.js";
@@ -169,10 +170,25 @@ TEST_CASE("a source file of one 100 MB line is never read", "[e2e][hostile]") {
 
     CliResult check = r.run({"check", "--format", "json"});
     INFO(describe(check));
-    json findings = check.parsed()["findings"];
-    REQUIRE(findings.size() == 1);
-    CHECK(findings[0]["code"] == "engram.orphaned");
-    CHECK(contains(findings[0].dump(), "grown past 16 MiB"));
+    json report = check.parsed();
+    CHECK(report["findings"].empty());
+    CHECK(report["not_judged"] == json{{"total", 1}, {"by_reason", {{"file_too_large", 1}}}});
+    CHECK(contains(r.run({"check", "--format", "text"}).out, "1 not judged (file_too_large)"));
+    json sarif = r.run({"check", "--format", "sarif"}).parsed();
+    CHECK(contains(sarif["runs"][0]["invocations"][0]["toolExecutionNotifications"].dump(),
+                   "engram.not-judged/file_too_large"));
+
+    CliResult status = r.run({"--json", "status"});
+    INFO(describe(status));
+    json st = status.parsed();
+    CHECK(st["anchor_health"]["unjudged"] == 1);
+    CHECK(st["envelope"]["not_judged"]["by_reason"]["file_too_large"] == 1);
+    CHECK(contains(st["envelope"]["non_claims"].dump(), "1 not judged (file_too_large)"));
+    CliResult recall = r.run({"--json", "recall", "boot widget"});
+    json row = recall.parsed()["rows"][0];
+    CHECK(row["anchor_state"] == "unjudged");
+    CHECK(row["anchors"][0]["not_judged"] == "file_too_large");
+    CHECK(recall.parsed()["envelope"]["not_judged"]["total"] == 1);
 }
 
 // Invalid UTF-8 in a claim's body, in a source file's name and in its text

@@ -7,6 +7,7 @@
 
 #include <catch2/catch.hpp>
 #include <filesystem>
+#include <map>
 #include <regex>
 #include <set>
 #include <tuple>
@@ -343,4 +344,68 @@ TEST_CASE("instruction paragraphs are recalled and packed beside claims, never a
     CHECK(verified.exitCode == 0);
     // They cannot be retracted: they have no claim id to name.
     CHECK(storeOf(r.run({"--json", "status"}).parsed()["envelope"])["claims"]["committed"] == 1);
+}
+
+// A fresh clone, checked as the documented CI workflow checks it (no
+// `engram init`, no store, nothing in $ENGRAM_HOME): every reference is
+// judged as it is after init. A qualified name the code lacks is dangling;
+// a lone word in backticks that named a function when its line was written
+// and names nothing now is moved (the body lives on under another name), or
+// dangling once the body is gone too.
+TEST_CASE("a fresh clone's engram check judges names as after init, lone words by their past",
+          "[e2e][instructions]") {
+    TempDir origin;
+    Repo a{origin.path() + "/a", {}};
+    fs::create_directories(a.dir);
+    copySampleWorkspace(a.dir);
+    a.edit("src/auth.py", "class ValidationResult:",
+           "def refresh(token):\n    return token.renewed(minutes=30)\n\n\nclass "
+           "ValidationResult:");
+    spew(a.dir + "/AGENTS.md", "# Tokens\n\n"
+                               "Check them with `TokenValidator.validate()`; revoke them with "
+                               "`TokenValidator.revoke`.\n"
+                               "When one expires, call `refresh` and retry; `pytest` runs the "
+                               "tests, `true` and `null` are values.\n");
+    gitOk(a.dir, {"init", "-q", "-b", "main"});
+    a.commitAll("tokens and their instructions");
+    a.edit("src/auth.py", "def refresh(token):", "def renew(token):");
+    a.commitAll("refresh is renew now");
+
+    Repo b{origin.path() + "/b", {}};
+    gitOk(origin.path(), {"clone", "-q", a.dir, b.dir});
+    REQUIRE_FALSE(fs::exists(b.dir + "/.engram"));
+    auto r = b.run({"check", "--format", "json"});
+    INFO(describe(r));
+    REQUIRE((r.exitCode == 0 || r.exitCode == 1));
+    json report = r.parsed();
+    std::map<std::string, json> byRef;
+    for (auto& f : report["findings"])
+        byRef[f["subject"].get<std::string>()] = f;
+    CHECK(byRef.size() == 2);
+    REQUIRE(byRef.count("ref:TokenValidator.revoke"));
+    CHECK(byRef["ref:TokenValidator.revoke"]["code"] == "engram.dangling");
+    REQUIRE(byRef.count("ref:refresh"));
+    CHECK(byRef["ref:refresh"]["code"] == "engram.moved");
+    CHECK(byRef["ref:refresh"]["replacement"] == "renew");
+    CHECK(byRef["ref:refresh"]["range"]["start"]["line"] == 3);
+    // Nothing went unjudged, and the check wrote nothing into the clone.
+    CHECK(report["not_judged"]["total"] == 0);
+    CHECK_FALSE(fs::exists(b.dir + "/.engram"));
+    CHECK(b.run({"check", "--format", "json"}).parsed()["findings"] == report["findings"]);
+
+    // The same after init (the store and its code index in the clone).
+    REQUIRE(b.run({"init"}).exitCode == 0);
+    CHECK(b.run({"check", "--format", "json"}).parsed()["findings"] == report["findings"]);
+
+    // The renamed function removed as well: the word is dangling.
+    a.edit("src/auth.py", "def renew(token):\n    return token.renewed(minutes=30)\n\n\n", "");
+    a.commitAll("no more renewing");
+    gitOk(b.dir, {"pull", "-q", "origin", "main"});
+    json after = b.run({"check", "--format", "json"}).parsed();
+    std::set<std::pair<std::string, std::string>> codes;
+    for (auto& f : after["findings"])
+        codes.emplace(f["subject"], f["code"]);
+    CHECK(codes == std::set<std::pair<std::string, std::string>>{
+                       {"ref:TokenValidator.revoke", "engram.dangling"},
+                       {"ref:refresh", "engram.dangling"}});
 }

@@ -142,7 +142,7 @@ describe('tools', () => {
     assert.equal(r.structuredContent.claim.anchor_state, 'intact');
     assert.ok(r.structuredContent.claim.verified);
     r = await ok('status');
-    assert.deepEqual(r.structuredContent.anchor_health, { intact: 2, drifted: 0, moved: 0, orphaned: 0 });
+    assert.deepEqual(r.structuredContent.anchor_health, { intact: 2, drifted: 0, moved: 0, orphaned: 0, unjudged: 0 });
   });
 
   test('reverify_file stamps the references of an instruction file that resolve', async () => {

@@ -16,10 +16,19 @@ using namespace engram::instructions;
 
 namespace {
 
+// The references a text holds by their form alone (lone words, which only
+// their history can make references, are left out; `words` lists them).
 std::vector<std::string> written(std::string_view text) {
     std::vector<std::string> out;
     for (auto& r : extractReferences(text))
-        out.push_back(r.written);
+        if (r.form != RefForm::Word) out.push_back(r.written);
+    return out;
+}
+
+std::vector<std::string> words(std::string_view text) {
+    std::vector<std::string> out;
+    for (auto& r : extractReferences(text))
+        if (r.form == RefForm::Word) out.push_back(r.symbol);
     return out;
 }
 
@@ -72,6 +81,10 @@ TEST_CASE("commands, flags, words and values are not references", "[instructions
     CHECK(written("Run `npm test` and `make -j4`.").empty());
     CHECK(written("Pass `--fail-on` or `-v`; set `$HOME`.").empty());
     CHECK(written("Use `true`, `null`, `pytest` or `snake_case` names.").empty());
+    // Lone words are candidates whose past decides (a definition renamed
+    // since the line was written), never references by their form.
+    CHECK(words("Use `true`, `null`, `pytest` or `snake_case` names; call `refresh()`.") ==
+          std::vector<std::string>{"true", "null", "pytest", "snake_case"});
     CHECK(written("Version `1.2.3`, ratio `1/2`, `e.g.` and `...`").empty());
     CHECK(written("`https://example.com/a.py` and `/usr/bin/env` and `~/x.py`").empty());
     CHECK(written("`Vec<T>`, `a = b`, `{x}`, `*.py`").empty());

@@ -1,0 +1,32 @@
+// What each reason for not judging means (model/NotJudged.h).
+#include "model/NotJudged.h"
+
+namespace engram {
+
+std::string_view notJudgedExplanation(std::string_view reason) {
+    using namespace not_judged;
+    if (reason == kFileTooLarge)
+        return "the anchored file is past the 16 MiB engram reads, so its code was not compared";
+    if (reason == kNoGrammar)
+        return "the anchored file's language has no grammar here (store.conf may map its "
+               "extension to none), so its symbols cannot be found";
+    if (reason == kNoCodeIndex)
+        return "names in instruction files are looked up in the workspace's code index, which "
+               "is not built yet (a server builds it in the background; engram check builds it)";
+    if (reason == kShallowHistory)
+        return "the commit that last changed the line is older than this shallow clone's "
+               "history, so the line was judged against the clone's oldest commit only (fetch "
+               "more history: git fetch --unshallow)";
+    if (reason == kSearchBudget)
+        return "finding where a name was defined when its line was written would search more "
+               "of the history than one run allows; run engram check to judge the rest";
+    if (reason == kEarlierRules)
+        return "the anchor was stamped by an earlier engram's digest rules and its code could "
+               "not be re-derived from git; check the claim and re-verify it";
+    if (reason == kAmbiguousName)
+        return "an instruction file's name names several definitions, so engram cannot tell "
+               "which one the line means; write it qualified (Class.method) or as path#symbol";
+    return "engram could not judge it";
+}
+
+} // namespace engram
