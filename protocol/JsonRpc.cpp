@@ -1,6 +1,8 @@
 // JSON-RPC reply construction.
 #include "protocol/JsonRpc.h"
 
+#include "secrets/SecretScan.h"
+
 namespace engram::protocol {
 
 int codeFor(ErrorKind k) {
@@ -35,13 +37,18 @@ int codeFor(ErrorKind k) {
     return code::InternalError;
 }
 
+// An error quotes what the caller sent (an id, a path, a symbol): a secret
+// in it is redacted, so a refusal never echoes one (invariant 6).
 json errorReply(const json& id, int c, const std::string& kind, const std::string& message,
                 json data) {
     if (!data.is_object()) data = json::object();
+    for (auto& [key, value] : data.items())
+        if (value.is_string()) value = secrets::redacted(value.get<std::string>());
     data["kind"] = kind;
     return {{"jsonrpc", "2.0"},
             {"id", id},
-            {"error", {{"code", c}, {"message", message}, {"data", std::move(data)}}}};
+            {"error",
+             {{"code", c}, {"message", secrets::redacted(message)}, {"data", std::move(data)}}}};
 }
 
 json errorReply(const json& id, const EngramError& e) {

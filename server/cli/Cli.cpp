@@ -13,6 +13,7 @@
 #include "ops/Terminal.h"
 #include "protocol/Convert.h"
 #include "protocol/Packet.h"
+#include "secrets/SecretScan.h"
 #include "store/AuditLog.h"
 #include "store/ClaimFile.h"
 #include "store/Merge.h"
@@ -669,17 +670,19 @@ int run(int argc, char** argv) {
         if (c == "merge-driver") return cmdMergeDriver(ctx);
         if (c == "doctor") return cmdDoctor(ctx);
     } catch (const UsageError& e) {
-        std::cerr << "engram: " << e.what() << "\n";
+        // Errors quote the words given; a secret among them is not echoed.
+        std::cerr << "engram: " << secrets::redacted(e.what()) << "\n";
         return 2;
     } catch (const EngramError& e) {
         if (ctx.json) {
             std::cout << protocol::errorReply(nullptr, e)["error"].dump(2) << "\n";
         } else {
-            std::cerr << "engram: " << toString(e.kind) << ": " << e.what() << "\n";
+            std::cerr << "engram: " << toString(e.kind) << ": " << secrets::redacted(e.what())
+                      << "\n";
         }
         return e.kind == ErrorKind::InvalidParams ? 2 : 1;
     } catch (const std::exception& e) {
-        std::cerr << "engram: internal error: " << e.what() << "\n";
+        std::cerr << "engram: internal error: " << secrets::redacted(e.what()) << "\n";
         return 1;
     }
     return 2;

@@ -282,31 +282,26 @@ std::optional<syntax::Symbol> Anchorer::symbolAt(const std::string& rel, uint32_
 }
 
 Anchor Anchorer::resolve(const AnchorSpec& spec, const std::string& field) {
-    auto rel = relativeToRoot(root_, spec.path);
-    if (!rel)
-        throw EngramError(ErrorKind::OutsideRoot,
-                          field + ".path: '" + spec.path + "' is outside the workspace root " +
-                              root_,
-                          {{"field", field + ".path"}, {"root", root_}});
-    const CachedFile* f = load(*rel);
+    const std::string rel = confinedPath(root_, field + ".path", spec.path);
+    const CachedFile* f = load(rel);
     if (!f)
         throw EngramError(ErrorKind::AnchorNotFound,
                           field + ".path: " +
-                              (tooLarge(*rel) ? "'" + *rel + "' is larger than " +
-                                                    std::to_string(kMaxAnchoredFileBytes >> 20) +
-                                                    " MiB, which engram does not read"
-                                              : "no readable file '" + *rel + "' in the workspace"),
-                          {{"field", field + ".path"}, {"path", *rel}});
+                              (tooLarge(rel) ? "'" + rel + "' is larger than " +
+                                                   std::to_string(kMaxAnchoredFileBytes >> 20) +
+                                                   " MiB, which engram does not read"
+                                             : "no readable file '" + rel + "' in the workspace"),
+                          {{"field", field + ".path"}, {"path", rel}});
 
     if (spec.symbol || spec.line) {
         if (f->language.empty())
             throw EngramError(ErrorKind::AnchorNotFound,
-                              field + ": " + *rel +
+                              field + ": " + rel +
                                   " is in no language engram parses; anchor a line range instead",
-                              {{"field", field}, {"path", *rel}});
+                              {{"field", field}, {"path", rel}});
         if (spec.symbol) {
             auto found = syntax::resolveSymbol(f->symbols, *spec.symbol);
-            if (found.size() == 1) return symbolAnchor(*rel, f->language, f->symbols[found[0]]);
+            if (found.size() == 1) return symbolAnchor(rel, f->language, f->symbols[found[0]]);
             std::vector<size_t> all;
             if (found.empty())
                 for (size_t i = 0; i < f->symbols.size(); ++i)
@@ -315,10 +310,10 @@ Anchor Anchorer::resolve(const AnchorSpec& spec, const std::string& field) {
             throw EngramError(
                 ErrorKind::AnchorNotFound,
                 field + ".symbol: '" + *spec.symbol + "' " +
-                    (found.empty() ? "is not defined in " + *rel : "is ambiguous in " + *rel) +
+                    (found.empty() ? "is not defined in " + rel : "is ambiguous in " + rel) +
                     (listed.empty() ? "" : "; candidates: " + candidateList(f->symbols, listed)),
                 {{"field", field + ".symbol"},
-                 {"path", *rel},
+                 {"path", rel},
                  {"candidates", candidateList(f->symbols, listed)}});
         }
         uint32_t line = uint32_t(*spec.line - 1);
@@ -335,13 +330,13 @@ Anchor Anchorer::resolve(const AnchorSpec& spec, const std::string& field) {
         if (!at)
             throw EngramError(ErrorKind::AnchorNotFound,
                               field + ": no definition encloses line " +
-                                  std::to_string(*spec.line) + " of " + *rel,
-                              {{"field", field}, {"path", *rel}});
-        return symbolAnchor(*rel, f->language, f->symbols[*at]);
+                                  std::to_string(*spec.line) + " of " + rel,
+                              {{"field", field}, {"path", rel}});
+        return symbolAnchor(rel, f->language, f->symbols[*at]);
     }
 
     Anchor a;
-    a.path = *rel;
+    a.path = rel;
     if (spec.lines) {
         auto [s, e] = *spec.lines;
         if (s < 1 || e < s)
@@ -349,9 +344,9 @@ Anchor Anchorer::resolve(const AnchorSpec& spec, const std::string& field) {
         auto text = lineRange(f->text, s, e);
         if (!text)
             throw EngramError(ErrorKind::AnchorNotFound,
-                              field + ".range: " + *rel + " has fewer than " + std::to_string(e) +
+                              field + ".range: " + rel + " has fewer than " + std::to_string(e) +
                                   " lines",
-                              {{"field", field + ".range"}, {"path", *rel}});
+                              {{"field", field + ".range"}, {"path", rel}});
         a.nodeKind = "range";
         a.startLine = s;
         a.endLine = e;

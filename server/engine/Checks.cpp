@@ -91,4 +91,9 @@ void scanForSecrets(const std::string& field, const std::string& value) {
     if (auto s = findSecret(field, value)) refuseSecret(*s);
 }
 
+void checkAgent(const std::string& agent) {
+    checkLine("agent", agent, kMaxShort, true);
+    scanForSecrets("agent", agent);
+}
+
 } // namespace engram

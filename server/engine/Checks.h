@@ -45,4 +45,9 @@ std::optional<SecretFound> secretIn(const std::string& prefix, const Claim& c);
 [[noreturn]] void refuseSecret(const SecretFound& s);
 void scanForSecrets(const std::string& field, const std::string& value);
 
+// Who acts, as every write names it (`agent`; an MCP client's own name by
+// default): one line, kept in the claim and the audit log, so scanned like
+// the text it signs.
+void checkAgent(const std::string& agent);
+
 } // namespace engram

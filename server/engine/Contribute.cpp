@@ -41,7 +41,7 @@ bool isHex64(const std::string& s) {
 } // namespace
 
 ContributeResult Engine::contribute(const ContributeRequest& req) {
-    checkLine("agent", req.agent, kMaxShort);
+    checkAgent(req.agent);
     if (req.packetId && !isHex64(*req.packetId))
         throw invalidField("packet_id", "must be a packet id (64 lower-case hex digits)");
     if (req.items.empty()) throw invalidField("items", "must hold at least one item");
@@ -204,7 +204,7 @@ ReviewResult Engine::review(const ReviewRequest& req) {
                            "'" + req.contributionId + "' is not a contribution id (k-...)");
     if (req.decision != "accept" && req.decision != "reject")
         throw invalidField("decision", "must be accept or reject");
-    checkLine("agent", req.agent, kMaxShort);
+    checkAgent(req.agent);
     checkLine("reason", req.reason, kMaxShort);
     if (auto s = findSecret("reason", req.reason))
         throw EngramError(ErrorKind::SecretDetected, s->message + "; the review was refused",

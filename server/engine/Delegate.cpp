@@ -237,13 +237,7 @@ DelegateResult Engine::delegate(const DelegateRequest& in) {
     for (size_t i = 0; i < in.paths.size(); ++i) {
         std::string f = "paths[" + std::to_string(i) + "]";
         checkedLine(f, in.paths[i], 4096);
-        auto rel = relativeToRoot(opts_.root, in.paths[i]);
-        if (!rel)
-            throw EngramError(ErrorKind::OutsideRoot,
-                              f + ": '" + in.paths[i] + "' is outside the workspace root " +
-                                  opts_.root,
-                              {{"field", f}});
-        paths.insert(*rel);
+        paths.insert(confinedPath(opts_.root, f, in.paths[i]));
     }
     for (size_t i = 0; i < in.symbols.size(); ++i)
         symbols.insert(checkedLine("symbols[" + std::to_string(i) + "]", in.symbols[i], 400));

@@ -20,11 +20,7 @@ std::optional<std::string> inRoot(const std::string& root, const std::string& pa
 } // namespace
 
 std::vector<AnchoredClaim> Engine::anchorsIn(const std::string& path) {
-    auto rel = inRoot(opts_.root, path);
-    if (!rel)
-        throw EngramError(ErrorKind::OutsideRoot,
-                          "path: '" + path + "' is outside the workspace root " + opts_.root,
-                          {{"field", std::string("path")}});
+    const std::string rel = confinedPath(opts_.root, "path", path);
     std::vector<AnchoredClaim> out;
     Tier* t = tier("project");
     if (!t || !ready(*t)) return out;
@@ -37,7 +33,7 @@ std::vector<AnchoredClaim> Engine::anchorsIn(const std::string& path) {
             // Read in one snapshot; check afterwards (a check may write the
             // code index, which cannot happen inside a read transaction).
             auto snapshot = t->index->readScope();
-            for (auto rowid : t->index->anchoredIn(*rel, 1 << 20))
+            for (auto rowid : t->index->anchoredIn(rel, 1 << 20))
                 if (auto ic = t->index->byRowid(rowid)) {
                     // As recall: a claim file changed since it was indexed
                     // is read again before its anchors are shown.
@@ -52,7 +48,7 @@ std::vector<AnchoredClaim> Engine::anchorsIn(const std::string& path) {
     for (auto& claim : claims) {
         for (size_t i = 0; i < claim.anchors.size(); ++i) {
             const Anchor& a = claim.anchors[i];
-            if (a.path != *rel) continue;
+            if (a.path != rel) continue;
             auto check = anchorer_.check(a);
             AnchoredClaim ac;
             ac.claim = claim;

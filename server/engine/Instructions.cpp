@@ -19,6 +19,7 @@
 // Without git and without a stamp there is no baseline: only whether a
 // reference resolves is checked. A shallow clone's oldest commit stands for
 // everything before it, so lines from before it read as written against it.
+#include "engine/Checks.h"
 #include "engine/Engine.h"
 #include "engine/Tier.h"
 #include "instructions/References.h"
@@ -1061,27 +1062,24 @@ InstructionScan Engine::scanInstructions(const std::optional<std::string>& onlyF
 
 ReverifyFileResult Engine::reverifyInstructions(const std::string& file, std::optional<int> line,
                                                 const std::string& agent) {
-    auto rel = relativeToRoot(opts_.root, file);
-    if (!rel)
-        throw EngramError(ErrorKind::OutsideRoot,
-                          "file: '" + file + "' is outside the workspace root " + opts_.root,
-                          {{"field", "file"}});
-    if (!statFile(opts_.root + "/" + *rel))
-        throw invalidField("file", "no file '" + *rel + "' in the workspace");
+    const std::string rel = confinedPath(opts_.root, "file", file);
+    checkAgent(agent);
+    if (!statFile(opts_.root + "/" + rel))
+        throw invalidField("file", "no file '" + rel + "' in the workspace");
     if (line && *line < 1) throw invalidField("line", "must be 1 or more");
     Tier& t = writableTier("project");
     ReverifyFileResult out;
-    out.file = *rel;
-    InstructionScan scan = scanInstructions(*rel);
+    out.file = rel;
+    InstructionScan scan = scanInstructions(rel);
     auto lock = t.store->lock();
-    std::string path = stampPath(t.store->dir(), *rel);
+    std::string path = stampPath(t.store->dir(), rel);
     auto stamps = readStamps(path);
     std::string detail;
     for (auto& r : scan.refs) {
         if (line && int(r.ref.lineIndex) + 1 != *line) continue;
         if (r.ref.form != RefForm::PathSymbol && r.ref.form != RefForm::Name) continue;
         std::string where =
-            *rel + ":" + std::to_string(r.ref.lineIndex + 1) + " `" + r.ref.written + "`";
+            rel + ":" + std::to_string(r.ref.lineIndex + 1) + " `" + r.ref.written + "`";
         // Only what names one definition now can be stamped: a moved
         // reference is rewritten first (the code action), a dangling one fixed.
         if (r.state == "moved" || r.state == "dangling" || r.state == "ambiguous" || !r.current) {
@@ -1094,7 +1092,7 @@ ReverifyFileResult Engine::reverifyInstructions(const std::string& file, std::op
         if (r.state != "ok") detail += (detail.empty() ? "" : "; ") + where + " was " + r.state;
     }
     if (out.stamped == 0) return out;
-    std::string body = "# engram: the code references of " + *rel +
+    std::string body = "# engram: the code references of " + rel +
                        " as last verified (engram reverify --file); one per line.\n";
     for (auto& [written, a] : stamps)
         body += written + "\t" + formatAnchor(a) + "\n";
@@ -1104,7 +1102,7 @@ ReverifyFileResult Engine::reverifyInstructions(const std::string& file, std::op
     try {
         makeDirs(parentDir(path));
         atomicWrite(path, body);
-        t.store->audit().append("reverify-file", *rel, agent,
+        t.store->audit().append("reverify-file", rel, agent,
                                 std::to_string(out.stamped) + " references stamped" +
                                     (detail.empty() ? "" : "; " + detail));
     } catch (...) {

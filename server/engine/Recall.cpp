@@ -254,14 +254,7 @@ RecallResult Engine::recallChecked(const RecallRequest& req, bool rowsReread) {
         throw invalidField("tier", "must be 'project', 'medulla' or 'all' (or absent for project "
                                    "and medulla)");
     std::optional<std::string> focusPath;
-    if (req.path) {
-        focusPath = relativeToRoot(opts_.root, *req.path);
-        if (!focusPath)
-            throw EngramError(ErrorKind::OutsideRoot,
-                              "path: '" + *req.path + "' is outside the workspace root " +
-                                  opts_.root,
-                              {{"field", std::string("path")}});
-    }
+    if (req.path) focusPath = confinedPath(opts_.root, "path", *req.path);
 
     RecallResult result;
     result.envelope = envelope("engram/recall", req.root);

@@ -79,7 +79,7 @@ RememberResult Engine::remember(const RememberRequest& in) {
     if (req.text.size() > kMaxText)
         throw invalidField("text", "is longer than " + std::to_string(kMaxText) +
                                        " bytes; a claim should be a short note");
-    checkLine("agent", req.agent, kMaxShort, true);
+    checkAgent(req.agent);
     if (req.label) {
         *req.label = trimmed(*req.label);
         checkLine("label", *req.label, kMaxLabel, true);
@@ -210,7 +210,7 @@ RememberResult Engine::remember(const RememberRequest& in) {
 }
 
 Claim Engine::retract(const std::string& id, const std::string& agent, const std::string& reason) {
-    checkLine("agent", agent, kMaxShort, true);
+    checkAgent(agent);
     checkLine("reason", reason, kMaxShort, true);
     scanForSecrets("reason", reason);
     Tier& t = locate(id);
@@ -227,7 +227,7 @@ Claim Engine::retract(const std::string& id, const std::string& agent, const std
 
 LearnResult Engine::learn(const std::string& id, const std::string& verdict,
                           const std::string& agent, const std::string& note) {
-    checkLine("agent", agent, kMaxShort, true);
+    checkAgent(agent);
     if (verdict != "correct" && verdict != "wrong" && verdict != "partial")
         throw invalidField("verdict", "must be correct, wrong or partial");
     checkText("note", note);
@@ -247,7 +247,7 @@ LearnResult Engine::learn(const std::string& id, const std::string& verdict,
 
 GetResult Engine::reverify(const std::string& id, const std::string& agent,
                            const std::string& note) {
-    checkLine("agent", agent, kMaxShort, true);
+    checkAgent(agent);
     checkText("note", note);
     if (!note.empty()) scanForSecrets("note", note);
     Tier& t = locate(id);
@@ -297,7 +297,7 @@ GetResult Engine::reverify(const std::string& id, const std::string& agent,
 
 PromoteResult Engine::promote(const PromoteRequest& req) {
     if (!Store::validId(req.id)) throw invalidField("id", "'" + req.id + "' is not a claim id");
-    checkLine("agent", req.agent, kMaxShort, true);
+    checkAgent(req.agent);
     checkLine("reason", req.reason, kMaxShort, true);
     scanForSecrets("reason", req.reason);
     Tier* med = tier("medulla");

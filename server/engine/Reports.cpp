@@ -76,7 +76,7 @@ ReportResult Engine::report(const ReportRequest& req) {
     if (trimmed(d.what).empty()) throw invalidField("what", "must say what happened");
     if (d.reportClass == "memory_misdelivery" && trimmed(d.expected).empty())
         throw invalidField("expected", "a memory_misdelivery report must say what was expected");
-    checkLine("agent", d.agent, kMaxShort, true);
+    checkAgent(d.agent);
     for (size_t i = 0; i < d.answers.size(); ++i)
         if (!isReportId(d.answers[i]))
             throw invalidField("answers[" + std::to_string(i) + "]",
@@ -96,6 +96,9 @@ ReportResult Engine::report(const ReportRequest& req) {
             root = "none";
         } else {
             checkLine("project", *req.root, 4096, true);
+            // Kept in the spool and the box as the report's root, even for a
+            // project this machine does not hold.
+            scanForSecrets("project", *req.root);
             if ((*req.root)[0] != '/')
                 throw invalidField("project", "must be an absolute path, or 'none' for a report "
                                               "about no project");
@@ -108,7 +111,6 @@ ReportResult Engine::report(const ReportRequest& req) {
     scanForSecrets("what", d.what);
     scanForSecrets("expected", d.expected);
     scanForSecrets("excerpt", d.excerpt);
-    scanForSecrets("agent", d.agent);
 
     Report r = d;
     r.root = root;

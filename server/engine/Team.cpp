@@ -128,7 +128,7 @@ TeamSetup Engine::teamSetup(bool write) {
 GetResult Engine::resolve(const std::string& id, const std::string& take,
                           const std::string& agent) {
     if (!Store::validId(id)) throw invalidField("id", "'" + id + "' is not a claim id");
-    checkLine("agent", agent, kMaxShort, true);
+    checkAgent(agent);
     Tier& t = locate(id);
     {
         auto lock = t.store->lock();

@@ -5,6 +5,7 @@
 #include "mcp/IdSniff.h"
 #include "ops/Schemas.h"
 #include "protocol/Convert.h"
+#include "secrets/SecretScan.h"
 #include "util/Paths.h"
 
 #include <algorithm>
@@ -58,10 +59,11 @@ std::string describe(const EngramError& e) {
 // A failed tool call, as MCP wants it: a result the model reads (isError),
 // not a protocol error only the client sees, so the agent can correct the
 // call. It carries no structuredContent: that would have to match the
-// tool's output schema.
+// tool's output schema. Like every error reply, it never echoes a secret.
 json toolError(const EngramError& e) {
-    return {{"content", json::array({{{"type", "text"}, {"text", describe(e)}}})},
-            {"isError", true}};
+    return {
+        {"content", json::array({{{"type", "text"}, {"text", secrets::redacted(describe(e))}}})},
+        {"isError", true}};
 }
 
 // The envelope speaks engram's LSP method names (`engram/remember`); through

@@ -151,12 +151,7 @@ Outcome runCheck(Call& call, const json& params) {
     Params p(params);
     Engine& engine = call.engine();
     FindingsOptions fo;
-    if (auto path = p.optString("path")) {
-        auto rel = relativeToRoot(engine.root(),
-                                  path->starts_with('/') ? *path : engine.root() + "/" + *path);
-        if (!rel) throw invalidField("path", "is outside the workspace root " + engine.root());
-        fo.path = *rel;
-    }
+    if (auto path = p.optString("path")) fo.path = confinedPath(engine.root(), "path", *path);
     if (auto ref = p.optString("changed_since")) {
         if (ref->empty() || (*ref)[0] == '-')
             throw invalidField("changed_since", "is not a git ref");

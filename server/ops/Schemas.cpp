@@ -29,6 +29,13 @@ json either(const char* a, const char* b, const char* description = nullptr) {
     if (description) j["description"] = description;
     return j;
 }
+// A string of one shape (an id): a value that does not match is refused
+// InvalidParams before anything else looks at it.
+json matching(const char* pattern, const char* description = nullptr) {
+    json j = {{"type", "string"}, {"pattern", pattern}};
+    if (description) j["description"] = description;
+    return j;
+}
 json oneOf(const Names& values, const char* description = nullptr) {
     json j = {{"type", "string"}, {"enum", values}};
     if (description) j["description"] = description;
@@ -263,14 +270,18 @@ json agentArg() {
 }
 
 json idArg() {
-    return str("The claim id (c-...), as recall or remember returned it");
+    // Store::validId: the ids engram writes (c- and 12 base-32 digits) and
+    // those older files carry.
+    return matching("^[a-z0-9_-]{3,64}$",
+                    "The claim id (c-...), as recall or remember returned it");
 }
 
 json anchorIn() {
-    return object(
+    json anchor = object(
         {
             {"path", str("Workspace-relative path of the file (absolute paths inside the root "
                          "are accepted)")},
+            {"uri", str("The file as a file:// URI, instead of path (an editor's document)")},
             {"symbol", str("Qualified symbol in that file, e.g. TokenValidator.validate, or any "
                            "unambiguous suffix of it")},
             {"position", object({{"line", integer("0-based line")},
@@ -280,9 +291,23 @@ json anchorIn() {
                               {"end_line", integer("1-based, inclusive")}},
                              {"start_line"}, "A line range (for code without a grammar)")},
         },
-        {"path"},
+        {},
         "Where the claim points: a symbol, a position, a line range, or (path alone) the whole "
         "file");
+    // One of path and uri, never both (each alternative names its member's
+    // type: strict validators want a required member defined beside it).
+    json alternatives = json::array();
+    for (const char* member : {"path", "uri"})
+        alternatives.push_back(
+            {{"properties", {{member, {{"type", "string"}}}}}, {"required", {member}}});
+    anchor["oneOf"] = std::move(alternatives);
+    return anchor;
+}
+
+json evidenceIn() {
+    return arrayOf(object({{"type", oneOf({"path", "url", "command", "note"})}, {"value", str()}},
+                          {"type", "value"}),
+                   "Where the claim can be checked");
 }
 
 } // namespace
@@ -311,10 +336,7 @@ json rememberInput() {
             {"agent", agentArg()},
             {"anchors", arrayOf(anchorIn(), "The code the claim is about; the claim is flagged "
                                             "drifted when that code changes")},
-            {"evidence",
-             arrayOf(object({{"type", oneOf({"path", "url", "command", "note"})}, {"value", str()}},
-                            {"type", "value"}),
-                     "Where the claim can be checked")},
+            {"evidence", evidenceIn()},
             {"tier", oneOf({"project", "medulla"},
                            "project (default): this repository's memory; medulla: the user's "
                            "global doctrine")},
@@ -344,6 +366,7 @@ json recallInput() {
                            "Absent: the project and the medulla. all: also every other project "
                            "engram has served on this machine (rows say which)")},
             {"path", str("The file you are working on: claims anchored in it rank first")},
+            {"uri", str("That file as a file:// URI, instead of path")},
             {"kinds", arrayOf(oneOf(kKinds))},
             {"include", arrayOf(oneOf({"frontier", "retracted", "superseded"}),
                                 "Statuses to show beside the committed claims")},
@@ -588,7 +611,8 @@ json statusOutput() {
 }
 
 json reportInput() {
-    json answers = arrayOf(str(), "Ids (r-...) of the reports this one answers");
+    json answers =
+        arrayOf(matching("^r-[0-9a-f]{16}$"), "Ids (r-...) of the reports this one answers");
     return input(
         {{"class", oneOf({"memory_misdelivery", "field_report", "answer"},
                          "memory_misdelivery: memory misled you; field_report: anything else "
@@ -749,12 +773,14 @@ json contributeInput() {
                         {"kind", oneOf(kKinds)},
                         {"tags", arrayOf(str())},
                         {"confidence", typed("number", "In [0, 1]")},
-                        {"anchors", arrayOf(anchorIn())}},
+                        {"anchors", arrayOf(anchorIn())},
+                        {"evidence", evidenceIn()}},
                        {"text"});
-    return input({{"items", arrayOf(std::move(item), "Findings to submit for review")},
-                  {"packet_id", str("The packet this work was delegated with")},
-                  {"agent", agentArg()}},
-                 {"items"});
+    return input(
+        {{"items", arrayOf(std::move(item), "Findings to submit for review")},
+         {"packet_id", matching("^[0-9a-f]{64}$", "The packet this work was delegated with")},
+         {"agent", agentArg()}},
+        {"items"});
 }
 
 json contributeOutput() {
@@ -777,11 +803,12 @@ json contributeOutput() {
 }
 
 json reviewInput() {
-    return input({{"contribution_id", str("As contribute returned it (k-...)")},
-                  {"decision", oneOf({"accept", "reject"})},
-                  {"reason", str("Why (one line)")},
-                  {"agent", agentArg()}},
-                 {"contribution_id", "decision", "reason"});
+    return input(
+        {{"contribution_id", matching("^k-[a-z0-9_-]{1,62}$", "As contribute returned it (k-...)")},
+         {"decision", oneOf({"accept", "reject"})},
+         {"reason", str("Why (one line)")},
+         {"agent", agentArg()}},
+        {"contribution_id", "decision", "reason"});
 }
 
 json reviewOutput() {

@@ -755,4 +755,12 @@ std::string redact(std::string_view text, const std::vector<Hit>& hits) {
     return out;
 }
 
+std::string redacted(std::string_view text) {
+    try {
+        return redact(text, scan(text));
+    } catch (const std::exception&) {
+        return "[REDACTED:unscanned]";
+    }
+}
+
 } // namespace engram::secrets

@@ -39,4 +39,9 @@ std::vector<Hit> scan(std::string_view text);
 // are tolerated (merged and clamped) so a redaction never leaves part of a secret behind.
 std::string redact(std::string_view text, const std::vector<Hit>& hits);
 
+// text with every secret in it redacted: what engram says back (an error
+// quoting the value a caller sent) never echoes one. Text the scanner cannot
+// finish is withheld whole.
+std::string redacted(std::string_view text);
+
 } // namespace engram::secrets

@@ -1,6 +1,7 @@
 // Root discovery, canonical paths and URI conversion.
 #include "util/Paths.h"
 
+#include "model/Error.h"
 #include "util/Hash.h"
 
 #include <climits>
@@ -82,6 +83,17 @@ std::optional<std::string> relativeToRoot(const std::string& root, const std::st
     if (::realpath(lex.c_str(), buf) && !within(root, buf)) return std::nullopt;
     if (lex == root) return std::string(".");
     return lex.substr(root == "/" ? 1 : root.size() + 1);
+}
+
+std::string confinedPath(const std::string& root, const std::string& field,
+                         const std::string& path) {
+    if (path.empty()) throw invalidField(field, "must not be empty");
+    auto rel = relativeToRoot(root, path);
+    if (!rel)
+        throw EngramError(ErrorKind::OutsideRoot,
+                          field + ": '" + path + "' is outside the workspace root " + root,
+                          {{"field", field}, {"root", root}});
+    return *rel;
 }
 
 std::optional<std::string> uriToPath(const std::string& uri) {

@@ -25,6 +25,11 @@ std::string currentDir();
 // The workspace-relative form of `path` (relative to root, or absolute), or
 // nullopt when it lies outside the root (lexically or through a symlink).
 std::optional<std::string> relativeToRoot(const std::string& root, const std::string& path);
+// The same for a path a caller gave in `field`: the workspace-relative form,
+// or OutsideRoot naming the field and the root (InvalidParams when empty).
+// Every path parameter of every operation is judged by it.
+std::string confinedPath(const std::string& root, const std::string& field,
+                         const std::string& path);
 
 // The one rule both servers use for a `root` argument (engram serve's
 // workspace folders, engram mcp's bound roots): of these canonical roots,

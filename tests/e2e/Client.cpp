@@ -222,7 +222,8 @@ Server::Server(ServerOptions opts) {
     logPath_ = home_ + "/serve-" + std::to_string(::getpid()) + "-" + std::to_string(++counter) +
                ".stderr.log";
 
-    std::vector<std::string> argv = {engramBinary(), "--home", home_, "serve"};
+    mcp_ = opts.mcp;
+    std::vector<std::string> argv = {engramBinary(), "--home", home_, mcp_ ? "mcp" : "serve"};
     argv.insert(argv.end(), opts.args.begin(), opts.args.end());
     auto env = childEnv(opts.env);
 
@@ -290,6 +291,21 @@ bool Server::parseFrames() {
     }
 }
 
+// MCP's stdio transport: one message per line.
+bool Server::parseLines() {
+    bool any = false;
+    for (size_t end; (end = buf_.find('\n')) != std::string::npos;) {
+        std::string line = buf_.substr(0, end);
+        buf_.erase(0, end + 1);
+        if (line.find_first_not_of(" \t\r") == std::string::npos) continue;
+        json msg = json::parse(line, nullptr, false);
+        if (msg.is_discarded()) fail("the server sent a line that is not JSON: " + line);
+        inbox_.push_back(std::move(msg));
+        any = true;
+    }
+    return any;
+}
+
 // Reads whatever the server has written until the deadline, or until at
 // least one new message arrived when wantMessage.
 void Server::pump(Clock::time_point deadline, bool wantMessage) {
@@ -313,7 +329,7 @@ void Server::pump(Clock::time_point deadline, bool wantMessage) {
             return;
         }
         buf_.append(chunk, size_t(n));
-        if (parseFrames() && wantMessage) return;
+        if ((mcp_ ? parseLines() : parseFrames()) && wantMessage) return;
         if (Clock::now() >= deadline) return;
     }
 }
@@ -344,7 +360,7 @@ void Server::sendRaw(std::string_view bytes) {
 }
 
 void Server::send(const json& msg) {
-    sendRaw(frame(msg));
+    sendRaw(mcp_ ? msg.dump() + "\n" : frame(msg));
 }
 
 void Server::closeStdin() {
@@ -432,6 +448,14 @@ json Server::initializeFolders(const std::vector<std::string>& roots, const json
         "initialize",
         {{"processId", ::getpid()}, {"workspaceFolders", folders}, {"capabilities", capabilities}});
     notify("initialized", json::object());
+    return result;
+}
+
+json Server::initializeMcp(const std::string& clientName) {
+    json result = call("initialize", {{"protocolVersion", "2025-06-18"},
+                                      {"capabilities", json::object()},
+                                      {"clientInfo", {{"name", clientName}, {"version", "1"}}}});
+    notify("notifications/initialized", json::object());
     return result;
 }
 

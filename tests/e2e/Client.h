@@ -2,7 +2,8 @@
 //
 // A Server spawns `engram --home <dir> serve` with its stdin and stdout
 // connected to pipes and its stderr going to a log file, and speaks the LSP
-// base protocol to it: Content-Length framed JSON-RPC. Every wait is bounded
+// base protocol to it: Content-Length framed JSON-RPC (or, with `mcp`,
+// `engram mcp` and MCP's stdio transport: one JSON-RPC message per line). Every wait is bounded
 // (poll() with a deadline), so a hung or crashed server fails the test with
 // a message that includes the server's log instead of hanging CI. The
 // destructor kills and reaps a child that is still running.
@@ -50,6 +51,9 @@ struct ServerOptions {
     std::vector<std::string> env;
     // Working directory of the child; the test's own when empty.
     std::string cwd;
+    // Run `engram mcp` (arguments after `mcp`) and speak MCP's line
+    // transport instead of the LSP's frames.
+    bool mcp = false;
 };
 
 class Server {
@@ -100,6 +104,9 @@ public:
     // `initialized`; returns the initialize result.
     json initializeFolders(const std::vector<std::string>& roots,
                            const json& capabilities = json::object());
+    // MCP's `initialize` (protocol 2025-06-18, no roots capability: the
+    // server binds its --root) followed by `notifications/initialized`.
+    json initializeMcp(const std::string& clientName = "e2e");
 
     // Waits for the process to exit: its exit code, 128+signal when killed
     // by a signal, kTimedOut (after killing it) when it did not exit in time.
@@ -112,6 +119,7 @@ public:
 private:
     void pump(std::chrono::steady_clock::time_point deadline, bool wantMessage);
     bool parseFrames();
+    bool parseLines();
     [[noreturn]] void fail(const std::string& what) const;
 
     std::unique_ptr<test::TempDir> ownHome_;
@@ -124,6 +132,7 @@ private:
     int exitStatus_ = -1;
     bool reaped_ = false;
     int lastId_ = 0;
+    bool mcp_ = false;
     std::string buf_;
     std::deque<json> inbox_;
 };

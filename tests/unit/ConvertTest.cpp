@@ -85,4 +85,12 @@ TEST_CASE("engine errors become JSON-RPC errors with a stable code and kind") {
     CHECK(reply["error"]["code"] == code::WouldDowngrade);
     CHECK(reply["error"]["data"]["kind"] == "WouldDowngrade");
     CHECK(reply["error"]["data"]["id"] == "c-1");
+
+    // An error quoting a secret the caller sent does not echo it.
+    const std::string token = "gh" + std::string("p_") + "Zq8LmN3vB7xK2pR9tY4wC6hJ1fD5sG0aE3uQ";
+    EngramError unknown(ErrorKind::UnknownClaim, "no claim with id '" + token + "'",
+                        {{"id", token}});
+    std::string text = errorReply(8, unknown).dump();
+    CHECK(text.find(token.substr(4)) == std::string::npos);
+    CHECK(text.find("[REDACTED:github-token]") != std::string::npos);
 }

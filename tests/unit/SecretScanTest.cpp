@@ -14,6 +14,7 @@
 
 using engram::secrets::Hit;
 using engram::secrets::redact;
+using engram::secrets::redacted;
 using engram::secrets::scan;
 using engram::secrets::ScanFailure;
 
@@ -335,6 +336,15 @@ TEST_CASE("redact replaces every secret and keeps the surrounding text", "[secre
     CHECK(out.find(token) == std::string::npos);
     // Redacted text must pass the scanner, or redacted contributions would be refused again.
     CHECK(scan(out).empty());
+}
+
+TEST_CASE("redacted hides what an error quotes, and withholds what it cannot scan", "[secrets]") {
+    const std::string gh = "gh" + std::string("p_") + fakeChars(36, 93);
+    CHECK(redacted("id: '" + gh + "' is not a claim id") ==
+          "id: '[REDACTED:github-token]' is not a claim id");
+    CHECK(redacted("path: 'src/pool.py' is outside the workspace root /w") ==
+          "path: 'src/pool.py' is outside the workspace root /w");
+    CHECK(redacted(std::string((1 << 20) + 1, 'a')) == "[REDACTED:unscanned]");
 }
 
 TEST_CASE("redact tolerates overlapping, unordered and out-of-range hits", "[secrets]") {

@@ -1,4 +1,5 @@
 // UTF-8 validation, UTC times, paths inside the root and URIs.
+#include "model/Error.h"
 #include "support/TempDir.h"
 #include "util/Hash.h"
 #include "util/Paths.h"
@@ -43,6 +44,21 @@ TEST_CASE("paths are confined to the root, symlinks included") {
     CHECK_FALSE(relativeToRoot(root.path(), "src/../../x"));
     CHECK_FALSE(relativeToRoot(root.path(), outside / "secret.txt"));
     CHECK_FALSE(relativeToRoot(root.path(), "link/secret.txt"));
+
+    // What every path parameter goes through: the refusal names the field.
+    CHECK(confinedPath(root.path(), "path", "src/a.py") == "src/a.py");
+    for (const std::string& out :
+         {std::string("../x"), outside / "secret.txt", std::string("link/secret.txt")}) {
+        INFO(out);
+        try {
+            confinedPath(root.path(), "anchors[0].path", out);
+            FAIL("accepted a path outside the root");
+        } catch (const EngramError& e) {
+            CHECK(e.kind == ErrorKind::OutsideRoot);
+            CHECK(std::string(e.what()).rfind("anchors[0].path: '" + out + "' is outside", 0) == 0);
+        }
+    }
+    CHECK_THROWS_AS(confinedPath(root.path(), "path", ""), EngramError);
 }
 
 TEST_CASE("the root is discovered from .engram or .git, and fingerprinted") {
