@@ -397,6 +397,18 @@ TEST_CASE("a fresh clone's engram check judges names as after init, lone words b
     REQUIRE(b.run({"init"}).exitCode == 0);
     CHECK(b.run({"check", "--format", "json"}).parsed()["findings"] == report["findings"]);
 
+    // A shallow clone lacks the commit that wrote the lines: what is judged
+    // only against its oldest commit is counted, and said why.
+    Repo shallow{origin.path() + "/shallow", {}};
+    gitOk(origin.path(), {"clone", "-q", "--depth", "1", "file://" + a.dir, shallow.dir});
+    json cut = shallow.run({"check", "--format", "json"}).parsed();
+    CHECK(cut["not_judged"]["by_reason"]["shallow_history"] == 1); // TokenValidator.validate()
+    bool revoked = false;
+    for (auto& f : cut["findings"])
+        revoked |= f["subject"] == "ref:TokenValidator.revoke";
+    CHECK(revoked); // resolved against the code, no history needed
+    CHECK(contains(shallow.run({"check"}).out, "1 not judged (shallow_history)"));
+
     // The renamed function removed as well: the word is dangling.
     a.edit("src/auth.py", "def renew(token):\n    return token.renewed(minutes=30)\n\n\n", "");
     a.commitAll("no more renewing");

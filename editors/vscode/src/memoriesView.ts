@@ -89,6 +89,7 @@ const stateIcons: Record<string, [string, string | undefined]> = {
     conflicted: ['git-merge', 'problemsErrorIcon.foreground'],
     orphaned: ['error', 'problemsErrorIcon.foreground'],
     drifted: ['warning', 'problemsWarningIcon.foreground'],
+    unjudged: ['question', 'problemsInfoIcon.foreground'],
     moved: ['arrow-swap', 'problemsInfoIcon.foreground'],
     intact: ['pass', 'testing.iconPassed'],
     unanchored: ['circle-outline', undefined],
@@ -104,7 +105,7 @@ function oneLine(s: string, max: number): string {
     return flat.length > max ? `${flat.slice(0, max - 1)}…` : flat;
 }
 
-const states = ['conflicted', 'orphaned', 'drifted', 'moved', 'intact', 'unanchored'];
+const states = ['conflicted', 'orphaned', 'drifted', 'unjudged', 'moved', 'intact', 'unanchored'];
 const kinds = ['fact', 'decision', 'convention', 'gotcha', 'preference', 'todo'];
 const tiers = ['project', 'medulla'];
 

@@ -92,7 +92,17 @@ function M.status_lines(s)
   table.insert(
     lines,
     ('  anchors  %d intact, %d drifted, %d moved, %d orphaned'):format(h.intact, h.drifted, h.moved, h.orphaned)
+      .. ((h.unjudged or 0) > 0 and (', %d not judged'):format(h.unjudged) or '')
   )
+  -- What could not be judged, and why (the envelope's counts by reason).
+  local nj = (s.envelope or {}).not_judged
+  if nj and nj.by_reason then
+    local reasons = vim.tbl_keys(nj.by_reason)
+    table.sort(reasons)
+    for _, reason in ipairs(reasons) do
+      table.insert(lines, ('  not judged %d (%s)'):format(nj.by_reason[reason], reason))
+    end
+  end
   local listed = s.broken_files or {}
   for _, b in ipairs(listed) do
     table.insert(lines, ('  broken   %s: %s'):format(b.file, b.problem))

@@ -7,9 +7,18 @@ import { anchorText } from './rows';
 import { AnchorPlace, ClaimAnchor, Finding, GetResult, InboxBox, RecallRow } from './wire';
 
 /** A claim's state as the view shows it: its anchor state, or conflicted when a finding says so. */
-export type ViewState = 'conflicted' | 'orphaned' | 'drifted' | 'moved' | 'intact' | 'unanchored';
+export type ViewState = 'conflicted' | 'orphaned' | 'drifted' | 'unjudged' | 'moved' | 'intact' | 'unanchored';
 
-const rank: Record<string, number> = { conflicted: 5, orphaned: 4, drifted: 3, moved: 2, unanchored: 1, intact: 0 };
+// Not judged is not known good: above moved, as the server ranks it.
+const rank: Record<string, number> = {
+    conflicted: 6,
+    orphaned: 5,
+    drifted: 4,
+    unjudged: 3,
+    moved: 2,
+    unanchored: 1,
+    intact: 0,
+};
 
 export function worse(a: ViewState, b: ViewState): ViewState {
     return (rank[a] ?? 0) >= (rank[b] ?? 0) ? a : b;

@@ -71,6 +71,7 @@ const stateIcon: Record<string, string> = {
     drifted: '$(warning)',
     moved: '$(arrow-swap)',
     orphaned: '$(error)',
+    unjudged: '$(question)',
     unanchored: '$(circle-outline)',
 };
 

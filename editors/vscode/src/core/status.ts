@@ -27,6 +27,7 @@ export function statusBarView(status: StatusResult): StatusBarView {
     const parts = [`engram: ${liveClaims(status)}`];
     if (h.drifted) parts.push(`${h.drifted} drifted`);
     if (h.orphaned) parts.push(`${h.orphaned} orphaned`);
+    if (h.unjudged) parts.push(`${h.unjudged} not judged`);
     const broken = brokenFiles(status);
     if (broken) parts.push(`${broken} broken`);
     const open = (status.inbox?.open ?? 0) + (status.inbox?.in_progress ?? 0);
@@ -80,7 +81,12 @@ export function statusReport(folder: string, status: StatusResult): string[] {
                 (s.error ? `; error: ${s.error}` : ''),
         );
     }
-    lines.push(`  anchors      ${h.intact} intact, ${h.drifted} drifted, ${h.moved} moved, ${h.orphaned} orphaned`);
+    lines.push(
+        `  anchors      ${h.intact} intact, ${h.drifted} drifted, ${h.moved} moved, ${h.orphaned} orphaned` +
+            (h.unjudged ? `, ${h.unjudged} not judged` : ''),
+    );
+    for (const [reason, n] of Object.entries(status.envelope.not_judged?.by_reason ?? {}))
+        lines.push(`  not judged   ${n} (${reason})`);
     for (const b of status.broken_files) lines.push(`  broken file  ${b.file}: ${b.problem}`);
     const unlisted = brokenFiles(status) - status.broken_files.length;
     if (unlisted > 0) lines.push(`  broken file  ... and ${unlisted} more (engram check lists them)`);

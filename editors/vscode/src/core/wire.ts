@@ -76,6 +76,9 @@ export interface Envelope {
     store: StoreInfo[];
     next_suggested: string | null;
     session: { pid: number; version: string; started: string };
+    non_claims?: string[];
+    /** What the answer could not judge, by reason (absent when nothing). */
+    not_judged?: { total: number; by_reason: Record<string, number> };
 }
 
 export interface RecallResult {
@@ -91,6 +94,8 @@ export interface AnchorHealth {
     drifted: number;
     moved: number;
     orphaned: number;
+    /** Not judged (a file past 16 MiB, no grammar...): envelope.not_judged says why. Absent from older servers. */
+    unjudged?: number;
 }
 
 /** The bound project's reports by state (engram/report, engram/inbox). */
