@@ -75,7 +75,8 @@ const char* kUsageTail =
                                  --json means --format json
   init                           prepare the workspace for a team: .engram/ with a
                                  .gitattributes naming engram's merge driver, and the driver
-                                 registered in this clone's git config (once per clone)
+                                 registered in this clone's git config (once per clone);
+                                 builds the code index instruction files are judged with
   resolve ID [--take T]          settle a claim a merge left diverged or unmerged (git
                                  conflict markers): keep the merge rule's live version, or
                                  T = ours | theirs | VERSION; every other version goes to
@@ -418,6 +419,12 @@ int cmdInit(const Context& ctx) {
                  "once in their clone\n";
     else
         human += s.problem + "\n";
+    // The code index instruction files' names are looked up in, built once
+    // here so that recall and the hook (which never walk the workspace)
+    // judge them from the start.
+    auto code = engine.indexCode();
+    human += "code index: " + std::to_string(code.files) + " source files, " +
+             std::to_string(code.parsed) + " parsed\n";
     json wrote = json::array();
     for (auto& w : s.wrote)
         wrote.push_back(w);
@@ -428,7 +435,8 @@ int cmdInit(const Context& ctx) {
            {"driver", s.driver},
            {"driver_command", s.driverCommand},
            {"wrote", wrote},
-           {"problem", s.problem}},
+           {"problem", s.problem},
+           {"code_index", {{"files", code.files}, {"parsed", code.parsed}}}},
           human);
     return !s.git || s.problem.empty() ? 0 : 1;
 }

@@ -44,17 +44,19 @@ bool skippedDir(const std::string& name) {
 
 } // namespace
 
-Engine::Tier* Engine::codeTier() {
+Engine::Tier* Engine::codeTier(bool create) {
     Tier* project = tier("project");
     if (!project) return nullptr;
     if (ready(*project)) return project;
     if (opts_.home.empty()) return nullptr;
+    const std::string dir = opts_.home + "/workspaces/" + fingerprint_;
+    if (!codeOnly_ && !create && !statFile(dir + "/index.sqlite")) return nullptr;
     if (!codeOnly_) {
         auto t = std::make_unique<Tier>();
         t->name = "code";
         t->root = opts_.root;
         t->store = std::make_unique<Store>(project->store->dir(), "project", "code");
-        t->store->relocateState(opts_.home + "/workspaces/" + fingerprint_, 0);
+        t->store->relocateState(dir, 0);
         try {
             auto lock = t->store->lock(); // creates the directory; one creator at a time
             t->index = std::make_unique<Index>(*t->store);

@@ -234,7 +234,9 @@ public:
     std::vector<InstructionHit> recallInstructions(const std::string& query, size_t limit);
     // searchHistory: look for a name nothing defines now in the commit that
     // last changed its line (a `git grep` of that tree), where a rename
-    // shows; recall and packets skip it (a renamed name reads dangling).
+    // shows, and build or refresh the code index first; recall, packets and
+    // the hook skip both (a renamed name reads dangling; with no code index
+    // yet, names are counted not judged).
     InstructionScan scanInstructions(const std::optional<std::string>& onlyFile = {},
                                      const std::string* text = nullptr, bool searchHistory = true);
     // Stamps the references of an instruction file (or of one of its lines)
@@ -353,7 +355,9 @@ private:
     // instruction files alone) it lives in an index of its own under
     // $ENGRAM_HOME/workspaces/<fingerprint>/, so that names are judged there
     // too without engram writing into the repository (codeTier()).
-    Tier* codeTier();
+    // With `create` false, only an index that exists already (the hot
+    // paths never create one).
+    Tier* codeTier(bool create = true);
     std::unique_ptr<Tier> codeOnly_;
     const Index* codeIndexedIn_ = nullptr; // the index the last walk filled
     std::chrono::steady_clock::time_point lastCodeWalk_{};

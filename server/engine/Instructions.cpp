@@ -492,15 +492,19 @@ InstructionScan Engine::scanInstructions(const std::optional<std::string>& onlyF
     auto loadSymbols = [&] {
         if (symbolsLoaded) return;
         symbolsLoaded = true;
-        Tier* code = codeTier();
+        // Judging (check, status, findings) builds or refreshes the code
+        // index; recall and the hook read it as it is, never walking the
+        // workspace on their path.
+        Tier* code = codeTier(searchHistory);
         if (!code) return;
-        indexed = true;
-        if (codeIndexedIn_ != code->index.get()) indexCode();
+        if (codeIndexedIn_ != code->index.get() && searchHistory) indexCode();
         for (auto& s : code->index->codeSymbols()) {
             std::string n = normaliseName(s.qualified);
             auto dot = n.find_last_of('.');
             byLast.emplace(dot == std::string::npos ? n : n.substr(dot + 1), s);
         }
+        // Nothing indexed, by this process or an earlier one: no index.
+        indexed = codeIndexedIn_ == code->index.get() || !byLast.empty();
     };
     // Every file by its name, and every directory.
     std::unordered_map<std::string, std::vector<std::string>> byName;

@@ -214,7 +214,9 @@ std::string promptContext(Engine& engine, const HookInput& in, size_t maxChars) 
 std::string sessionContext(Engine& engine, size_t maxChars) {
     auto status = engine.status();
     Totals t = totalsOf(status.envelope);
-    InstructionScan scan = engine.scanInstructions();
+    // No history searches and no walk of the workspace on a session's start:
+    // what cannot be judged that fast is left to engram check.
+    InstructionScan scan = engine.scanInstructions({}, nullptr, false);
     std::vector<const InstructionRef*> broken;
     for (auto& r : scan.refs)
         if (r.state == "dangling" || r.state == "drifted" || r.state == "moved")

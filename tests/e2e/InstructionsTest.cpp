@@ -306,6 +306,16 @@ TEST_CASE("instruction paragraphs are recalled and packed beside claims, never a
                              "--label", "expired-tokens", "--agent", "claude:test"});
     REQUIRE(remembered.exitCode == 0);
 
+    // Recall never walks the workspace: before anything built the code index,
+    // a name is not judged, and the envelope says so and why.
+    auto early = r.run({"--json", "recall", "expired tokens rejected"});
+    INFO(describe(early));
+    REQUIRE(early.exitCode == 0);
+    CHECK(early.parsed()["instructions"][0]["references"][0] ==
+          json{{"reference", "TokenValidator.validate()"}, {"state", "unjudged"}});
+    CHECK(early.parsed()["envelope"]["not_judged"]["by_reason"]["no_code_index"] == 1);
+    REQUIRE(r.run({"init"}).exitCode == 0); // builds it
+
     auto recall = r.run({"--json", "recall", "expired tokens rejected"});
     INFO(describe(recall));
     REQUIRE(recall.exitCode == 0);
