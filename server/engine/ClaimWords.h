@@ -44,18 +44,23 @@ bool hedge(std::string_view w);
 // questions ("is `get` thread-safe?" states nothing).
 std::vector<std::vector<Word>> statements(std::string_view text);
 
-// What Parse makes of a text, made once per thread for the last few hundred
-// texts: findings compare every claim on an anchor with every other, and
-// would otherwise parse each text once per pair. Shared, so clearing the
-// cache leaves what a caller holds intact.
+// What Parse makes of a text, made once per thread for the last texts seen
+// (up to 512 of them or 1 MiB of text): findings compare every claim on an
+// anchor with every other, and would otherwise parse each text once per
+// pair. Shared, so clearing the cache leaves what a caller holds intact.
 template <auto Parse>
 auto parsedOnce(std::string_view text) {
     using T = decltype(Parse(text));
     thread_local std::unordered_map<std::string, std::shared_ptr<const T>> cache;
+    thread_local size_t bytes = 0;
     std::string key(text);
     if (auto it = cache.find(key); it != cache.end()) return it->second;
-    if (cache.size() >= 512) cache.clear();
+    if (cache.size() >= 512 || bytes + key.size() > (size_t(1) << 20)) {
+        cache.clear();
+        bytes = 0;
+    }
     auto parsed = std::make_shared<const T>(Parse(text));
+    bytes += key.size();
     cache.emplace(std::move(key), parsed);
     return parsed;
 }
