@@ -1,6 +1,8 @@
 #!/usr/bin/env bash
-# Builds engram, engram_bench and engram_code_bench in Release and runs the
-# section-10 benchmarks: the store benchmarks, then the code benchmarks.
+# Builds engram, engram_bench, engram_code_bench and
+# engram_contradiction_bench in Release and runs the section-10 benchmarks:
+# the store benchmarks, then the code benchmarks; then the contradiction
+# rules' precision and recall on their labelled set.
 #
 # Why its own build directory (build-bench/) rather than build/: build/ is the
 # developers' RelWithDebInfo tree, used by tests that may be running at the
@@ -11,11 +13,12 @@
 # Arguments are passed to engram_bench (e.g. --sizes 10000 for a quick run,
 # --keep to leave the generated stores in place); ENGRAM_CODE_BENCH_ARGS is
 # passed to engram_code_bench (e.g. "--mb 10 --passes 1"). ENGRAM_BENCH_ONLY=
-# store or code runs one of the two. Each prints its own table to stdout,
-# progress to stderr; the store numbers go to bench/results/latest.json, the
-# code numbers (indexing throughput against raw tree-sitter and ctags,
-# re-anchoring after an edit) to bench/results/code.json beside it, so
-# neither run rewrites the other's results.
+# store, code or contradictions runs one of them. Each prints its own table
+# to stdout, progress to stderr; the store numbers go to
+# bench/results/latest.json, the code numbers (indexing throughput against
+# raw tree-sitter and ctags, re-anchoring after an edit) to
+# bench/results/code.json beside it, the contradiction rules' scores to
+# bench/results/contradictions.json, so no run rewrites another's results.
 #
 # The code benchmark compares against universal-ctags. When `ctags` is not on
 # the PATH it is installed with apt-get (Debian's package is universal-ctags),
@@ -33,10 +36,17 @@ mkdir -p "$build" "$here/results"
 started=$(date +%s)
 cmake -S "$top" -B "$build" -DCMAKE_BUILD_TYPE=Release >"$build/cmake.log" 2>&1 ||
     { cat "$build/cmake.log" >&2; exit 1; }
-make -C "$build" -j"$(nproc)" engram engram_bench engram_code_bench >"$build/make.log" 2>&1 ||
+targets="engram engram_bench engram_code_bench engram_contradiction_bench"
+[ "$only" = contradictions ] && targets=engram_contradiction_bench
+# shellcheck disable=SC2086 # $targets is a list of words
+make -C "$build" -j"$(nproc)" $targets >"$build/make.log" 2>&1 ||
     { tail -n 60 "$build/make.log" >&2; exit 1; }
 echo "build: $(($(date +%s) - started)) s (Release, $build)" >&2
 
+if [ "$only" = contradictions ]; then
+    "$build/bench/engram_contradiction_bench" --out "$here/results/contradictions.json"
+    exit 0
+fi
 if [ "$only" != code ]; then
     "$build/bench/engram_bench" --engram "$build/engram" \
         --out "$here/results/latest.json" "$@"
@@ -68,3 +78,7 @@ fi
 echo >&2
 # shellcheck disable=SC2086 # ENGRAM_CODE_BENCH_ARGS is a list of words
 "$build/bench/engram_code_bench" --out "$here/results/code.json" ${ENGRAM_CODE_BENCH_ARGS:-}
+[ "$only" = code ] && exit 0
+
+echo >&2
+"$build/bench/engram_contradiction_bench" --out "$here/results/contradictions.json"

@@ -147,7 +147,7 @@ ContributeResult Engine::contribute(const ContributeRequest& req) {
         std::set<std::string> against;
         auto consider = [&](const Claim& other) {
             if (!other.live() || against.count(other.id)) return;
-            if (auto m = contradiction(c.text, other.text)) {
+            if (auto m = contradicts(c.text, other.text)) {
                 if (against.empty())
                     o.conflict = "\"" + m->positive + "\" against \"" + m->negative + "\" (" +
                                  other.id + ")";

@@ -569,8 +569,7 @@ std::vector<Finding> Engine::findings(const FindingsOptions& opts, FindingsSumma
                     // Compared redacted: the phrases quoted must not carry a secret.
                     std::string ta = safe(scanField("text", a.text)),
                                 tb = safe(scanField("text", b.text));
-                    auto m = contradiction(ta, tb);
-                    if (!m) m = numberClash(ta, tb);
+                    auto m = contradicts(ta, tb);
                     if (!m && byAnchor) continue;
                     for (auto [self, other] : {std::pair{&a, &b}, std::pair{&b, &a}}) {
                         if (!reported.insert({self->id, other->id}).second) continue;

@@ -57,7 +57,7 @@ expect "both versions are served" "The connection pool holds 12 connections per 
     "also kept by the merge, v2" "The connection pool holds 20 connections since March" \
     "DIVERGED"
 expect "check reports the divergence and the collision" \
-    "conflict: two branches changed this claim" 'on label retries ("are 3" against "are 5")'
+    "conflict: two branches changed this claim" 'on label retries ("retries are 3" against "retries are 5")'
 expect_count "one finding per side of the label collision" 2 'contradicts claim "retries"'
 expect "a write to the shared label is refused" "LabelCollision: label 'retries' is held by 2 live claims"
 expect "resolving writes a new version" "Resolved: [fact] db-pool" "v3, committed"

@@ -1,13 +1,15 @@
 // libFuzzer targets for every parser that reads bytes someone else wrote:
 // the LSP framing, each operation's parameters, the MCP line channel, claim
 // files, the secret scanner, each grammar's symbol extraction, the merge
-// driver, the conflicted-file reader and store.conf.
+// driver, the conflicted-file reader, store.conf and the contradiction rules
+// (over two claim texts).
 //
 // One binary holds them all; ENGRAM_FUZZ_TARGET picks one (scripts/fuzz.sh
 // sets it, with the target's seeds from fixtures/fuzz/<target>/). Beyond
 // "does not crash under ASan and UBSan", each target checks a property the
 // code promises, so a wrong answer is a finding too (abort()).
 #include "engine/Engine.h"
+#include "engine/Modality.h"
 #include "mcp/IdSniff.h"
 #include "mcp/LineChannel.h"
 #include "model/Error.h"
@@ -276,13 +278,38 @@ void storeConfig(std::string_view data) {
     if (c.name) EXPECT(!c.name->empty());
 }
 
+// ---- contradiction rules ---------------------------------------------------------------
+// Two claim texts, cut at the first tab. Contradiction is symmetric: each
+// rule finds one in a against b exactly when it finds one in b against a,
+// and contradicts() names a rule that did.
+void contradictions(std::string_view data) {
+    size_t tab = data.find('\t');
+    std::string_view a = data.substr(0, tab);
+    std::string_view b = tab == std::string_view::npos ? std::string_view{} : data.substr(tab + 1);
+    std::vector<std::string_view> fired;
+    for (const auto& r : contradictionRules()) {
+        bool ab = r.test(a, b).has_value();
+        EXPECT(ab == r.test(b, a).has_value());
+        if (ab) fired.push_back(r.name);
+    }
+    auto m = contradicts(a, b);
+    EXPECT(m.has_value() == !fired.empty());
+    if (m) EXPECT(std::find(fired.begin(), fired.end(), m->rule) != fired.end());
+}
+
 using Target = std::function<void(std::string_view)>;
 
 std::map<std::string, Target> targets() {
     std::map<std::string, Target> t = {
-        {"framing", framing},       {"operation-params", operationParams}, {"mcp-lines", mcpLines},
-        {"claim-file", claimFile},  {"secret-scan", secretScan},           {"merge", merge},
-        {"conflicted", conflicted}, {"store-conf", storeConfig},
+        {"framing", framing},
+        {"operation-params", operationParams},
+        {"mcp-lines", mcpLines},
+        {"claim-file", claimFile},
+        {"secret-scan", secretScan},
+        {"merge", merge},
+        {"conflicted", conflicted},
+        {"store-conf", storeConfig},
+        {"contradictions", contradictions},
     };
     for (const char* lang :
          {"python", "javascript", "typescript", "tsx", "c", "cpp", "go", "rust", "java"})

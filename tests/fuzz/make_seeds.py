@@ -87,7 +87,7 @@ def main():
     engram = os.path.abspath(sys.argv[1])
     fuzz = os.path.abspath(sys.argv[2])
     targets = ["claim-file", "merge", "conflicted", "framing", "operation-params", "mcp-lines",
-               "secret-scan", "store-conf"]
+               "secret-scan", "store-conf", "contradictions"]
     langs = sorted(os.listdir(os.path.join(ROOT, "fixtures", "languages")))
     for t in targets + ["symbols-" + l for l in langs]:
         clear(t)
@@ -156,6 +156,17 @@ def main():
 
     put("store-conf", "ok", "# engram store\nname: payments\nlanguage: .h cpp\nlanguage: .inc none\n")
     put("store-conf", "mistakes", "name:\nlanguage: h\nlanguage: .x\njust words\nname: \xff\n")
+
+    # The labelled claim pairs: the first of each category and label, as
+    # "text a<TAB>text b".
+    seen = set()
+    with open(os.path.join(ROOT, "fixtures", "contradictions", "pairs.tsv"), encoding="utf-8") as f:
+        for line in f:
+            cols = line.rstrip("\n").split("\t")
+            if line.startswith("#") or len(cols) != 6 or (cols[3], cols[2]) in seen:
+                continue
+            seen.add((cols[3], cols[2]))
+            put("contradictions", f"{cols[3]}-{cols[2]}", cols[4] + "\t" + cols[5])
 
     # Each grammar's fixtures cut at blank lines into pieces under 1 KiB: a
     # few definitions each (whole files make every execution slow).
