@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
-# Builds engram, engram_bench, engram_code_bench and
+# Builds engram, engram_bench, engram_secret_bench, engram_code_bench and
 # engram_contradiction_bench in Release and runs the section-10 benchmarks:
-# the store benchmarks, then the code benchmarks; then the contradiction
-# rules' precision and recall on their labelled set.
+# the store benchmarks, the secret scan, then the code benchmarks; then the
+# contradiction rules' precision and recall on their labelled set.
 #
 # Why its own build directory (build-bench/) rather than build/: build/ is the
 # developers' RelWithDebInfo tree, used by tests that may be running at the
@@ -13,11 +13,12 @@
 # Arguments are passed to engram_bench (e.g. --sizes 10000 for a quick run,
 # --keep to leave the generated stores in place); ENGRAM_CODE_BENCH_ARGS is
 # passed to engram_code_bench (e.g. "--mb 10 --passes 1"). ENGRAM_BENCH_ONLY=
-# store, code or contradictions runs one of them. Each prints its own table
-# to stdout, progress to stderr; the store numbers go to
-# bench/results/latest.json, the code numbers (indexing throughput against
+# store, secrets, code or contradictions runs one of them. Each prints its own
+# table to stdout, progress to stderr; the store numbers go to
+# bench/results/latest.json, the secret scan's cost per KiB on hostile input
+# to bench/results/secrets.json, the code numbers (indexing throughput against
 # raw tree-sitter and ctags, re-anchoring after an edit) to
-# bench/results/code.json beside it, the contradiction rules' scores to
+# bench/results/code.json, the contradiction rules' scores to
 # bench/results/contradictions.json, so no run rewrites another's results.
 #
 # The code benchmark compares against universal-ctags. When `ctags` is not on
@@ -36,8 +37,9 @@ mkdir -p "$build" "$here/results"
 started=$(date +%s)
 cmake -S "$top" -B "$build" -DCMAKE_BUILD_TYPE=Release >"$build/cmake.log" 2>&1 ||
     { cat "$build/cmake.log" >&2; exit 1; }
-targets="engram engram_bench engram_code_bench engram_contradiction_bench"
+targets="engram engram_bench engram_secret_bench engram_code_bench engram_contradiction_bench"
 [ "$only" = contradictions ] && targets=engram_contradiction_bench
+[ "$only" = secrets ] && targets=engram_secret_bench
 # shellcheck disable=SC2086 # $targets is a list of words
 make -C "$build" -j"$(nproc)" $targets >"$build/make.log" 2>&1 ||
     { tail -n 60 "$build/make.log" >&2; exit 1; }
@@ -47,11 +49,15 @@ if [ "$only" = contradictions ]; then
     "$build/bench/engram_contradiction_bench" --out "$here/results/contradictions.json"
     exit 0
 fi
-if [ "$only" != code ]; then
+if [ -z "$only" ] || [ "$only" = store ]; then
     "$build/bench/engram_bench" --engram "$build/engram" \
         --out "$here/results/latest.json" "$@"
 fi
-[ "$only" = store ] && exit 0
+if [ -z "$only" ] || [ "$only" = secrets ]; then
+    echo >&2
+    "$build/bench/engram_secret_bench" --out "$here/results/secrets.json"
+fi
+[ -n "$only" ] && [ "$only" != code ] && exit 0
 
 # universal-ctags, installed once when missing (idempotent: skipped when
 # present). Failure to install is not fatal.

@@ -7,7 +7,8 @@ set -euo pipefail
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 
 debs=(build-essential cmake pkg-config git nodejs npm
-      nlohmann-json3-dev libuv1-dev libsqlite3-dev catch2 libsodium-dev clang-format neovim)
+      nlohmann-json3-dev libuv1-dev libsqlite3-dev catch2 libsodium-dev libre2-dev
+      clang-format neovim)
 npm_dirs=(. tests/mcp editors/vscode)
 
 # With --tests (scripts/test.sh): what only the tests need: clang for the

@@ -2,11 +2,13 @@
 //
 // Claims end up committed to git, where a leaked secret is effectively published forever, so
 // the write path asks this scanner first and refuses on any hit or on any failure to finish
-// (fail closed). The detectors are hand-written linear scanners rather than std::regex, which is
-// slow and recurses deeply enough to overflow the stack on long adversarial input.
+// (fail closed). Every detector runs in time linear in the text: RE2 for the documented token
+// shapes, hand-written bounded scanners for the rest (std::regex backtracks, and recurses deeply
+// enough to overflow the stack on long adversarial input).
 #pragma once
 
 #include <cstddef>
+#include <span>
 #include <stdexcept>
 #include <string>
 #include <string_view>
@@ -15,15 +17,22 @@
 namespace engram::secrets {
 
 struct Hit {
-    // Stable rule id (part of the protocol): "private-key", "openai-key", "github-token",
-    // "aws-access-key", "slack-token", "1password-ref", "jwt", "password-assignment",
-    // "high-entropy-token", "merge-conflict-marker".
+    // Stable rule id (part of the protocol), one of rules(): "private-key", "github-token",
+    // "url-password", "password-assignment", "high-entropy-token", ...
     std::string rule;
     std::size_t begin; // byte span [begin, end) in the scanned text
     std::size_t end;
     // Human words for the rule; never the matched text, so it is safe to log and return.
     std::string description;
 };
+
+struct RuleInfo {
+    std::string_view id;
+    std::string_view description;
+};
+
+// Every rule, most specific first: the order in which overlapping hits are resolved.
+std::span<const RuleInfo> rules();
 
 // Thrown when the scanner cannot complete (input over 1 MiB, internal error). Callers must
 // refuse the write: an unscanned text is treated as a secret.

@@ -1,5 +1,6 @@
-// SecretScanTest: every secret rule fires on its shape with the exact span, and stays quiet on
-// the lookalikes agents write every day (git ids, UUIDs, identifiers, placeholders).
+// SecretScanTest: the scanner's behaviour rule by rule: exact spans, overlap resolution,
+// placeholders, redaction, failing closed, and hostile input. The breadth of formats is
+// measured against the labelled corpus in SecretCorpusTest.
 //
 // Fake secrets are assembled at run time (concatenation, a seeded generator) so this file holds
 // no literal that a scanner of the repository itself would rightly flag.
@@ -7,7 +8,6 @@
 
 #include <catch2/catch.hpp>
 
-#include <chrono>
 #include <cstdint>
 #include <string>
 #include <vector>
@@ -102,8 +102,9 @@ TEST_CASE("openai-key matches sk- keys at a word boundary", "[secrets]") {
     const std::string project = "sk-" + std::string("proj-") + fakeChars(40, 12);
     requireSingleHit("export OPENAI_API_KEY=" + project, "openai-key", project);
 
+    // Anthropic's keys share the prefix and have their own rule.
     const std::string anthropic = "sk-" + std::string("ant-api03-") + fakeChars(30, 13);
-    requireSingleHit("[" + anthropic + "]", "openai-key", anthropic);
+    requireSingleHit("[" + anthropic + "]", "anthropic-key", anthropic);
 }
 
 TEST_CASE("openai-key lookalikes are ignored", "[secrets]") {
@@ -254,9 +255,10 @@ TEST_CASE("high-entropy-token ignores hashes, ids, identifiers, paths and prose"
 
 TEST_CASE("high-entropy-token skips URL host and path but not credentials in URLs", "[secrets]") {
     requireNoHits("download https://cdn.example.com/files/" + fakeChars(40, 66) + "/archive.zip");
+    // A password in a URL has a rule of its own, whatever it looks like.
     const std::string userinfo = fakeChars(40, 67);
     requireSingleHit("clone https://agent:" + userinfo + "@git.example.com/repo.git",
-                     "high-entropy-token", userinfo);
+                     "url-password", userinfo);
     const std::string query = fakeChars(40, 68);
     requireSingleHit("callback https://example.com/cb?code=" + query + "&state=1",
                      "high-entropy-token", query);
@@ -291,6 +293,9 @@ TEST_CASE("merge-conflict-marker lookalikes are ignored", "[secrets]") {
     requireNoHits("========\n--------");
     requireNoHits("<<<<<<<< eight\nnot <<<<<<< at start\n>>>>>>>x");
     requireNoHits("======= trailing");
+    // Alone, a separator line is a Markdown heading's underline, not conflict debris.
+    requireNoHits("Release notes\n=======\n\nFixed the login bug.");
+    requireNoHits("x\n=======\n");
 }
 
 TEST_CASE("overlapping rules resolve to the more specific one", "[secrets]") {
@@ -311,7 +316,7 @@ TEST_CASE("multiple hits come back ordered by begin", "[secrets]") {
     const std::string gh = "gh" + std::string("p_") + fakeChars(36, 81);
     const std::string aws = "AK" + std::string("IA") + fakeChars(16, 82, upperDigits);
     const std::string text = "first password: letmein99\nthen " + gh + "\nand " + aws +
-                             "\n=======\nsecret=" + fakeChars(40, 83);
+                             "\n>>>>>>> theirs\nsecret=" + fakeChars(40, 83);
     const auto hits = scan(text);
     REQUIRE(rulesOf(hits) == std::vector<std::string>{"password-assignment", "github-token",
                                                       "aws-access-key", "merge-conflict-marker",
@@ -364,20 +369,53 @@ TEST_CASE("input over 1 MiB fails closed", "[secrets]") {
     CHECK(scan(limit).empty());
 }
 
-TEST_CASE("adversarial 1 MiB inputs scan in linear time", "[secrets]") {
-    const std::size_t mib = std::size_t{1} << 20;
-    const std::vector<std::string> units{"sk-",        "password=", "token=\"", "ghp_",
-                                         "eyJ.eyJ.",   "op://",     "<<<<<<<",  "-----BEGIN ",
-                                         "password=<", "aB3/",      "AKIA"};
-    for (const std::string& unit : units) {
+TEST_CASE("hostile 16 KiB inputs scan to the right answer", "[secrets]") {
+    // Each unit repeated is a near miss for some rule (a bare prefix, an unterminated opener, a
+    // header without key material); the secret after it must still be found, alone. How long
+    // this takes is measured in bench/ (engram_secret_bench), not asserted here.
+    const std::string upperDigits = "ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789";
+    const std::string gh = "gh" + std::string("p_") + fakeChars(36, 101);
+    const std::string sk = "sk-" + fakeChars(48, 102);
+    const std::string aws = "AK" + std::string("IA") + fakeChars(16, 103, upperDigits);
+    const std::string pem =
+        "-----BEGIN RSA PRIVATE KEY-----\n" + kPemBody + "\n-----END RSA PRIVATE KEY-----";
+    const std::string password = "S3cr3t" + fakeChars(8, 104);
+    const std::string token = fakeChars(40, 105);
+    struct Case {
+        std::string unit, tail, rule, secret;
+    };
+    const std::vector<Case> cases{
+        {"sk- ", sk, "openai-key", sk},
+        {"gh" + std::string("p_ "), gh, "github-token", gh},
+        {"github_pat_ ", gh, "github-token", gh},
+        {"AKIA ", aws, "aws-access-key", aws},
+        {"xoxb- ", gh, "github-token", gh},
+        {"eyJ.eyJ. ", sk, "openai-key", sk},
+        {"op:// ", gh, "github-token", gh},
+        {"password=< ", gh, "github-token", gh},
+        {"aB3/", "\n" + token, "high-entropy-token", token},
+        {"<<<<<<<", "\n>>>>>>> theirs\n", "merge-conflict-marker", ">>>>>>> theirs"},
+        {"-----BEGIN RSA PRIVATE KEY-----\n", pem, "private-key", pem},
+        {"-----BEGIN A PRIVATE KEY-----", pem, "private-key", pem},
+        {"-----END RSA PRIVATE KEY-----\n", pem, "private-key", pem},
+        {"PuTTY-User-Key-File-2: ", gh, "github-token", gh},
+        {"https://a:", "https://u:" + password + "@h/", "url-password", password},
+        {"postgres://u:p ", "postgres://u:" + password + "@h/", "url-password", password},
+        {"-----BEGIN CERTIFICATE-----\nFoo: ", "\n" + gh, "github-token", gh},
+        {"hooks.slack.com/services/ ", gh, "github-token", gh},
+        {"0:AA ", aws, "aws-access-key", aws},
+    };
+    for (const Case& c : cases) {
         std::string text;
-        while (text.size() + unit.size() <= mib)
-            text += unit;
-        const auto start = std::chrono::steady_clock::now();
-        CHECK_NOTHROW(scan(text));
-        const auto elapsed = std::chrono::steady_clock::now() - start;
-        INFO("unit: " << unit);
-        // Quadratic behaviour on 1 MiB would take minutes; linear takes milliseconds.
-        CHECK(elapsed < std::chrono::seconds(3));
+        while (text.size() + c.unit.size() <= 16 * 1024)
+            text += c.unit;
+        text += " " + c.tail;
+        INFO("unit: " << c.unit);
+        const auto hits = scan(text);
+        REQUIRE(hits.size() == 1);
+        CHECK(hits[0].rule == c.rule);
+        const std::size_t at = text.rfind(c.secret);
+        CHECK(hits[0].begin <= at);
+        CHECK(hits[0].end >= at + c.secret.size());
     }
 }
