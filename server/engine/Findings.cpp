@@ -537,9 +537,9 @@ std::vector<Finding> Engine::findings(const FindingsOptions& opts, FindingsSumma
         }
 
         // Conflicts: live claims sharing a label (only two branches each
-        // writing it make that), and live claims sharing an anchor whose
-        // texts contradict by modality or by a number; each side gets a
-        // finding naming the other.
+        // writing it make that), and live claims on one definition whose
+        // texts contradict by a rule of measured precision (Modality.h);
+        // each side gets a finding naming the other.
         std::map<std::string, std::vector<size_t>> groups;
         for (size_t i = 0; i < claims.size(); ++i) {
             std::set<std::string> keys;

@@ -5,7 +5,9 @@
 //      `engram serve` (the line an agent or `--anchor PATH:LINE` gives, or
 //      the cursor an editor sends); each must be accepted and resolve to
 //      that definition;
-//   2. `engram check` reports nothing, with nothing changed;
+//   2. `engram check` reports nothing at all (no finding of any code), with
+//      nothing changed: the claims are worded as agents word them, numbers
+//      included, and some definitions carry a second, compatible claim;
 //   3. after each formatter pass (black, prettier, clang-format, rustfmt,
 //      gofmt over a de-formatted copy) `engram check` still reports nothing;
 //   4. one token changed inside each definition drifts exactly the claims on
@@ -64,6 +66,7 @@ struct File {
 // A claim the test made, with the definition it must stand for.
 struct Made {
     std::string id;
+    size_t n = 0; // the number its text was written with (claimText)
     size_t file = 0;
     size_t symbol = 0; // index into File::symbols
     Anchor anchor;     // as stored in the claim file
@@ -103,6 +106,54 @@ bool sameName(const corpus::Definition& d, const syntax::Symbol& s) {
         return words.count(d.name) > 0;
     }
     return false;
+}
+
+// What an agent writes about a definition: sentences with numbers in them
+// (line numbers, counts, limits, versions, ordinals), the kind of text a
+// contradiction rule must not mistake for a disagreement. `second` gives a
+// compatible second claim on the same definition, with other numbers.
+std::string claimText(size_t n, const std::string& name, const std::string& file, bool second) {
+    const std::string f = file.substr(file.find_last_of('/') + 1);
+    const std::string line = std::to_string(3 + n % 97), line2 = std::to_string(40 + n % 61);
+    const std::string k = std::to_string(2 + n % 7), m = std::to_string(10 + n % 90);
+    const std::string q = "`" + name + "`";
+    // The second claim on a definition says something compatible with the
+    // first (`n` is the first's), sharing its words with other numbers.
+    switch (n % 8) {
+    case 0:
+        return second ? "claim " + std::to_string(n + 1) + " about " + q +
+                            ": the early return skips the cleanup"
+                      : "claim " + std::to_string(n) + " about " + q + " in " + f;
+    case 1:
+        return second ? "the early return at line " + line2 + " of " + q + " handles the empty case"
+                      : q + " (" + f + ") is called from " + k + " places; the loop at line " +
+                            line + " runs once per item";
+    case 2:
+        return second
+                   ? name + " was deprecated in release 2." + k + " and kept for compatibility"
+                   : name + " was added in release 1." + k + " and is covered by " + m + " tests";
+    case 3:
+        return second ? q + " frees its buffers at line " + line2
+                      : q + " allocates at most " + k + " buffers of " + m + " bytes; see line " +
+                            line;
+    case 4:
+        return second ? "step " + std::to_string(2 + n % 4) + " of " + k + " follows " + q
+                      : "step " + std::to_string(1 + n % 4) + " of " + k + ": " + q +
+                            " must be called after the setup in " + f;
+    case 5:
+        return second ? "the main path of " + q + " ends at line " + std::to_string(70 + n % 30)
+                      : q + " returns early at line " + line + "; the main path starts at line " +
+                            line2;
+    case 6:
+        return second ? "since release " + k + ".1, " + q + " must not be called twice"
+                      : "since release " + k + "." + std::to_string(n % 10) + ", " + q +
+                            " must not be called from a signal handler";
+    default:
+        return second ? "see PR #" + std::to_string(1000 + n) + " for why " + q +
+                            " changed last; it was reviewed by " + k + " people"
+                      : q + " takes " + k + " arguments and was last changed in PR #" +
+                            std::to_string(100 + n % 900);
+    }
 }
 
 std::vector<json> anchorFindings(const json& report) {
@@ -178,19 +229,23 @@ void runCorpus(const std::string& lang) {
         e2e::Server server({home.path(), {}, {}, {}});
         server.initialize(root);
         int n = 0;
-        auto remember = [&](const json& anchor, const std::string& what) -> std::optional<Made> {
-            json r = server.request("engram/remember",
-                                    {{"text", "corpus claim " + std::to_string(n)},
-                                     {"label", "corpus-" + std::to_string(n)},
-                                     {"agent", "test:corpus"},
-                                     {"anchors", json::array({anchor})}},
-                                    std::chrono::seconds(30));
+        auto remember = [&](const json& anchor, const std::string& what, const std::string& name,
+                            const std::string& file,
+                            std::optional<size_t> second = {}) -> std::optional<Made> {
+            json r = server.request(
+                "engram/remember",
+                {{"text", claimText(second ? *second : size_t(n), name, file, second.has_value())},
+                 {"label", "corpus-" + std::to_string(n)},
+                 {"agent", "test:corpus"},
+                 {"anchors", json::array({anchor})}},
+                std::chrono::seconds(30));
             ++n;
             if (!r.contains("result")) {
                 refused.push_back(what + ": " + r["error"]["message"].get<std::string>());
                 return std::nullopt;
             }
             Made m;
+            m.n = size_t(n - 1);
             m.id = r["result"]["claim"]["id"];
             Claim c = parseClaim(readAll(root + "/.engram/claims/" + m.id + ".md"), m.id);
             REQUIRE(c.anchors.size() == 1);
@@ -208,7 +263,8 @@ void runCorpus(const std::string& lang) {
         for (auto& d : defs) {
             std::string what = d.file + ":" + std::to_string(d.line) + " " + d.kind + " " + d.name;
             // `--anchor PATH:LINE`: a line, no column.
-            auto m = remember({{"path", d.file}, {"position", {{"line", d.line - 1}}}}, what);
+            auto m = remember({{"path", d.file}, {"position", {{"line", d.line - 1}}}}, what,
+                              d.name, d.file);
             if (!m) continue;
             const File& f = files[m->file];
             const auto& s = f.symbols[m->symbol];
@@ -234,7 +290,7 @@ void runCorpus(const std::string& lang) {
                 auto m =
                     remember({{"uri", e2e::fileUri(root + "/" + f.rel)},
                               {"position", {{"line", s.startLine}, {"character", s.startColumn}}}},
-                             what);
+                             what, syntax::writtenName(s), f.rel);
                 if (!m) continue;
                 if (m->file != fi || m->symbol != si) {
                     const auto& got = files[m->file].symbols[m->symbol];
@@ -245,6 +301,23 @@ void runCorpus(const std::string& lang) {
                 covered.insert({fi, si});
                 made.push_back(*m);
             }
+        }
+        // A second claim on every seventh definition, compatible with the
+        // first (other line numbers, counts and versions), on the same
+        // anchor as the first resolved it.
+        for (size_t i = 0, count = made.size(); i < count; i += 7) {
+            const Made first = made[i];
+            const auto& s = files[first.file].symbols[first.symbol];
+            json anchor = {{"uri", e2e::fileUri(root + "/" + first.anchor.path)},
+                           {"position", {{"line", s.startLine}, {"character", s.startColumn}}}};
+            std::string what = first.anchor.path + " " + syntax::writtenName(s) + " (second claim)";
+            auto m = remember(anchor, what, syntax::writtenName(s), first.anchor.path, first.n);
+            if (!m) continue;
+            if (m->file != first.file || m->symbol != first.symbol) {
+                misresolved.push_back(what + ": resolved to another definition");
+                continue;
+            }
+            made.push_back(*m);
         }
         server.call("shutdown", json(nullptr));
         server.notify("exit", json(nullptr));
@@ -268,16 +341,19 @@ void runCorpus(const std::string& lang) {
         CHECK(misresolved.empty());
     }
 
-    auto check = [&](const std::string& when) {
+    auto checkAll = [&](const std::string& when) {
         auto r = e2e::runCli({"--root", root, "--home", home.path(), "check", "--format", "json"},
                              {}, "", std::chrono::seconds(120));
         INFO(when << ": engram check: " << r.err);
         REQUIRE((r.exitCode == 0 || r.exitCode == 1));
-        return anchorFindings(r.parsed());
+        return r.parsed();
     };
+    auto check = [&](const std::string& when) { return anchorFindings(checkAll(when)); };
 
-    // 2. Nothing changed: nothing to report.
-    auto unchanged = check("with nothing changed");
+    // 2. Nothing changed: nothing to report, of any code.
+    const json unchangedReport = checkAll("with nothing changed");
+    std::vector<json> unchanged(unchangedReport["findings"].begin(),
+                                unchangedReport["findings"].end());
     summary << "; findings with nothing changed: " << unchanged.size();
     {
         INFO("findings with nothing changed:" << firstMessages(unchanged));

@@ -511,3 +511,38 @@ TEST_CASE("a bounded listing keeps the first findings in order and counts every 
     CHECK(counts.byCode["engram.invalid"] == 2600);
     CHECK(fewCounts.byCode == summarize(all).byCode);
 }
+
+// Conflicts are judged on one definition as anchoring identifies it: two
+// overloads share a written name (`Pool.acquire`) but not an anchor, so
+// claims that would contradict on one definition do not on two; on the
+// same overload, reached by its line or by its name, they do.
+TEST_CASE("findings: a conflict needs one definition, not one written name", "[findings]") {
+    Workspace w;
+    w.root.write("src/Pool.java", "class Pool {\n"                           // 1
+                                  "    Conn acquire() {\n"                   // 2
+                                  "        return take(30);\n"               // 3
+                                  "    }\n"                                  // 4
+                                  "    Conn acquire(int timeoutSeconds) {\n" // 5
+                                  "        return take(timeoutSeconds);\n"   // 6
+                                  "    }\n"                                  // 7
+                                  "}\n");
+    w.remember("callers must hold the pool lock", "lock-a", AnchorSpec{"src/Pool.java", {}, 2});
+    w.remember("callers must not hold the pool lock", "lock-b", AnchorSpec{"src/Pool.java", {}, 5});
+    auto conflicts = [&] {
+        std::vector<Finding> out;
+        for (auto& f : w.engine.findings({}))
+            if (f.code == "engram.conflict") out.push_back(f);
+        return out;
+    };
+    CHECK(conflicts().empty());
+
+    // The same overload, named as a person writes it: one anchor.
+    w.remember("Callers must hold the pool lock.", "lock-c",
+               AnchorSpec{"src/Pool.java", std::string("Pool.acquire(int)")});
+    auto found = conflicts();
+    REQUIRE(found.size() == 2);
+    for (auto& f : found) {
+        CHECK(f.path == "src/Pool.java");
+        CHECK(f.range.startLine == 4); // on the overload the two share
+    }
+}
