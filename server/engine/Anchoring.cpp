@@ -465,6 +465,11 @@ AnchorCheck Anchorer::check(const Anchor& a) {
     return out;
 }
 
+void addNotJudged(NotJudged& n, const std::vector<AnchorPlace>& places) {
+    for (auto& p : places)
+        if (!p.reason.empty()) n.add(p.reason);
+}
+
 std::string anchorName(const Anchor& a) {
     if (!a.symbol.empty()) return a.path + "#" + a.symbol;
     if (a.startLine > 0)

@@ -112,6 +112,9 @@ private:
 // The anchor a definition would be given now.
 Anchor symbolAnchor(const std::string& path, const std::string& language, const syntax::Symbol& s);
 
+// Counts the places whose anchors were not judged, by reason.
+void addNotJudged(NotJudged& n, const std::vector<AnchorPlace>& places);
+
 // The anchor as people name it: `PATH#SYMBOL`, `PATH:START-END` or `PATH`.
 std::string anchorName(const Anchor& a);
 

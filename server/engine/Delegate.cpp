@@ -488,11 +488,8 @@ DelegateResult Engine::delegate(const DelegateRequest& in) {
     // What the packet carries but engram could not judge, beside it (the
     // envelope is not part of the packet's content).
     for (auto& it : p.items)
-        for (auto& pl : it.places)
-            if (!pl.reason.empty()) result.envelope.notJudged.add(pl.reason);
-    for (auto& h : p.instructionFiles)
-        result.envelope.notJudged.add(h.notJudged);
-    explainNotJudged(result.envelope);
+        addNotJudged(result.envelope.notJudged, it.places);
+    explainNotJudged(result.envelope, p.instructionFiles);
     return result;
 }
 

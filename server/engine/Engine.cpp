@@ -494,7 +494,9 @@ Envelope Engine::envelope(const std::string& method,
     return e;
 }
 
-void Engine::explainNotJudged(Envelope& e) {
+void Engine::explainNotJudged(Envelope& e, const std::vector<InstructionHit>& served) {
+    for (auto& h : served)
+        e.notJudged.add(h.notJudged);
     for (auto& [reason, n] : e.notJudged.byReason)
         e.nonClaims.push_back(std::to_string(n) + " not judged (" + reason +
                               "): " + std::string(notJudgedExplanation(reason)) + ".");

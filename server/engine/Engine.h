@@ -308,8 +308,9 @@ private:
     // Adds the anchors not judged, by reason, to `notJudged` when given.
     void addAnchorHealth(Tier& t, StatusResult::AnchorHealth& total,
                          NotJudged* notJudged = nullptr);
-    // Says in the envelope's non_claims what e.notJudged counts, and why.
-    static void explainNotJudged(Envelope& e);
+    // Adds what the instruction paragraphs served could not judge to
+    // e.notJudged, then says in non_claims what it counts, and why.
+    static void explainNotJudged(Envelope& e, const std::vector<InstructionHit>& served = {});
     // Marks the files engram/status counted that the TreeWatch reported.
     void applyTreeChanges();
     // Files the spool's reports naming `root` into its box (a project that

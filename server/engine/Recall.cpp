@@ -429,11 +429,8 @@ RecallResult Engine::recallChecked(const RecallRequest& req, bool rowsReread) {
 
     // Drift is never silent, and neither is what could not be judged.
     for (auto& row : result.rows)
-        for (auto& p : row.places)
-            if (!p.reason.empty()) result.envelope.notJudged.add(p.reason);
-    for (auto& h : result.instructions)
-        result.envelope.notJudged.add(h.notJudged);
-    explainNotJudged(result.envelope);
+        addNotJudged(result.envelope.notJudged, row.places);
+    explainNotJudged(result.envelope, result.instructions);
 
     int64_t live = 0;
     for (auto& me : result.memoryExists)

@@ -18,6 +18,7 @@
 // A write operation without valid arguments here fails the test, and the
 // same valid arguments must then write, so each refusal is the field's.
 #include "Client.h"
+#include "support/Names.h"
 
 #include <catch2/catch.hpp>
 #include <filesystem>
@@ -357,20 +358,6 @@ Answer fromCli(const CliResult& r) {
     return a;
 }
 
-std::string camel(const std::string& snake) {
-    std::string out;
-    bool up = false;
-    for (char c : snake) {
-        if (c == '_') {
-            up = true;
-            continue;
-        }
-        out += up ? char(std::toupper(static_cast<unsigned char>(c))) : c;
-        up = false;
-    }
-    return out;
-}
-
 // A server of one surface, bound to the workspace, asked one operation at
 // a time.
 struct Surface {
@@ -394,7 +381,7 @@ struct Surface {
         if (mcp())
             return fromReply(
                 server.request("tools/call", {{"name", op}, {"arguments", args}}, 20s));
-        return fromReply(server.request("engram/" + camel(op), args, 20s));
+        return fromReply(server.request("engram/" + engram::test::camel(op), args, 20s));
     }
 };
 

@@ -3,6 +3,7 @@
 // whichever surface supplies its Call.
 #include "model/Error.h"
 #include "ops/Operation.h"
+#include "support/Names.h"
 #include "support/TempDir.h"
 
 #include <algorithm>
@@ -15,21 +16,6 @@ using engram::test::TempDir;
 using json = nlohmann::json;
 
 namespace {
-
-// verify_packet -> verifyPacket
-std::string camel(const std::string& snake) {
-    std::string out;
-    bool up = false;
-    for (char c : snake) {
-        if (c == '_') {
-            up = true;
-            continue;
-        }
-        out += up ? char(std::toupper(static_cast<unsigned char>(c))) : c;
-        up = false;
-    }
-    return out;
-}
 
 std::string kebab(std::string snake) {
     for (char& c : snake)
@@ -61,7 +47,7 @@ TEST_CASE("every operation is named by one rule on the three surfaces") {
         INFO(op.name);
         CHECK(names.insert(op.name).second);
         CHECK(methods.insert(op.method).second);
-        CHECK(std::string(op.method) == "engram/" + camel(op.name));
+        CHECK(std::string(op.method) == "engram/" + engram::test::camel(op.name));
         if (!op.cli.name) {
             // `engram check` is its own command (SARIF, an exit code for CI).
             CHECK(std::string(op.name) == "check");
