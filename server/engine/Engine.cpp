@@ -58,7 +58,7 @@ Engine::Engine(EngineOptions opts)
         }
     };
     envInt("ENGRAM_INLINE_RECONCILE_MAX", opts_.inlineReconcileMax);
-    envInt("ENGRAM_RECONCILE_HOLD_MS", opts_.reconcileHoldMs);
+    if (const char* v = std::getenv("ENGRAM_TEST_HOLD_RECONCILE"); v && *v) opts_.reconcileHold = v;
     // Extension-to-language mappings from the project's store.conf.
     for (auto& [ext, lang] : tiers_[0]->store->languageMap())
         if (!syntax::mapExtension(ext, lang))
@@ -156,14 +156,14 @@ void Engine::startScan(Tier& t, bool opening) {
     s.checked = std::make_shared<std::atomic<int64_t>>(0);
     s.opening = opening;
     s.files = t.index->stats().total;
-    int64_t holdMs = opening ? opts_.reconcileHoldMs : 0;
+    std::string hold = opening ? opts_.reconcileHold : std::string();
     s.result =
         std::async(std::launch::async, [index = t.store->indexPath(), dir = t.store->claimsDir(),
-                                        cancel = s.cancel, checked = s.checked, holdMs] {
+                                        cancel = s.cancel, checked = s.checked, hold] {
             // Behind the requests: one thread, at a lower priority (a
             // thread's own nice value on Linux), so answers keep a core.
             ::setpriority(PRIO_PROCESS, id_t(::syscall(SYS_gettid)), 10);
-            for (int64_t waited = 0; waited < holdMs && !cancel->load(); waited += 10)
+            while (!hold.empty() && !cancel->load() && ::access(hold.c_str(), F_OK) == 0)
                 std::this_thread::sleep_for(std::chrono::milliseconds(10));
             return scanClaims(index, dir, true, checked.get(), cancel.get(), false);
         });

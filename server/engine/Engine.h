@@ -45,9 +45,11 @@ struct EngineOptions {
     // even in the background mode (a stat of 20k files takes ~20 ms).
     // ENGRAM_INLINE_RECONCILE_MAX overrides it.
     int64_t inlineReconcileMax = 20000;
-    // Holds the start-up sweep back this long (ENGRAM_RECONCILE_HOLD_MS): lets
-    // tests observe answers served before it finishes. 0 in use.
-    int64_t reconcileHoldMs = 0;
+    // A test seam (ENGRAM_TEST_HOLD_RECONCILE): while a file exists at this
+    // path the start-up sweep waits to begin, so a test observes the answers
+    // served before it finishes for as long as it likes, then removes the
+    // file. Empty, and inert, unless the variable is set.
+    std::string reconcileHold{};
     // Long-lived servers watch the directories of anchored files (inotify),
     // so engram/status looks again only at files reported changed instead
     // of a stat of every anchored file per call.

@@ -112,8 +112,10 @@ void LspServer::pollReconcile() {
             // once start-up is over (lsp/ClaimsWatch.h), when no request
             // waits; the files are then checked again, so a rewrite made
             // before it was in place is still seen.
-            if (queue_.empty() && !f->engine.reconciling() && f->watch.completeWatch())
+            if (queue_.empty() && !f->engine.reconciling() && f->watch.completeWatch()) {
+                logLine("watching " + f->watch.dir() + " for writes in place too");
                 f->engine.recheckClaims();
+            }
         } catch (const std::exception& e) {
             logLine("reconciling " + f->root() + " failed: " + e.what());
         }

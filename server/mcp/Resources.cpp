@@ -10,6 +10,7 @@
 // reads again when it wants the current state.
 #include "mcp/McpServer.h"
 #include "model/Error.h"
+#include "protocol/Convert.h"
 #include "protocol/JsonRpc.h"
 #include "util/Paths.h"
 

@@ -6,10 +6,11 @@
 // ENGRAM_INLINE_RECONCILE_MAX=0: the path of a store of more than 20k
 // claims). When the claims directory itself is unchanged, only files
 // rewritten in place can differ, and those are checked on a thread (held
-// back here with ENGRAM_RECONCILE_HOLD_MS, so the answers served before it
-// finishes are observed): a claim served meanwhile is never stale, and one
-// that would newly match may be missing only while the answer's envelope
-// says the store is not reconciled yet.
+// here by a file the test removes when it is done looking, named by
+// ENGRAM_TEST_HOLD_RECONCILE, so the answers served before it finishes are
+// observed however fast it would have been): a claim served meanwhile is
+// never stale, and one that would newly match may be missing only while the
+// answer's envelope says the store is not reconciled yet.
 #include "Client.h"
 
 #include <catch2/catch.hpp>
@@ -74,14 +75,16 @@ std::string bulkId(int i) {
 }
 
 struct Site {
-    TempDir root, home;
+    TempDir root, home, control;
     std::vector<std::string> env;
     std::string claims;
     std::string anchored; // a claim anchored to drifted code
+    std::string hold;     // while this file exists, a start-up check on a thread waits
 
-    explicit Site(bool background, int holdMs = 0) {
+    explicit Site(bool background)
+        : hold(control / "hold-reconcile") {
         if (background) env.push_back("ENGRAM_INLINE_RECONCILE_MAX=0");
-        if (holdMs) env.push_back("ENGRAM_RECONCILE_HOLD_MS=" + std::to_string(holdMs));
+        env.push_back("ENGRAM_TEST_HOLD_RECONCILE=" + hold);
         copySampleWorkspace(root.path());
         claims = claimsDir(root.path());
         auto cli = runCli({"--root", root.path(), "--home", home.path(), "--json", "remember",
@@ -120,6 +123,9 @@ struct Site {
         gitOk(root.path(), {"checkout", "-q", "main"});
     }
 
+    void holdReconcile() { spew(hold, ""); }
+    void releaseReconcile() { REQUIRE(fs::remove(hold)); }
+
     std::unique_ptr<Server> start() {
         ServerOptions opts;
         opts.home = home.path();
@@ -155,7 +161,7 @@ TEST_CASE("changes made while engram was down are seen by the first answer that 
           "[e2e][startup]") {
     bool background = GENERATE(false, true);
     INFO((background ? "reconciled in the background" : "reconciled before the first answer"));
-    Site site(background, background ? 3000 : 0);
+    Site site(background);
     {
         // A session that indexes the store and leaves it settled.
         auto s = site.start();
@@ -179,6 +185,9 @@ TEST_CASE("changes made while engram was down are seen by the first answer that 
          handWritten("refunds", "Refunds are approved by the lynx desk"));
     retractInPlace(site.claims + "/" + site.anchored + ".md");
 
+    // Held: were the check left to a thread, the answers below would all
+    // come before it.
+    site.holdReconcile();
     auto s = site.start();
     // The checkout: every answer about the swapped claims is the new text.
     json r = s->call("engram/recall", {{"query", "gazelle"}, {"limit", 20}});
@@ -223,7 +232,7 @@ TEST_CASE("changes made while engram was down are seen by the first answer that 
 TEST_CASE("files rewritten in place while engram was down: served current at once, found when "
           "the background check ends",
           "[e2e][startup]") {
-    Site site(true, 3000);
+    Site site(true);
     // The first session's check settles the directory only once its mtime
     // is older than a timestamp tick.
     std::this_thread::sleep_for(std::chrono::milliseconds(50));
@@ -240,6 +249,7 @@ TEST_CASE("files rewritten in place while engram was down: served current at onc
                    handWritten("cache-warm", "The cache warms lazily and evicts with walrus LRU"));
     retractInPlace(site.claims + "/" + site.anchored + ".md");
 
+    site.holdReconcile();
     auto s = site.start();
     // Newly matching, not yet checked: absent, and the answer says why.
     json r = s->call("engram/recall", {{"query", "pangolin"}});
@@ -261,7 +271,10 @@ TEST_CASE("files rewritten in place while engram was down: served current at onc
     json anchors = s->call("engram/anchors", {{"uri", fileUri(site.root.path() + "/src/auth.py")}});
     for (auto& a : anchors["anchors"])
         CHECK(a["claim_id"] != site.anchored);
+    // Still held: still not reconciled.
+    CHECK_FALSE(reconciled(s->call("engram/status")["envelope"]));
 
+    site.releaseReconcile();
     waitReconciled(*s);
     r = s->call("engram/recall", {{"query", "pangolin"}});
     CHECK(rowIds(r) == std::vector<std::string>{bulkId(7)});
@@ -297,9 +310,15 @@ TEST_CASE("a large claims directory is watched for entries at once and for in-pl
     rewriteInPlace(site.claims + "/c-edit1.md",
                    handWritten("cache-warm", "The cache warms eagerly at boot"));
     CHECK(seen("c-edit1.md"));
-    // Later, with the watch complete: reported by the watch alone (no
-    // request touches the claim).
-    std::this_thread::sleep_for(std::chrono::milliseconds(600));
+    // Once the watch is complete (the server's log says so): reported
+    // without any request touching the claim.
+    bool complete = false;
+    for (int i = 0; i < 500 && !complete; ++i) {
+        complete = server->log().find("for writes in place too") != std::string::npos;
+        if (!complete) std::this_thread::sleep_for(std::chrono::milliseconds(20));
+    }
+    INFO(server->log());
+    REQUIRE(complete);
     rewriteInPlace(site.claims + "/c-edit2.md", handWritten("settle", "Payments settle hourly"));
     CHECK(seen("c-edit2.md"));
     stop(*server);
