@@ -4,7 +4,6 @@
 
 #include <algorithm>
 #include <cstdlib>
-#include <cstring>
 
 namespace engram::syntax {
 
@@ -13,64 +12,13 @@ namespace {
 struct ParserDeleter {
     void operator()(TSParser* p) const { ts_parser_delete(p); }
 };
-struct TreeDeleter {
-    void operator()(TSTree* t) const { ts_tree_delete(t); }
-};
 using ParserPtr = std::unique_ptr<TSParser, ParserDeleter>;
-using TreePtr = std::unique_ptr<TSTree, TreeDeleter>;
-
-TSPoint pointAt(std::string_view text, uint32_t offset);
-
-using Spans = std::vector<std::pair<uint32_t, uint32_t>>;
-
-// What the parser is not shown (detail::Unparsed): nothing outside C and C++.
-detail::Unparsed unparsedOf(const detail::LangSpec* spec, std::string_view src) {
-    if (!spec || (spec->lang != detail::Lang::C && spec->lang != detail::Lang::Cpp)) return {};
-    auto tokens = detail::lexC(src);
-    return {detail::declarationMacros(src, tokens), detail::directiveComments(src, tokens)};
-}
-
-Spans hiddenSpans(const detail::Unparsed& u) {
-    Spans out = u.macros;
-    out.insert(out.end(), u.comments.begin(), u.comments.end());
-    std::sort(out.begin(), out.end());
-    return out;
-}
-
-// Parses `src` with everything but `hidden` as the included ranges.
-TreePtr parse(TSParser* parser, const TSTree* old, std::string_view src, const Spans& hidden) {
-    std::vector<TSRange> ranges;
-    if (!hidden.empty()) {
-        uint32_t from = 0;
-        for (auto [b, e] : hidden) {
-            if (b > from) ranges.push_back({pointAt(src, from), pointAt(src, b), from, b});
-            from = e;
-        }
-        if (from < src.size())
-            ranges.push_back({pointAt(src, from), pointAt(src, uint32_t(src.size())), from,
-                              uint32_t(src.size())});
-    }
-    if (!ts_parser_set_included_ranges(parser, ranges.empty() ? nullptr : ranges.data(),
-                                       uint32_t(ranges.size())))
-        ts_parser_set_included_ranges(parser, nullptr, 0);
-    return TreePtr(ts_parser_parse_string(parser, old, src.data(), uint32_t(src.size())));
-}
-
-// Parses `src[begin, end)` alone, `hidden` left out.
-TreePtr parseRange(TSParser* parser, std::string_view src, uint32_t begin, uint32_t end,
-                   const Spans& hidden) {
-    std::vector<TSRange> ranges;
-    uint32_t from = begin;
-    for (auto [b, e] : hidden) {
-        if (e <= begin || b >= end) continue;
-        if (b > from) ranges.push_back({pointAt(src, from), pointAt(src, b), from, b});
-        from = std::max(from, e);
-    }
-    if (end > from) ranges.push_back({pointAt(src, from), pointAt(src, end), from, end});
-    if (ranges.empty()) return nullptr;
-    ts_parser_set_included_ranges(parser, ranges.data(), uint32_t(ranges.size()));
-    return TreePtr(ts_parser_parse_string(parser, nullptr, src.data(), uint32_t(src.size())));
-}
+using detail::hiddenSpans;
+using detail::parseText;
+using detail::pointAt;
+using detail::Spans;
+using detail::TreePtr;
+using detail::unparsedOf;
 
 // Whether an edit may change what the parser is not shown (C and C++):
 // unless it only types or deletes lower-case letters, digits, `_` and blanks
@@ -97,125 +45,6 @@ bool mayChangeUnparsed(std::string_view removed, std::string_view inserted, std:
     for (size_t i = b; i < en; ++i)
         if (text[i] >= 'A' && text[i] <= 'Z') return true;
     return false;
-}
-
-bool cFamily(const detail::LangSpec* spec) {
-    return spec && (spec->lang == detail::Lang::C || spec->lang == detail::Lang::Cpp);
-}
-
-bool brokenTopLevel(const TSTree* tree) {
-    TSNode root = ts_tree_root_node(tree);
-    if (!ts_node_has_error(root)) return false;
-    for (uint32_t i = 0, n = ts_node_child_count(root); i < n; ++i)
-        if (ts_node_is_error(ts_node_child(root, i))) return true;
-    return false;
-}
-
-// Moves symbols extracted from canonical text to the original's positions.
-void remap(std::vector<Symbol>& symbols, const std::vector<detail::SymbolRecord>& records,
-           const std::vector<uint32_t>& origin, std::string_view src) {
-    std::vector<uint32_t> lineStarts{0};
-    for (size_t i = 0; i < src.size(); ++i)
-        if (src[i] == '\n') lineStarts.push_back(uint32_t(i + 1));
-    auto point = [&](uint32_t byte, uint32_t& line, uint32_t& column) {
-        auto it = std::upper_bound(lineStarts.begin(), lineStarts.end(), byte);
-        line = uint32_t(it - lineStarts.begin() - 1);
-        column = byte - lineStarts[line];
-    };
-    // Bytes the canonical text added (a closing brace after an unclosed
-    // body) map past the original's end: clamp, a range never leaves the text.
-    auto at = [&](uint32_t b) {
-        return std::min<uint32_t>(origin[std::min<size_t>(b, origin.size() - 1)],
-                                  uint32_t(src.size()));
-    };
-    for (size_t i = 0; i < symbols.size(); ++i) {
-        Symbol& s = symbols[i];
-        uint32_t begin = at(s.startByte);
-        uint32_t end = s.endByte > s.startByte
-                           ? std::max(begin, std::min<uint32_t>(at(s.endByte - 1) + 1, src.size()))
-                           : begin;
-        uint32_t name = at(records[i].nameByte);
-        s.startByte = begin;
-        s.endByte = end;
-        point(begin, s.startLine, s.startColumn);
-        point(end, s.endLine, s.endColumn);
-        uint32_t column;
-        point(name, s.nameLine, column);
-    }
-}
-
-// C and C++ whose parse has errors. Where the parser's recovery falls
-// depends on the layout (it counts the lines and bytes it skips), so the
-// text is parsed again without its layout (detail::canonicalC). An error
-// that still breaks the top level can swallow every definition after it:
-// the top-level pieces (detail::topLevelPieces) are then parsed one by one,
-// each without its layout, or as written where that parse is broken too.
-// Symbols come back at the original's positions; nullopt when the parse as
-// written has no error.
-std::optional<detail::Extraction> recovered(const detail::LangSpec* spec, TSParser* parser,
-                                            const TSTree* tree, std::string_view src) {
-    if (!cFamily(spec) || !tree || !ts_node_has_error(ts_tree_root_node(tree))) return std::nullopt;
-    detail::Canonical canon = detail::canonicalC(src, detail::lexC(src));
-    detail::Unparsed unparsed = unparsedOf(spec, canon.text);
-    Spans hidden = hiddenSpans(unparsed);
-    std::vector<Symbol> symbols;
-    auto take = [&](detail::Extraction x, bool canonical) {
-        if (canonical) remap(x.symbols, x.records, canon.origin, src);
-        for (auto& sym : x.symbols)
-            symbols.push_back(std::move(sym));
-    };
-    TreePtr whole = parse(parser, nullptr, canon.text, hidden);
-    auto pieces = whole && brokenTopLevel(whole.get())
-                      ? detail::topLevelPieces(canon.text, detail::lexC(canon.text))
-                      : Spans{};
-    if (pieces.size() < 2) {
-        if (whole)
-            take(detail::extractFromTree(*spec, whole.get(), canon.text, nullptr, nullptr,
-                                         &unparsed),
-                 true);
-    } else {
-        detail::Unparsed asWritten = unparsedOf(spec, src);
-        Spans asWrittenHidden = hiddenSpans(asWritten);
-        for (auto [b, e] : pieces) {
-            TreePtr t = parseRange(parser, canon.text, b, e, hidden);
-            if (t && !brokenTopLevel(t.get())) {
-                take(detail::extractFromTree(*spec, t.get(), canon.text, nullptr, nullptr,
-                                             &unparsed),
-                     true);
-                continue;
-            }
-            uint32_t ob = canon.origin[b],
-                     oe = canon.origin[std::min<size_t>(e, canon.text.size())];
-            TreePtr o = parseRange(parser, src, ob, oe, asWrittenHidden);
-            if (o)
-                take(detail::extractFromTree(*spec, o.get(), src, nullptr, nullptr, &asWritten),
-                     false);
-        }
-    }
-    ts_parser_set_included_ranges(parser, nullptr, 0);
-    detail::numberTwins(symbols);
-    detail::Extraction x;
-    x.records.resize(symbols.size());
-    for (auto& r : x.records)
-        r.clean = false; // not from the tree an edit updates: never taken over
-    x.symbols = std::move(symbols);
-    return x;
-}
-
-TSPoint pointAt(std::string_view text, uint32_t offset) {
-    TSPoint p{0, 0};
-    size_t lineStart = 0;
-    const char* base = text.data();
-    const char* end = base + offset;
-    for (const char* c = base; c < end;) {
-        const void* nl = std::memchr(c, '\n', size_t(end - c));
-        if (!nl) break;
-        ++p.row;
-        c = static_cast<const char*>(nl) + 1;
-        lineStart = size_t(c - base);
-    }
-    p.column = uint32_t(offset - lineStart);
-    return p;
 }
 
 TSPoint advance(TSPoint p, std::string_view text) {
@@ -364,19 +193,28 @@ void numberTwins(std::vector<Symbol>& symbols) {
 
 } // namespace detail
 
-std::vector<Symbol> extractSymbols(std::string_view language, std::string_view source) {
+std::vector<Symbol> extractSymbols(std::string_view language, std::string_view source,
+                                   std::string_view formerName) {
     const detail::LangSpec* spec = detail::langSpec(language);
     if (!spec || source.size() > UINT32_MAX) return {};
     thread_local ParserPtr parser(ts_parser_new());
     if (!ts_parser_set_language(parser.get(), spec->ts)) return {};
     detail::Unparsed unparsed = unparsedOf(spec, source);
-    TreePtr tree = parse(parser.get(), nullptr, source, hiddenSpans(unparsed));
-    if (auto x = recovered(spec, parser.get(), tree.get(), source)) return x->symbols;
-    return detail::extractFromTree(*spec, tree.get(), source, nullptr, nullptr, &unparsed).symbols;
+    TreePtr tree = parseText(parser.get(), nullptr, source, hiddenSpans(unparsed));
+    if (auto x = detail::recovered(spec, parser.get(), tree.get(), source, formerName))
+        return x->symbols;
+    return detail::extractFromTree(*spec, tree.get(), source, nullptr, nullptr, &unparsed,
+                                   formerName)
+        .symbols;
 }
 
 std::string writtenName(const Symbol& s) {
     return s.qualified + s.signature;
+}
+
+std::string_view ownName(std::string_view qualified) {
+    auto parts = detail::components(qualified);
+    return parts.empty() ? qualified : parts.back();
 }
 
 namespace {
@@ -517,7 +355,7 @@ struct Document::Impl {
         last = {};
         if (!parser) return;
         unparsed = unparsedOf(spec, text);
-        tree = parse(parser.get(), nullptr, text, hiddenSpans(unparsed));
+        tree = parseText(parser.get(), nullptr, text, hiddenSpans(unparsed));
     }
 
     // An edit of [start, oldEnd) into [start, newEnd): symbols wholly before
@@ -596,7 +434,7 @@ void Document::edit(uint32_t startByte, uint32_t oldEndByte, std::string_view ne
     // What the parser is not shown moves with the edit; an edit that hides or
     // shows text (a macro that now opens a declaration or no longer does)
     // changes what the old tree was parsed from: parse afresh.
-    if (cFamily(d.spec)) {
+    if (detail::cFamily(d.spec)) {
         auto move = [&](Spans& spans) {
             for (auto& [b, en] : spans)
                 if (b >= e.old_end_byte) {
@@ -620,7 +458,7 @@ void Document::edit(uint32_t startByte, uint32_t oldEndByte, std::string_view ne
     }
     d.shift(e.start_byte, e.old_end_byte, e.new_end_byte);
     ts_tree_edit(d.tree.get(), &e);
-    TreePtr next = parse(d.parser.get(), d.tree.get(), d.text, hiddenSpans(d.unparsed));
+    TreePtr next = parseText(d.parser.get(), d.tree.get(), d.text, hiddenSpans(d.unparsed));
     if (!next) {
         d.fullParse();
         return;
@@ -651,7 +489,7 @@ size_t Document::reusedSymbols() const {
 std::vector<Symbol> Document::walkAfresh() const {
     const Impl& d = *impl_;
     if (!d.spec || !d.tree) return {};
-    if (auto x = recovered(d.spec, d.parser.get(), d.tree.get(), d.text)) return x->symbols;
+    if (auto x = detail::recovered(d.spec, d.parser.get(), d.tree.get(), d.text)) return x->symbols;
     return detail::extractFromTree(*d.spec, d.tree.get(), d.text, nullptr, nullptr, &d.unparsed)
         .symbols;
 }
@@ -660,7 +498,7 @@ const std::vector<Symbol>& Document::symbols() {
     Impl& d = *impl_;
     if (d.stale) {
         if (d.spec && d.tree) {
-            if (auto x = recovered(d.spec, d.parser.get(), d.tree.get(), d.text)) {
+            if (auto x = detail::recovered(d.spec, d.parser.get(), d.tree.get(), d.text)) {
                 d.last = std::move(*x); // not from this tree: never taken over (remap)
             } else {
                 d.last = detail::extractFromTree(*d.spec, d.tree.get(), d.text, &d.last, nullptr,

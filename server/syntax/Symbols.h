@@ -69,7 +69,18 @@ std::string writtenName(const Symbol& s);
 
 // Every definition in the file, in document order (a class before its
 // methods). Unknown language: empty.
-std::vector<Symbol> extractSymbols(std::string_view language, std::string_view source);
+//
+// With `formerName`, every definition's shape (and so its hash) is taken
+// with that name left out wherever it is spelled, as its own name is: the
+// shape a definition renamed from `formerName` is compared by when its
+// body kept other spellings of the old name (a local variable named like
+// the function). Only for that comparison: these digests are no anchor's.
+std::vector<Symbol> extractSymbols(std::string_view language, std::string_view source,
+                                   std::string_view formerName = {});
+
+// The last component of a qualified name: a definition's own name
+// ("Command.displayName" -> "displayName", "<P as Display>::fmt" -> "fmt").
+std::string_view ownName(std::string_view qualified);
 
 // Indices of the symbols a user-given name designates: the exact qualified
 // match(es) if any; else the symbols whose qualified names equal the query

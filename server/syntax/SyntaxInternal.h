@@ -5,6 +5,8 @@
 
 #include <array>
 #include <cstdint>
+#include <memory>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <tree_sitter/api.h>
@@ -210,7 +212,9 @@ struct Extraction {
 // and unchanged in position and context is taken over with all it holds
 // rather than walked. `stream`, when given, receives the normalised item
 // stream the hashes are taken over (for debugging; reused definitions write
-// nothing to it).
+// nothing to it). `formerName`, when given, is masked in every symbol's
+// shape wherever it is spelled, as the symbol's own name is (see
+// extractSymbols).
 // What the parser was not shown (C and C++): the macros opening
 // declarations, which belong to the definition they precede (its range and
 // its digests take them in), and the comments inside directives.
@@ -221,7 +225,7 @@ struct Unparsed {
 
 Extraction extractFromTree(const LangSpec& spec, const TSTree* tree, std::string_view src,
                            const Extraction* reuse = nullptr, std::string* stream = nullptr,
-                           const Unparsed* unparsed = nullptr);
+                           const Unparsed* unparsed = nullptr, std::string_view formerName = {});
 
 // A token of C or C++ text (CLexer.cpp). kind: 'w' a word or a number, 'l'
 // a string or character literal, 'c' a comment, 'q' "::", else the
@@ -252,6 +256,36 @@ Canonical canonicalC(std::string_view src, const std::vector<CToken>& tokens);
 // parsed as it would be in a file that held it alone.
 std::vector<std::pair<uint32_t, uint32_t>> topLevelPieces(std::string_view text,
                                                           const std::vector<CToken>& tokens);
+
+// Parsing (Parse.cpp). Trees are owned; byte offsets and points are always
+// the file's own, whatever part of it a parse was shown.
+struct TreeDeleter {
+    void operator()(TSTree* t) const { ts_tree_delete(t); }
+};
+using TreePtr = std::unique_ptr<TSTree, TreeDeleter>;
+using Spans = std::vector<std::pair<uint32_t, uint32_t>>;
+
+bool cFamily(const LangSpec* spec);
+// The 0-based row and byte column of a byte offset.
+TSPoint pointAt(std::string_view text, uint32_t offset);
+// What the parser is not shown: nothing outside C and C++.
+Unparsed unparsedOf(const LangSpec* spec, std::string_view src);
+// Unparsed's spans together, sorted.
+Spans hiddenSpans(const Unparsed& u);
+// Parses `src` with everything but `hidden` as the included ranges.
+TreePtr parseText(TSParser* parser, const TSTree* old, std::string_view src, const Spans& hidden);
+// Parses `src[begin, end)` alone, `hidden` left out.
+TreePtr parseRange(TSParser* parser, std::string_view src, uint32_t begin, uint32_t end,
+                   const Spans& hidden);
+
+// The symbols of a tree whose parse has errors, with the errors contained
+// (ARCHITECTURE.md, "Parse errors are contained"): where an error broke
+// the file's top level, its top-level pieces are parsed one by one, so an
+// error swallows no definition outside its own piece. nullopt when the tree
+// as it is holds every definition (no error, or, outside C and C++, none
+// at the top level); the caller then walks the tree itself.
+std::optional<Extraction> recovered(const LangSpec* spec, TSParser* parser, const TSTree* tree,
+                                    std::string_view src, std::string_view formerName = {});
 
 // Hashes the symbols whose records are not `known` (Digest.cpp): fills their
 // records' digests and Symbol::hash / shapeHash / headHash.

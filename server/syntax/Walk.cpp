@@ -146,12 +146,12 @@ uint64_t foldNamespace(uint64_t h, std::string_view name) {
 class Walker {
 public:
     Walker(const LangSpec& spec, std::string_view src, const Extraction* reuse,
-           const Unparsed* unparsed)
+           const Unparsed* unparsed, std::string_view formerName)
         : spec_(spec)
         , src_(src)
         , reuse_(reuse)
-        , unparsed_(unparsed) {
-        out_.reserve(src.size() * 2);
+        , unparsed_(unparsed)
+        , formerName_(formerName) {
         levels_.reserve(128);
         if (reuse_) {
             reuseAt_.reserve(reuse_->symbols.size());
@@ -167,6 +167,8 @@ public:
     }
 
     void walk(TSNode root) {
+        // A tree may be of a piece of the text only (Parse.cpp).
+        out_.reserve(size_t(ts_node_end_byte(root) - ts_node_start_byte(root)) * 2);
         TSTreeCursor cur = ts_tree_cursor_new(root);
         cursor_ = &cur;
         bool descend = enter(root);
@@ -265,6 +267,7 @@ private:
     const Extraction* reuse_;
     std::unordered_map<uint64_t, size_t> reuseAt_; // clean extent -> reuse_ index
     const Unparsed* unparsed_;                     // C and C++: what the parser was not shown
+    std::string_view formerName_; // masked as every symbol's own name (extractFromTree)
     // The hidden macros before the definition being entered: [begin, end).
     std::pair<uint32_t, uint32_t> prelude_{0, 0};
 
@@ -329,11 +332,13 @@ private:
         out_.append(text);
         for (size_t k = 0; k < open_.size(); ++k) {
             const auto& names = openNames_[k];
-            for (size_t w = 0; w < names.size(); ++w) {
-                if (names[w] != text) continue;
+            size_t w = 0;
+            while (w < names.size() && names[w] != text)
+                ++w;
+            if (w < names.size())
                 occurrences_.push_back({begin, out_.size(), open_[k], uint8_t(w)});
-                break;
-            }
+            else if (!formerName_.empty() && text == formerName_)
+                occurrences_.push_back({begin, out_.size(), open_[k], 0});
         }
     }
 
@@ -929,9 +934,10 @@ private:
 } // namespace
 
 Extraction extractFromTree(const LangSpec& spec, const TSTree* tree, std::string_view src,
-                           const Extraction* reuse, std::string* stream, const Unparsed* unparsed) {
+                           const Extraction* reuse, std::string* stream, const Unparsed* unparsed,
+                           std::string_view formerName) {
     if (!tree) return {};
-    Walker w(spec, src, reuse, unparsed);
+    Walker w(spec, src, reuse, unparsed, formerName);
     w.walk(ts_tree_root_node(tree));
     return w.finish(stream);
 }

@@ -1,0 +1,168 @@
+// Parse errors are contained: an error in one place of a file takes no
+// definition outside its own statement with it, in any grammar. Each case
+// puts an error before definitions of a fixture (without containment, the
+// grammar's recovery swallows what follows it) and finds every other
+// definition with the digests it has in the file without the error.
+#include "support/LanguageCases.h"
+#include "syntax/Symbols.h"
+
+#include <catch2/catch.hpp>
+
+using namespace engram;
+using namespace engram::test;
+
+namespace {
+
+struct Break {
+    std::string lang, file; // under fixtures/languages/<lang>/
+    std::string before;     // the error goes before this text
+    std::string error;
+    std::string holder; // the definition the error lands in, if any
+};
+
+// Every definition of `clean` but `holder` is in `broken`, with the same
+// name, kind, signature and digests, and no error of its own; `holder`
+// is there too, saying it holds the error.
+void checkContained(const std::string& lang, const std::string& clean, const std::string& broken,
+                    const std::string& holder) {
+    auto before = syntax::extractSymbols(lang, clean);
+    auto after = syntax::extractSymbols(lang, broken);
+    REQUIRE_FALSE(before.empty());
+    for (const auto& s : before) {
+        INFO(lang << ": " << syntax::writtenName(s));
+        const syntax::Symbol* found = nullptr;
+        for (const auto& t : after)
+            if (t.qualified == s.qualified && t.kind == s.kind && t.signature == s.signature &&
+                t.ordinal == s.ordinal)
+                found = &t;
+        REQUIRE(found);
+        if (s.qualified == holder) {
+            CHECK(found->hasError);
+            continue;
+        }
+        CHECK_FALSE(found->hasError);
+        CHECK(found->hash == s.hash);
+        CHECK(found->shapeHash == s.shapeHash);
+        CHECK(found->headHash == s.headHash);
+        CHECK(found->tokenHash == s.tokenHash);
+    }
+}
+
+// The generic call signatures tree-sitter-typescript misreads, as a
+// TypeScript and a TSX file have them.
+const std::string kCallSignatures = "export interface Fetch {\n"
+                                    "  (): Promise<Row>\n"
+                                    "\n"
+                                    "  <A = {}, B = {}>(\n"
+                                    "    key: A,\n"
+                                    "  ): Promise<Row & B>\n"
+                                    "\n"
+                                    "  <A = {}, B = {}>(\n"
+                                    "    key: A | null,\n"
+                                    "  ): Promise<Row | B>\n"
+                                    "}\n\n";
+
+void checkBreak(const Break& b) {
+    std::string clean = readFixture(fixturesDir() + "/languages/" + b.lang + "/" + b.file);
+    INFO(b.lang << ": " << b.error);
+    std::string broken = apply(clean, {b.before, b.error + b.before});
+    checkContained(b.lang, clean, broken, b.holder);
+}
+
+} // namespace
+
+TEST_CASE("an error at the top level takes no symbol after it along, in every grammar",
+          "[symbols]") {
+    const std::vector<Break> breaks = {
+        {"python", "token_validator.py", "def constant_time_equal", "values = [1, 2\n\n\n", ""},
+        {"javascript", "session.js", "export function parseCookie",
+         "const pending = compute(1, 2\n\n", ""},
+        {"typescript", "rateLimiter.ts", "export abstract class Limiter", kCallSignatures, ""},
+        {"tsx", "SessionBadge.tsx", "export const SessionBadge", kCallSignatures, ""},
+        {"go", "server.go", "type Server struct", "var table = map[string]int{\n\t\"a\": 1,\n\n",
+         ""},
+        {"rust", "lru.rs", "pub struct LruCache", "const TABLE: [i32; 2] = [1, 2\n\n", ""},
+        {"java", "TokenValidator.java", "public class TokenValidator",
+         "class Broken {\n    void check() {\n\n", ""},
+        {"c", "ring_buffer.c", "void ring_init",
+         "int broken(void) {\n    if (x) {\n        return 1;\n}\n\n", ""},
+        {"cpp", "config_parser.cpp", "bool Parser::parse", "static int table[] = {1, 2;\n\n",
+         "engram::config"},
+    };
+    for (const auto& b : breaks)
+        DYNAMIC_SECTION(b.lang) {
+            checkBreak(b);
+        }
+}
+
+TEST_CASE("an error in a class member takes no other member's symbol along, in every grammar "
+          "with classes",
+          "[symbols]") {
+    const std::vector<Break> breaks = {
+        {"python", "token_validator.py", "    def validate",
+         "    def broken(self):\n        return [1, 2\n\n", "TokenValidator"},
+        {"javascript", "session.js", "  put(session) {",
+         "  broken() {\n    return compute(1, 2\n  }\n\n", "SessionStore"},
+        {"typescript", "rateLimiter.ts", "  private refill(",
+         "  broken(): number {\n    if (ready) {\n  }\n\n", "TokenBucket"},
+        {"tsx", "SessionBadge.tsx", "  render()", "  broken() {\n    return compute(1, 2\n  }\n\n",
+         "BadgeList"},
+        {"rust", "lru.rs", "    pub fn get",
+         "    fn broken(&self) -> i32 {\n        if ready {\n    }\n\n", "impl LruCache"},
+        {"java", "TokenValidator.java", "    public boolean validate",
+         "    void broken() {\n        if (ready) {\n    }\n\n", "TokenValidator"},
+    };
+    for (const auto& b : breaks)
+        DYNAMIC_SECTION(b.lang) {
+            checkBreak(b);
+        }
+}
+
+TEST_CASE("generic call signatures on their own lines, which the TypeScript grammar misreads, "
+          "keep every symbol after their interface",
+          "[symbols]") {
+    // The same file with each member ended by a semicolon reads cleanly:
+    // the definitions after the interface must have its digests.
+    std::string broken = readFixture(fixturesDir() + "/recovery/call-signatures.ts");
+    std::string clean = broken;
+    for (const std::string end :
+         {"  (): Promise<Record<Key, unknown>>\n", "  ): Promise<Shape & Extra>\n",
+          "  ): Promise<Shape | undefined>\n"})
+        clean = apply(clean, {end, end.substr(0, end.size() - 1) + ";\n"});
+    for (const std::string lang : {"typescript", "tsx"}) {
+        INFO(lang);
+        for (const auto& s : syntax::extractSymbols(lang, clean))
+            CHECK_FALSE(s.hasError);
+        checkContained(lang, clean, broken, "Fetcher");
+        auto symbols = syntax::extractSymbols(lang, broken);
+        auto found = syntax::resolveSymbol(symbols, "withRetries");
+        REQUIRE(found.size() == 1);
+        CHECK(symbols[found[0]].startLine == 20);
+    }
+}
+
+TEST_CASE("an open document with a contained error has the symbols a fresh parse gives",
+          "[symbols]") {
+    std::string text = readFixture(fixturesDir() + "/languages/python/token_validator.py");
+    syntax::Document doc("python", text);
+    REQUIRE(doc.symbols().size() == syntax::extractSymbols("python", text).size());
+    const size_t at = text.find("def constant_time_equal");
+    const std::string error = "values = [1, 2\n\n\n";
+    doc.edit(uint32_t(at), uint32_t(at), error);
+    text.insert(at, error);
+    auto fresh = syntax::extractSymbols("python", text);
+    const auto& edited = doc.symbols();
+    REQUIRE(edited.size() == fresh.size());
+    for (size_t i = 0; i < fresh.size(); ++i) {
+        CHECK(edited[i].qualified == fresh[i].qualified);
+        CHECK(edited[i].hash == fresh[i].hash);
+        CHECK(edited[i].startLine == fresh[i].startLine);
+    }
+    // Closing the bracket again takes the file back to its own symbols.
+    doc.edit(uint32_t(at + 13), uint32_t(at + 13), "]");
+    text.insert(at + 13, "]");
+    auto closed = syntax::extractSymbols("python", text);
+    REQUIRE(doc.symbols().size() == closed.size());
+    for (size_t i = 0; i < closed.size(); ++i)
+        CHECK(doc.symbols()[i].hash == closed[i].hash);
+}
