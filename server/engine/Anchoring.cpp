@@ -175,6 +175,7 @@ const Anchorer::CachedFile* Anchorer::load(const std::string& relPath) {
             f.text = doc->second.text();
             f.language = doc->second.language();
             f.symbols = doc->second.symbols();
+            f.masked.clear();
             f.revision = revisions_[*rel];
         }
         return &f;
@@ -378,6 +379,26 @@ std::optional<AnchorCheck> Anchorer::findElsewhere(const Anchor& a) {
     return std::nullopt;
 }
 
+const std::vector<std::string>& Anchorer::formerShapes(const CachedFile& f,
+                                                       const std::string& formerName) {
+    auto it = f.masked.find(formerName);
+    if (it != f.masked.end()) return it->second;
+    std::vector<std::string> shapes;
+    auto symbols = syntax::extractSymbols(f.language, f.text, formerName);
+    // The same text parsed afresh: the same definitions in the same order
+    // (an open document re-parsed incrementally may have recovered from an
+    // error differently; then nothing matches).
+    if (symbols.size() == f.symbols.size()) {
+        shapes.reserve(symbols.size());
+        for (size_t i = 0; i < symbols.size(); ++i)
+            shapes.push_back(symbols[i].startByte == f.symbols[i].startByte &&
+                                     symbols[i].qualified == f.symbols[i].qualified
+                                 ? std::move(symbols[i].shapeHash)
+                                 : std::string());
+    }
+    return f.masked[formerName] = std::move(shapes);
+}
+
 AnchorCheck Anchorer::check(const Anchor& a) {
     AnchorCheck out;
     out.state = "orphaned";
@@ -432,15 +453,24 @@ AnchorCheck Anchorer::check(const Anchor& a) {
         // Gone under its name: the same body under another name is a move,
         // reported and not applied until re-verified.
         if (!a.shape.empty()) {
-            for (const auto& s : f->symbols) {
-                if (s.shapeHash == a.shape && s.kind == a.nodeKind) {
-                    out.state = "moved";
-                    out.movedTo = s.qualified;
-                    out.current = symbolAnchor(a.path, f->language, s);
-                    out.range = symbolRange(s);
-                    return out;
-                }
-            }
+            auto movedTo = [&](const syntax::Symbol& s) {
+                out.state = "moved";
+                out.movedTo = s.qualified;
+                out.current = symbolAnchor(a.path, f->language, s);
+                out.range = symbolRange(s);
+                return out;
+            };
+            for (const auto& s : f->symbols)
+                if (s.shapeHash == a.shape && s.kind == a.nodeKind) return movedTo(s);
+            // A rename that left other spellings of the old name in the body
+            // (a local variable named like the function, kept when the
+            // function was renamed): the shape masked the old name there,
+            // the renamed definition's shape does not. Its shapes again,
+            // with the old name masked as well.
+            const auto& shapes = formerShapes(*f, std::string(syntax::ownName(a.symbol)));
+            for (size_t i = 0; i < shapes.size(); ++i)
+                if (shapes[i] == a.shape && f->symbols[i].kind == a.nodeKind)
+                    return movedTo(f->symbols[i]);
             if (auto moved = findElsewhere(a)) return *moved;
         }
         return out;

@@ -93,12 +93,20 @@ private:
         std::string text;
         std::string language; // empty: no grammar
         std::vector<syntax::Symbol> symbols;
+        // Per former name: the symbols' shapes with that name masked too
+        // (formerShapes), parallel to `symbols`; filled on demand, dropped
+        // with the text.
+        mutable std::unordered_map<std::string, std::vector<std::string>> masked;
     };
     // nullptr when the file is missing or outside the root.
     bool tooLarge(const std::string& rel) const; // past the size engram reads
     const CachedFile* load(const std::string& relPath);
     // The anchored symbol in another file (same shape and kind), if any.
     std::optional<AnchorCheck> findElsewhere(const Anchor& a);
+    // The shapes of a file's symbols taken with `formerName` masked as
+    // their own names are (syntax::extractSymbols), parallel to its symbols.
+    static const std::vector<std::string>& formerShapes(const CachedFile& f,
+                                                        const std::string& formerName);
 
     std::string root_;
     std::unordered_map<std::string, CachedFile> cache_;

@@ -352,3 +352,130 @@ TEST_CASE("the code index parses a workspace of many files (on several threads) 
     CHECK(again.parsed == 2); // the edited file and the new one
     CHECK(engine.get(id).anchorState == "moved");
 }
+
+namespace {
+
+// A function whose body holds a local variable named like the function,
+// per language: the rename that leaves the local as it is (spf13/cobra's
+// `displayName` became `DisplayName`, its `displayName := ...` kept).
+struct LocalOfOwnName {
+    std::string lang, file, text;
+    std::string symbol;    // its qualified name
+    Edit rename;           // renames the definition only
+    std::string renamedTo; // the qualified name after
+    Edit body;             // then changes its body too
+};
+
+const std::vector<LocalOfOwnName>& localsOfOwnName() {
+    static const std::vector<LocalOfOwnName> all = {
+        {"python",
+         "count.py",
+         "def total(values):\n    total = 0\n    for v in values:\n        total += v\n"
+         "    return total\n",
+         "total",
+         {"def total(values):", "def sum_values(values):"},
+         "sum_values",
+         {"total += v", "total -= v"}},
+        {"javascript",
+         "count.js",
+         "function count(items) {\n  let count = 0;\n  for (const item of items) if (item) count "
+         "+= 1;\n  return count;\n}\n",
+         "count",
+         {"function count(items)", "function tally(items)"},
+         "tally",
+         {"count += 1", "count += 2"}},
+        {"typescript",
+         "count.ts",
+         "export function count(items: boolean[]): number {\n  let count = 0;\n  for (const item "
+         "of items) if (item) count += 1;\n  return count;\n}\n",
+         "count",
+         {"function count(items", "function tally(items"},
+         "tally",
+         {"count += 1", "count += 2"}},
+        {"tsx",
+         "count.tsx",
+         "export function count(items: boolean[]): number {\n  let count = 0;\n  for (const item "
+         "of items) if (item) count += 1;\n  return count;\n}\n",
+         "count",
+         {"function count(items", "function tally(items"},
+         "tally",
+         {"count += 1", "count += 2"}},
+        {"c",
+         "count.c",
+         "int count(const int *items, int n) {\n    int count = 0;\n    for (int i = 0; i < n; "
+         "++i)\n        if (items[i]) count += 1;\n    return count;\n}\n",
+         "count",
+         {"int count(const int", "int tally(const int"},
+         "tally",
+         {"count += 1", "count += 2"}},
+        {"cpp",
+         "count.cpp",
+         "int count(const int *items, int n) {\n    int count = 0;\n    for (int i = 0; i < n; "
+         "++i)\n        if (items[i]) count += 1;\n    return count;\n}\n",
+         "count",
+         {"int count(const int", "int tally(const int"},
+         "tally",
+         {"count += 1", "count += 2"}},
+        {"go",
+         "command.go",
+         "package cobra\n\nimport \"strings\"\n\ntype Command struct {\n\tUse string\n}\n\n"
+         "func (c *Command) displayName() string {\n\tdisplayName := c.Use\n\tif i := "
+         "strings.Index(displayName, \" \"); i >= 0 {\n\t\tdisplayName = displayName[:i]\n\t}\n"
+         "\treturn displayName\n}\n",
+         "Command.displayName",
+         {"func (c *Command) displayName() string", "func (c *Command) DisplayName() string"},
+         "Command.DisplayName",
+         {"displayName[:i]", "displayName[i:]"}},
+        {"rust",
+         "total.rs",
+         "fn total(values: &[i32]) -> i32 {\n    let mut total = 0;\n    for v in values {\n"
+         "        total += v;\n    }\n    total\n}\n",
+         "total",
+         {"fn total(values", "fn sum_values(values"},
+         "sum_values",
+         {"total += v", "total -= v"}},
+        {"java",
+         "Counter.java",
+         "class Counter {\n    int count(boolean[] items) {\n        int count = 0;\n        for "
+         "(boolean item : items) if (item) count += 1;\n        return count;\n    }\n}\n",
+         "Counter.count",
+         {"int count(boolean[] items)", "int tally(boolean[] items)"},
+         "Counter.tally",
+         {"count += 1", "count += 2"}},
+    };
+    return all;
+}
+
+} // namespace
+
+TEST_CASE("in every language, a function renamed with a local variable of its old name kept is "
+          "reported moved, and orphaned when its body changed too",
+          "[anchors]") {
+    for (const auto& c : localsOfOwnName()) {
+        DYNAMIC_SECTION(c.lang) {
+            TempDir root, home;
+            Engine engine{{root.path(), "test", home.path(), 30, "test"}};
+            const std::string rel = "src/" + c.file;
+            root.write(rel, c.text);
+            RememberRequest r;
+            r.text = "about " + c.symbol;
+            r.agent = "test:agent";
+            r.anchors = {AnchorSpec{.path = rel, .symbol = c.symbol}};
+            const std::string id = engine.remember(r).claim.id;
+            REQUIRE(engine.get(id).anchorState == "intact");
+
+            const std::string renamed = apply(c.text, c.rename);
+            root.write(rel, renamed);
+            CHECK(engine.get(id).anchorState == "moved");
+
+            // Its body changed as well: not the same code under a new name.
+            root.write(rel, apply(renamed, c.body));
+            CHECK(engine.get(id).anchorState == "orphaned");
+
+            root.write(rel, renamed);
+            auto re = engine.reverify(id, "test:agent", "followed the rename");
+            CHECK(re.anchorState == "intact");
+            CHECK(re.claim.anchors.at(0).symbol == c.renamedTo);
+        }
+    }
+}
