@@ -1,25 +1,27 @@
 // Parsing a file, and containing its parse errors.
 //
 // Why containment: tree-sitter recovers from an error by the cheapest
-// repair it finds, and at the top level of a file the cheapest is often one
-// ERROR node running to the end, which swallows every definition after the
-// error (in TypeScript, valid code does it too: an interface whose generic
-// call signature starts a line, `<T>(): X`, reads to the grammar as a
-// comparison continuing the member before it). An anchor on a definition
-// far from the error would then be orphaned by a typo, or by code the
-// grammar cannot read. So where an error breaks the top level, the file's
-// top-level pieces are parsed one by one: each gives the tree it would give
-// in a file without the error elsewhere, and only the piece holding the
-// error is still broken (its definitions say so: Symbol::hasError).
+// repair it finds, and the cheapest is often one ERROR node running to the
+// end of the file, or an unclosed bracket that turns the definitions after
+// it into nested items of the broken one. Either swallows every definition
+// after the error (in TypeScript, valid code does it too: an interface
+// whose generic call signature starts a line, `<T>(): X`, reads to the
+// grammar as a comparison continuing the member before it). An anchor on a
+// definition far from the error would then be orphaned by a typo, or by
+// code the grammar cannot read. So where an error swallowed what followed
+// it, the pieces of the broken stretch are parsed one by one: each gives
+// the tree it would give in a file without the error elsewhere, and only
+// the piece holding the error is still broken (its definitions say so:
+// Symbol::hasError).
 //
 // How the pieces are found differs. C and C++ are first parsed again
-// without their layout (Canonical.cpp), and cut by their tokens after a
-// top-level `;` or `}` (Macros.cpp). Every other grammar is cut at the
-// lines that start a top-level statement, read from the tokens of the tree
-// as parsed: a line whose first token is a word at column 0 outside
-// brackets (brackets an error left open are closed by a word that opens a
-// declaration). Only the regions the errors broke are cut and parsed
-// again; the rest of the top level is taken from the tree as it is.
+// without their layout (Canonical.cpp), and their top level is cut by its
+// tokens after a `;` or `}` (Macros.cpp). Every other grammar is cut at the
+// lines that start a statement of the broken level (the top level, or a
+// definition's members), read from the tokens of the tree as parsed, and
+// its pieces are parsed after the headers of the definitions enclosing
+// them (Containment). Only the stretches the errors broke are parsed
+// again; the rest is taken from the tree as it is.
 #include "syntax/Sha256.h"
 #include "syntax/SyntaxInternal.h"
 #include "util/Hash.h"
@@ -654,37 +656,35 @@ private:
         uint32_t column = 0;
         char closer = '\0';
         bool found = false;
-        tokens(
-            node, range.first, range.second, [&](TSNode n, uint32_t s, uint32_t e, bool lineStart) {
-                TSPoint at = ts_node_start_point(n);
-                if (!headerEnd) {
-                    std::string_view t = text().substr(s, e - s);
-                    bool opens = brackets.open.empty() &&
-                                 (t == "{" ||
-                                  (t == ":" &&
-                                   text().find_first_not_of(" \t\r", e) != std::string_view::npos &&
-                                   text()[text().find_first_not_of(" \t\r", e)] == '\n'));
-                    brackets.see(t);
-                    if (opens) {
-                        headerEnd = e;
-                        headerRow = ts_node_end_point(n).row;
-                        closer = t == "{" ? '}' : '\0';
-                    }
-                    return true;
-                }
-                if (!found) {
-                    if (!lineStart || at.row == headerRow) return false;
-                    first = s;
-                    column = at.column;
-                    found = true;
-                    return true;
-                }
-                if (lineStart && at.column < column) {
-                    last = s;
-                    return false;
-                }
-                return true;
-            });
+        tokens(node, range.first, range.second,
+               [&](TSNode n, uint32_t s, uint32_t e, bool lineStart) {
+                   TSPoint at = ts_node_start_point(n);
+                   if (!headerEnd) {
+                       std::string_view t = text().substr(s, e - s);
+                       size_t next = text().find_first_not_of(" \t\r", e);
+                       bool endsLine = next == std::string_view::npos || text()[next] == '\n';
+                       bool opens = brackets.open.empty() && (t == "{" || (t == ":" && endsLine));
+                       brackets.see(t);
+                       if (opens) {
+                           headerEnd = e;
+                           headerRow = ts_node_end_point(n).row;
+                           closer = t == "{" ? '}' : '\0';
+                       }
+                       return true;
+                   }
+                   if (!found) {
+                       if (!lineStart || at.row == headerRow) return false;
+                       first = s;
+                       column = at.column;
+                       found = true;
+                       return true;
+                   }
+                   if (lineStart && at.column < column) {
+                       last = s;
+                       return false;
+                   }
+                   return true;
+               });
         if (!found || column == 0) return;
         Spans pieces = cut(node, first, last, column);
         replaced.push_back({first, last});
