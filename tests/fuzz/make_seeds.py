@@ -186,6 +186,13 @@ def main():
                 # insert string, the source, then (from the end) cut and position.
                 put("symbols-" + lang, f"{f}.{i}",
                     provider_string(b"x = 1\n") + src[:1024] + b"\x04\x00\x20")
+    # Code the TypeScript grammar misreads (Parse.cpp contains the error):
+    # the interface and what follows it, whole, cut within the interface.
+    src = open(os.path.join(ROOT, "fixtures", "recovery", "call-signatures.ts"), "rb").read()
+    src = src[src.index(b"export interface"):][:2048]
+    for lang in ["typescript", "tsx"]:
+        put("symbols-" + lang, "call-signatures.ts",
+            provider_string(b"\n") + src + b"\x04\x40\x00")
 
 
 if __name__ == "__main__":
