@@ -291,14 +291,8 @@ public:
         : spec_(spec)
         , parser_(parser)
         , size_(uint32_t(src.size()))
-        , formerName_(formerName) {
-        // The enclosers' closing brackets are written past a piece's end,
-        // over text the parse is not shown (restored after), so offsets
-        // stay the file's own; the padding leaves room at the end.
-        buf_.reserve(src.size() + kMaxDepth + 1);
-        buf_.assign(src);
-        buf_.append(kMaxDepth + 1, ' ');
-    }
+        , formerName_(formerName)
+        , src_(src) {}
 
     // The tree's symbols with its errors contained; false when no stretch
     // needed to be parsed again (the tree holds every definition as it is).
@@ -323,10 +317,13 @@ private:
     TSParser* parser_;
     uint32_t size_;
     std::string_view formerName_;
-    std::string buf_; // the file's text, padded
-    // Where its lines start (point); the closing brackets written into the
-    // text never hold a line break.
-    mutable std::vector<uint32_t> lineStarts_;
+    std::string_view src_;
+    // The file's text, padded, once a piece is parsed: the enclosers'
+    // closing brackets are written past a piece's end, over text the parse
+    // is not shown (restored after), so offsets stay the file's own; the
+    // padding leaves room at the end.
+    std::string buf_;
+    mutable std::vector<uint32_t> lineStarts_; // of the file's text (point)
     int depth_ = 0;
 
     struct Depth {
@@ -338,14 +335,14 @@ private:
         ~Depth() { --d; }
     };
 
-    std::string_view text() const { return buf_; }
+    std::string_view text() const { return buf_.empty() ? src_ : std::string_view(buf_); }
 
     // The row and byte column of a byte of the text, by the line starts.
     TSPoint point(uint32_t at) const {
         if (lineStarts_.empty()) {
             lineStarts_.push_back(0);
-            for (uint32_t i = 0; i < buf_.size(); ++i)
-                if (buf_[i] == '\n') lineStarts_.push_back(i + 1);
+            for (uint32_t i = 0; i < src_.size(); ++i)
+                if (src_[i] == '\n') lineStarts_.push_back(i + 1);
         }
         auto it = std::upper_bound(lineStarts_.begin(), lineStarts_.end(), at);
         uint32_t row = uint32_t(it - lineStarts_.begin() - 1);
@@ -498,13 +495,20 @@ private:
             if (f->closer) closers += f->closer;
         if (!context.empty() && context.back().end > begin) return;
         std::vector<TSRange> ranges;
-        auto add = [&](uint32_t b, uint32_t e) {
-            if (e > b) ranges.push_back({point(b), point(e), b, e});
-        };
         for (const Frame& f : context)
-            add(f.begin, f.end);
-        add(begin, end + uint32_t(closers.size()));
+            if (f.end > f.begin) ranges.push_back({point(f.begin), point(f.end), f.begin, f.end});
+        // The written brackets end the piece's line (whatever text they
+        // stand over).
+        TSPoint last = point(end);
+        last.column += uint32_t(closers.size());
+        if (end + closers.size() > begin)
+            ranges.push_back({point(begin), last, begin, end + uint32_t(closers.size())});
         if (ranges.empty()) return;
+        if (buf_.empty()) {
+            buf_.reserve(src_.size() + kMaxDepth + 1);
+            buf_.assign(src_);
+            buf_.append(kMaxDepth + 1, ' ');
+        }
         std::string saved = buf_.substr(end, closers.size());
         buf_.replace(end, closers.size(), closers);
         TreePtr t;
@@ -536,7 +540,7 @@ private:
             TSNode open = ts_node_child(body, 0);
             if (!ts_node_is_null(open) && !ts_node_is_named(open) &&
                 ts_node_end_byte(open) == ts_node_start_byte(open) + 1) {
-                char c = buf_[ts_node_start_byte(open)];
+                char c = text()[ts_node_start_byte(open)];
                 closer = c == '{' ? '}' : c == '(' ? ')' : c == '[' ? ']' : '\0';
             }
             Context inner = context;
