@@ -63,6 +63,31 @@ bool unchanged(const syntax::Symbol& s, const Anchor& a) {
     return !a.tokens.empty() && s.tokenHash == a.tokens && (s.hasError || a.errors);
 }
 
+// Whether the word a name starts with (`it` of `it("parses")`, `operator`
+// of `operator==`) is written, as a whole word, in one of `spans` of `text`.
+bool spelledIn(std::string_view text, const syntax::Spans& spans, std::string_view name) {
+    auto word = [](char c) {
+        return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
+               c == '_' || c == '$' || (unsigned char)c >= 0x80;
+    };
+    size_t n = 0;
+    while (n < name.size() && word(name[n]))
+        ++n;
+    if (n == 0) return false;
+    name = name.substr(0, n);
+    for (auto [b, e] : spans) {
+        std::string_view span = text.substr(std::min<size_t>(b, text.size()), e - b);
+        for (size_t at = span.find(name); at != std::string_view::npos;
+             at = span.find(name, at + 1)) {
+            size_t abs = size_t(span.data() - text.data()) + at;
+            if ((abs == 0 || !word(text[abs - 1])) &&
+                (abs + n == text.size() || !word(text[abs + n])))
+                return true;
+        }
+    }
+    return false;
+}
+
 std::string describe(const syntax::Symbol& s) {
     return syntax::writtenName(s) + " (" + s.kind + ", line " + std::to_string(s.startLine + 1) +
            ")";
@@ -175,6 +200,7 @@ const Anchorer::CachedFile* Anchorer::load(const std::string& relPath) {
             f.text = doc->second.text();
             f.language = doc->second.language();
             f.symbols = doc->second.symbols();
+            f.unreadable = doc->second.unreadable();
             f.masked.clear();
             f.revision = revisions_[*rel];
         }
@@ -186,6 +212,7 @@ const Anchorer::CachedFile* Anchorer::load(const std::string& relPath) {
             f.text = plain->second;
             f.language.clear();
             f.symbols.clear();
+            f.unreadable.clear();
             f.revision = revisions_[*rel];
         }
         return &f;
@@ -206,7 +233,8 @@ const Anchorer::CachedFile* Anchorer::load(const std::string& relPath) {
     if (cache_.size() >= kMaxCachedFiles) cache_.clear();
     CachedFile f;
     f.language = syntax::languageFor(*rel, *text).value_or("");
-    if (!f.language.empty()) f.symbols = syntax::extractSymbols(f.language, *text);
+    if (!f.language.empty())
+        f.symbols = syntax::extractSymbols(f.language, *text, {}, &f.unreadable);
     f.text = std::move(*text);
     return &(cache_[*rel] = std::move(f));
 }
@@ -473,6 +501,15 @@ AnchorCheck Anchorer::check(const Anchor& a) {
                     return movedTo(f->symbols[i]);
             if (auto moved = findElsewhere(a)) return *moved;
         }
+        // Not found, and the file holds code the parser could not read
+        // that spells the name: whether the definition is still there
+        // cannot be told.
+        std::string_view name = syntax::ownName(a.symbol);
+        if (spelledIn(f->text, f->unreadable, name))
+            return unjudged(not_judged::kParseError,
+                            a.path + " holds code the parser cannot read where " +
+                                std::string(name) + " is written, so whether " + a.symbol +
+                                " is still there cannot be told");
         return out;
     }
     std::string digest;

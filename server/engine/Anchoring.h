@@ -93,6 +93,7 @@ private:
         std::string text;
         std::string language; // empty: no grammar
         std::vector<syntax::Symbol> symbols;
+        syntax::Spans unreadable; // code the parser could not read
         // Per former name: the symbols' shapes with that name masked too
         // (formerShapes), parallel to `symbols`; filled on demand, dropped
         // with the text.

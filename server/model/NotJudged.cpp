@@ -26,6 +26,11 @@ std::string_view notJudgedExplanation(std::string_view reason) {
     if (reason == kAmbiguousName)
         return "an instruction file's name names several definitions, so engram cannot tell "
                "which one the line means; write it qualified (Class.method) or as path#symbol";
+    if (reason == kParseError)
+        return "the anchored file holds code the parser cannot read (a syntax error, or code "
+               "its grammar does not know) where the symbol's name is written, so whether the "
+               "definition is still there cannot be told; it is judged again once that code "
+               "parses";
     return "engram could not judge it";
 }
 

@@ -172,7 +172,7 @@ json notJudged() {
     return object({{"total", integer()},
                    {"by_reason", typed("object", "Reason id -> count: file_too_large, no_grammar, "
                                                  "no_code_index, shallow_history, search_budget, "
-                                                 "earlier_rules, ambiguous_name")}},
+                                                 "earlier_rules, ambiguous_name, parse_error")}},
                   {"total", "by_reason"},
                   "Present when something was not judged; non_claims says why in words");
 }

@@ -97,6 +97,34 @@ TreePtr parseRange(TSParser* parser, std::string_view src, uint32_t begin, uint3
     return TreePtr(ts_parser_parse_string(parser, nullptr, src.data(), uint32_t(src.size())));
 }
 
+Spans errorSpans(TSNode root, uint32_t begin, uint32_t end) {
+    Spans out;
+    if (!ts_node_has_error(root)) return out;
+    TSTreeCursor cur = ts_tree_cursor_new(root);
+    for (;;) {
+        TSNode n = ts_tree_cursor_current_node(&cur);
+        uint32_t s = ts_node_start_byte(n), e = ts_node_end_byte(n);
+        bool down = false;
+        if (e > begin && s < end && ts_node_has_error(n)) {
+            if (ts_node_is_error(n)) {
+                out.push_back({std::max(s, begin), std::min(e, end)});
+            } else {
+                down = true;
+            }
+        }
+        if (down && ts_tree_cursor_goto_first_child(&cur)) continue;
+        bool done = false;
+        while (!ts_tree_cursor_goto_next_sibling(&cur))
+            if (!ts_tree_cursor_goto_parent(&cur)) {
+                done = true;
+                break;
+            }
+        if (done) break;
+    }
+    ts_tree_cursor_delete(&cur);
+    return out;
+}
+
 namespace {
 
 bool brokenTopLevel(const TSTree* tree) {
@@ -110,7 +138,7 @@ bool brokenTopLevel(const TSTree* tree) {
 // The symbols of pieces parsed one by one, in document order, as one
 // extraction that an open document never takes over from (its records
 // are not of the tree an edit updates).
-Extraction assemble(std::vector<Symbol> symbols) {
+Extraction assemble(std::vector<Symbol> symbols, Spans unreadable) {
     // Each piece's symbols are in document order and pieces do not overlap;
     // a stable sort by start keeps every encloser before what it holds.
     std::stable_sort(symbols.begin(), symbols.end(),
@@ -121,6 +149,8 @@ Extraction assemble(std::vector<Symbol> symbols) {
     for (auto& r : x.records)
         r.clean = false;
     x.symbols = std::move(symbols);
+    std::sort(unreadable.begin(), unreadable.end());
+    x.unreadable = std::move(unreadable);
     return x;
 }
 
@@ -171,10 +201,19 @@ Extraction recoveredC(const LangSpec* spec, TSParser* parser, std::string_view s
     Unparsed unparsed = unparsedOf(spec, canon.text);
     Spans hidden = hiddenSpans(unparsed);
     std::vector<Symbol> symbols;
-    auto take = [&](Extraction x, bool canonical) {
+    Spans unreadable;
+    auto take = [&](Extraction x, bool canonical, const TSTree* t) {
         if (canonical) remap(x.symbols, x.records, canon.origin, src);
         for (auto& sym : x.symbols)
             symbols.push_back(std::move(sym));
+        auto at = [&](uint32_t b) {
+            return canonical ? std::min<uint32_t>(
+                                   canon.origin[std::min<size_t>(b, canon.origin.size() - 1)],
+                                   uint32_t(src.size()))
+                             : b;
+        };
+        for (auto [b, e] : errorSpans(ts_tree_root_node(t), 0, UINT32_MAX))
+            if (at(e) > at(b)) unreadable.push_back({at(b), at(e)});
     };
     TreePtr whole = parseText(parser, nullptr, canon.text, hidden);
     auto pieces = whole && brokenTopLevel(whole.get())
@@ -184,7 +223,7 @@ Extraction recoveredC(const LangSpec* spec, TSParser* parser, std::string_view s
         if (whole)
             take(extractFromTree(*spec, whole.get(), canon.text, nullptr, nullptr, &unparsed,
                                  formerName),
-                 true);
+                 true, whole.get());
     } else {
         Unparsed asWritten = unparsedOf(spec, src);
         Spans asWrittenHidden = hiddenSpans(asWritten);
@@ -193,7 +232,7 @@ Extraction recoveredC(const LangSpec* spec, TSParser* parser, std::string_view s
             if (t && !brokenTopLevel(t.get())) {
                 take(extractFromTree(*spec, t.get(), canon.text, nullptr, nullptr, &unparsed,
                                      formerName),
-                     true);
+                     true, t.get());
                 continue;
             }
             uint32_t ob = canon.origin[b],
@@ -201,10 +240,10 @@ Extraction recoveredC(const LangSpec* spec, TSParser* parser, std::string_view s
             TreePtr o = parseRange(parser, src, ob, oe, asWrittenHidden);
             if (o)
                 take(extractFromTree(*spec, o.get(), src, nullptr, nullptr, &asWritten, formerName),
-                     false);
+                     false, o.get());
         }
     }
-    return assemble(std::move(symbols));
+    return assemble(std::move(symbols), std::move(unreadable));
 }
 
 // ---- Every other grammar ----------------------------------------------------------------
@@ -298,6 +337,7 @@ public:
     // needed to be parsed again (the tree holds every definition as it is).
     bool run(const TSTree* tree) { return take(tree, {}, 0, size_, true); }
     std::vector<Symbol> symbols;
+    Spans unreadable; // what no parse could read (Extraction::unreadable)
 
 private:
     // Bounds the recursion (levels in levels, pieces in pieces) on hostile
@@ -382,6 +422,8 @@ private:
                 if (s.endByte > keepEnd) leftOpen(s, keepEnd);
                 symbols.push_back(std::move(s));
             }
+            for (auto span : errorSpans(root, keepBegin, keepEnd))
+                if (!isReplaced(span.first)) unreadable.push_back(span);
         }
         return true;
     }
@@ -709,7 +751,7 @@ std::optional<Extraction> recovered(const LangSpec* spec, TSParser* parser, cons
         out = recoveredC(spec, parser, src, formerName);
     } else {
         Containment c(*spec, parser, src, formerName);
-        if (c.run(tree)) out = assemble(std::move(c.symbols));
+        if (c.run(tree)) out = assemble(std::move(c.symbols), std::move(c.unreadable));
     }
     ts_parser_set_included_ranges(parser, nullptr, 0);
     return out;

@@ -16,7 +16,6 @@ using ParserPtr = std::unique_ptr<TSParser, ParserDeleter>;
 using detail::hiddenSpans;
 using detail::parseText;
 using detail::pointAt;
-using detail::Spans;
 using detail::TreePtr;
 using detail::unparsedOf;
 
@@ -194,15 +193,19 @@ void numberTwins(std::vector<Symbol>& symbols) {
 } // namespace detail
 
 std::vector<Symbol> extractSymbols(std::string_view language, std::string_view source,
-                                   std::string_view formerName) {
+                                   std::string_view formerName, Spans* unreadable) {
     const detail::LangSpec* spec = detail::langSpec(language);
     if (!spec || source.size() > UINT32_MAX) return {};
     thread_local ParserPtr parser(ts_parser_new());
     if (!ts_parser_set_language(parser.get(), spec->ts)) return {};
     detail::Unparsed unparsed = unparsedOf(spec, source);
     TreePtr tree = parseText(parser.get(), nullptr, source, hiddenSpans(unparsed));
-    if (auto x = detail::recovered(spec, parser.get(), tree.get(), source, formerName))
-        return x->symbols;
+    if (auto x = detail::recovered(spec, parser.get(), tree.get(), source, formerName)) {
+        if (unreadable) *unreadable = std::move(x->unreadable);
+        return std::move(x->symbols);
+    }
+    if (unreadable && tree)
+        *unreadable = detail::errorSpans(ts_tree_root_node(tree.get()), 0, uint32_t(source.size()));
     return detail::extractFromTree(*spec, tree.get(), source, nullptr, nullptr, &unparsed,
                                    formerName)
         .symbols;
@@ -494,6 +497,11 @@ std::vector<Symbol> Document::walkAfresh() const {
         .symbols;
 }
 
+const Spans& Document::unreadable() {
+    symbols();
+    return impl_->last.unreadable;
+}
+
 const std::vector<Symbol>& Document::symbols() {
     Impl& d = *impl_;
     if (d.stale) {
@@ -503,6 +511,8 @@ const std::vector<Symbol>& Document::symbols() {
             } else {
                 d.last = detail::extractFromTree(*d.spec, d.tree.get(), d.text, &d.last, nullptr,
                                                  &d.unparsed);
+                d.last.unreadable =
+                    detail::errorSpans(ts_tree_root_node(d.tree.get()), 0, uint32_t(d.text.size()));
             }
         } else {
             d.last = {};

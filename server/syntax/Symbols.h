@@ -30,9 +30,13 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 namespace engram::syntax {
+
+// Byte ranges [begin, end) of a text, in order.
+using Spans = std::vector<std::pair<uint32_t, uint32_t>>;
 
 struct Symbol {
     std::string name;      // "validate", "it(\"parses\")", "impl Display for P"
@@ -75,8 +79,12 @@ std::string writtenName(const Symbol& s);
 // shape a definition renamed from `formerName` is compared by when its
 // body kept other spellings of the old name (a local variable named like
 // the function). Only for that comparison: these digests are no anchor's.
+//
+// `unreadable`, when given, receives the byte spans of the code the parser
+// could not read even with its errors contained (where a definition may
+// be that no symbol stands for), in order.
 std::vector<Symbol> extractSymbols(std::string_view language, std::string_view source,
-                                   std::string_view formerName = {});
+                                   std::string_view formerName = {}, Spans* unreadable = nullptr);
 
 // The last component of a qualified name: a definition's own name
 // ("Command.displayName" -> "displayName", "<P as Display>::fmt" -> "fmt").
@@ -125,6 +133,9 @@ public:
     const std::string& language() const;
     const std::string& text() const;
     const std::vector<Symbol>& symbols();
+    // The code of the current text the parser could not read (see
+    // extractSymbols), as of symbols().
+    const Spans& unreadable();
     // How many of the symbols the last extraction took over unchanged from
     // the one before (not walked, not hashed): what incremental extraction
     // saved, for tests and benchmarks.

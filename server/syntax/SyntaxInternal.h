@@ -204,6 +204,10 @@ struct Extraction {
     // The comments' byte spans, in order (what the token digest leaves out;
     // those inside definitions taken over unwalked are not listed).
     std::vector<std::pair<uint32_t, uint32_t>> comments;
+    // Code the parser could not read: the spans of the outermost ERROR
+    // nodes of the trees the symbols came from, in order. Set by
+    // recovered() (the walk leaves it empty; see errorSpans).
+    std::vector<std::pair<uint32_t, uint32_t>> unreadable;
 };
 
 // Every symbol of a parsed tree (Walk.cpp). With `reuse` (the extraction of
@@ -263,7 +267,6 @@ struct TreeDeleter {
     void operator()(TSTree* t) const { ts_tree_delete(t); }
 };
 using TreePtr = std::unique_ptr<TSTree, TreeDeleter>;
-using Spans = std::vector<std::pair<uint32_t, uint32_t>>;
 
 bool cFamily(const LangSpec* spec);
 // The 0-based row and byte column of a byte offset.
@@ -277,6 +280,10 @@ TreePtr parseText(TSParser* parser, const TSTree* old, std::string_view src, con
 // Parses `src[begin, end)` alone, `hidden` left out.
 TreePtr parseRange(TSParser* parser, std::string_view src, uint32_t begin, uint32_t end,
                    const Spans& hidden);
+
+// The spans of the outermost ERROR nodes under `root` within [begin, end)
+// (clipped to it), in order: only the paths holding an error are walked.
+Spans errorSpans(TSNode root, uint32_t begin, uint32_t end);
 
 // The symbols of a tree whose parse has errors, with the errors contained
 // (ARCHITECTURE.md, "Parse errors are contained"): where an error broke

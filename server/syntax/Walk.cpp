@@ -201,8 +201,8 @@ public:
                              unparsed_->comments.end());
             std::sort(comments_.begin(), comments_.end());
         }
-        Extraction x{std::move(symbols_), std::move(records_), std::move(out_),
-                     std::move(occurrences_), std::move(comments_)};
+        Extraction x{std::move(symbols_),     std::move(records_),  std::move(out_),
+                     std::move(occurrences_), std::move(comments_), {}};
         digestSymbols(x, src_);
         numberTwins(x.symbols);
         if (stream) *stream = x.stream;

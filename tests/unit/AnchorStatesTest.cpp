@@ -479,3 +479,45 @@ TEST_CASE("in every language, a function renamed with a local variable of its ol
         }
     }
 }
+
+TEST_CASE("a symbol in code the parser cannot read is unjudged, not orphaned, and one deleted "
+          "beside an error is orphaned",
+          "[anchors]") {
+    TempDir root, home;
+    Engine engine{{root.path(), "test", home.path(), 30, "test"}};
+    const std::string rel = "src/Parser.java";
+    const std::string text = "class Parser {\n"
+                             "    int parse(String s) {\n"
+                             "        return s.length();\n"
+                             "    }\n"
+                             "\n"
+                             "    int check(String s) {\n"
+                             "        return parse(s) * 2;\n"
+                             "    }\n"
+                             "}\n";
+    root.write(rel, text);
+    RememberRequest r;
+    r.text = "check doubles the length";
+    r.agent = "test:agent";
+    r.anchors = {AnchorSpec{.path = rel, .symbol = "Parser.check"}};
+    const std::string id = engine.remember(r).claim.id;
+    REQUIRE(engine.get(id).anchorState == "intact");
+
+    // A string left open: Java's lexer reads the rest of the file as its
+    // text, so no containment can find `check` again.
+    const std::string open = apply(text, {"return s.length();", "return \"s.length();"});
+    root.write(rel, open);
+    auto got = engine.get(id);
+    CHECK(got.anchorState == "unjudged");
+    REQUIRE(got.places.size() == 1);
+    CHECK(got.places[0].reason == "parse_error");
+
+    // Deleted, with an error elsewhere in the file: nothing unreadable
+    // spells its name, so it is gone.
+    std::string without = apply(text, {"    int check(String s) {\n"
+                                       "        return parse(s) * 2;\n"
+                                       "    }\n",
+                                       ""});
+    root.write(rel, apply(without, {"return s.length();", "return (s.length();"}));
+    CHECK(engine.get(id).anchorState == "orphaned");
+}
