@@ -38,6 +38,16 @@ namespace engram::syntax {
 // Byte ranges [begin, end) of a text, in order.
 using Spans = std::vector<std::pair<uint32_t, uint32_t>>;
 
+// The version of the digest rules: which definitions there are, what they
+// are named, and what hash, shapeHash, headHash and tokenHash cover and
+// ignore (ARCHITECTURE.md "Digest versions"). Every anchor records the
+// version that stamped it (`rules=` in its claim file): an anchor stamped by
+// other rules than these is not judged by comparing digests alone.
+// fixtures/digests pins the digests of every fixture definition under this
+// version (tests/unit/DigestsTest.cpp): a change to any of the above fails
+// that test until this is bumped and scripts/update-digests.sh is run.
+inline constexpr int kDigestRules = 1;
+
 struct Symbol {
     std::string name;      // "validate", "it(\"parses\")", "impl Display for P"
     std::string qualified; // "TokenValidator.validate", "ns::Parser::parse", "<P as Display>::fmt"
