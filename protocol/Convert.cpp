@@ -244,6 +244,7 @@ json toJson(const Claim& c) {
         if (!a.language.empty()) j["language"] = a.language;
         if (a.startLine > 0) j["range"] = {{"start_line", a.startLine}, {"end_line", a.endLine}};
         if (!a.hash.empty()) j["hash"] = a.hash;
+        if (a.rules > 0) j["rules"] = a.rules;
         anchors.push_back(std::move(j));
     }
     json evidence = json::array();

@@ -63,7 +63,8 @@ const char* kUsageTail =
                                  configuration error. CODES: comma-separated codes
                                  (engram.drifted, engram.orphaned, engram.moved,
                                  engram.conflict, engram.stale, engram.secret,
-                                 engram.invalid, engram.unmerged, engram.dangling) and/or
+                                 engram.invalid, engram.unmerged, engram.dangling,
+                                 engram.unjudged) and/or
                                  severities (error, warning, information, hint: that
                                  severity and above), or 'none'. Default:
                                  engram.drifted,engram.orphaned,engram.secret,engram.invalid,
@@ -76,7 +77,9 @@ const char* kUsageTail =
   init                           prepare the workspace for a team: .engram/ with a
                                  .gitattributes naming engram's merge driver, and the driver
                                  registered in this clone's git config (once per clone);
-                                 builds the code index instruction files are judged with
+                                 builds the code index instruction files are judged with;
+                                 after an upgrade, re-stamps anchors of earlier digest
+                                 rules whose code git shows unchanged (a recorded act)
   resolve ID [--take T]          settle a claim a merge left diverged or unmerged (git
                                  conflict markers): keep the merge rule's live version, or
                                  T = ours | theirs | VERSION; every other version goes to
@@ -425,6 +428,22 @@ int cmdInit(const Context& ctx) {
     auto code = engine.indexCode();
     human += "code index: " + std::to_string(code.files) + " source files, " +
              std::to_string(code.parsed) + " parsed\n";
+    // After an upgrade: anchors stamped by earlier digest rules that git
+    // shows unchanged are stamped again with today's (a recorded act each).
+    auto r = engine.restamp();
+    if (r.restamped)
+        human += "re-stamped " + std::to_string(r.restamped) + " anchor(s) of " +
+                 std::to_string(r.claims) +
+                 " claim(s) stamped by an earlier engram's digest rules, their code unchanged "
+                 "since (audit: restamp); commit .engram/\n";
+    if (r.drifted)
+        human += std::to_string(r.drifted) +
+                 " anchor(s) stamped by earlier digest rules changed since: engram check lists "
+                 "them\n";
+    if (r.unjudged)
+        human += std::to_string(r.unjudged) +
+                 " anchor(s) stamped by earlier digest rules could not be re-derived from git: "
+                 "engram check says why\n";
     json wrote = json::array();
     for (auto& w : s.wrote)
         wrote.push_back(w);
@@ -436,7 +455,12 @@ int cmdInit(const Context& ctx) {
            {"driver_command", s.driverCommand},
            {"wrote", wrote},
            {"problem", s.problem},
-           {"code_index", {{"files", code.files}, {"parsed", code.parsed}}}},
+           {"code_index", {{"files", code.files}, {"parsed", code.parsed}}},
+           {"restamp",
+            {{"restamped", r.restamped},
+             {"claims", r.claims},
+             {"drifted", r.drifted},
+             {"unjudged", r.unjudged}}}},
           human);
     return !s.git || s.problem.empty() ? 0 : 1;
 }

@@ -158,6 +158,7 @@ Anchor symbolAnchor(const std::string& path, const std::string& language, const 
     a.head = s.headHash;
     a.tokens = s.tokenHash;
     a.errors = s.hasError;
+    a.rules = syntax::kDigestRules;
     if (s.twins > 1) {
         a.ordinal = int(s.ordinal);
         a.twins = int(s.twins);
@@ -366,6 +367,7 @@ Anchor Anchorer::resolve(const AnchorSpec& spec, const std::string& field) {
 
     Anchor a;
     a.path = rel;
+    a.rules = syntax::kDigestRules;
     if (spec.lines) {
         auto [s, e] = *spec.lines;
         if (s < 1 || e < s)
@@ -567,6 +569,65 @@ std::string recordedIdentity(const Anchor& a) {
            "/" + std::to_string(a.twins);
 }
 
+Anchorer::HistoryScope::HistoryScope(Anchorer& a)
+    : a_(a) {
+    if (a_.historyScopes_++ > 0 || !a_.history_ || !a_.history_->headMoved()) return;
+    // A stamp no commit held then may be committed now.
+    std::erase_if(a_.rederived_, [](const auto& kv) { return !kv.second.anchor; });
+}
+
+Anchorer::HistoryScope::~HistoryScope() {
+    if (--a_.historyScopes_ == 0 && a_.history_) a_.history_->endSession();
+}
+
+const Rederived* Anchorer::rederived(const std::string& claimId, const Anchor& a) {
+    std::string key = claimId + "\t" + a.path + "\t" + a.symbol + "\t" + a.hash;
+    if (auto it = rederived_.find(key); it != rederived_.end()) return &it->second;
+    if (historyScopes_ == 0) return nullptr;
+    if (!history_) history_ = std::make_unique<StampHistory>(root_);
+    return &(rederived_[key] = history_->rederive(claimId, a));
+}
+
+AnchorCheck Anchorer::check(const Anchor& a, const std::string& claimId) {
+    AnchorCheck plain = check(a);
+    // File and range anchors' digest (white space collapsed) is the same
+    // under every version so far; a hash today's rules reproduce needs no
+    // history whichever rules wrote it.
+    // What cannot be judged for another reason (a file too large, no
+    // grammar) is not a question of rules.
+    if (plain.state == "intact" || plain.state == "unjudged" || a.symbol.empty() ||
+        a.rules == syntax::kDigestRules || claimId.empty())
+        return plain;
+    auto unjudged = [&](std::string why) {
+        AnchorCheck out;
+        out.state = "unjudged";
+        out.reason = std::string(a.rules > syntax::kDigestRules ? not_judged::kNewerRules
+                                                                : not_judged::kEarlierRules);
+        out.note = std::move(why);
+        if (plain.ambiguous.empty()) {
+            out.current = std::move(plain.current);
+            out.range = plain.range;
+        }
+        return out;
+    };
+    if (a.rules > syntax::kDigestRules)
+        return unjudged("stamped by a newer engram's digest rules (rules=" +
+                        std::to_string(a.rules) + "; this engram's are " +
+                        std::to_string(syntax::kDigestRules) + "): upgrade engram to judge it");
+    const Rederived* d = rederived(claimId, a);
+    if (!d)
+        return unjudged("stamped by an earlier engram's digest rules, and not yet re-derived "
+                        "from the commit that stamped it (engram check does)");
+    if (!d->anchor)
+        return unjudged("stamped by an earlier engram's digest rules, and " + d->reason);
+    AnchorCheck out = check(*d->anchor);
+    out.stampCommit = d->commit;
+    if (out.state != "intact")
+        out.note = "judged against commit " + d->commit.substr(0, 12) +
+                   ", where an earlier engram's digest rules stamped it";
+    return out;
+}
+
 std::string Anchorer::claimState(const Claim& c, std::vector<AnchorPlace>* places) {
     if (c.anchors.empty()) return "unanchored";
     auto rank = [](const std::string& s) {
@@ -579,7 +640,7 @@ std::string Anchorer::claimState(const Claim& c, std::vector<AnchorPlace>* place
     };
     std::string worst = "intact";
     for (auto& a : c.anchors) {
-        auto checked = check(a);
+        auto checked = check(a, c.id);
         if (rank(checked.state) > rank(worst)) worst = checked.state;
         if (!places) continue;
         AnchorPlace p;

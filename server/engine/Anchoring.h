@@ -6,12 +6,14 @@
 // keyed by their contents, so showing twenty claims on one file parses it
 // once.
 #pragma once
+#include "engine/Rederive.h"
 #include "engine/Requests.h"
 #include "index/Index.h"
 #include "model/Claim.h"
 #include "syntax/Symbols.h"
 
 #include <functional>
+#include <memory>
 #include <optional>
 #include <string>
 #include <unordered_map>
@@ -24,7 +26,10 @@ namespace engram {
 inline constexpr size_t kMaxAnchoredFileBytes = 16u << 20;
 
 struct AnchorCheck {
-    std::string state;              // intact | drifted | moved | orphaned | unjudged
+    // intact | drifted | moved | orphaned | unjudged (not known: a file past
+    // the size engram reads, no grammar, digest rules other than this
+    // engram's that could not be re-derived from git)
+    std::string state;
     std::string reason;             // unjudged: why (model/NotJudged.h), explained in `note`
     std::optional<Anchor> current;  // the anchor as it would be re-stamped now (not when orphaned)
     std::string movedTo;            // for moved: the symbol's current qualified name
@@ -34,8 +39,11 @@ struct AnchorCheck {
     // is then no `current` and no `range`: engram will not guess.
     std::vector<std::string> ambiguous;
     // Why, when the state alone would mislead (an anchor written by an
-    // earlier engram whose digest differed).
+    // earlier engram whose digest differed), and why an anchor is unjudged.
     std::string note;
+    // Judged by re-deriving a stamp of earlier rules: the commit whose code
+    // it was derived from (engine/Rederive.h).
+    std::string stampCommit;
 };
 
 class Anchorer {
@@ -46,7 +54,13 @@ public:
     // Throws EngramError OutsideRoot / AnchorNotFound (listing candidates) /
     // InvalidParams, naming `field`.
     Anchor resolve(const AnchorSpec& spec, const std::string& field);
+    // The anchor judged by today's digest rules alone.
     AnchorCheck check(const Anchor& a);
+    // A claim's anchor: as check(a), except that an anchor stamped by other
+    // rules whose digest today's rules do not reproduce is judged by
+    // re-deriving its stamp from the commit that made it (while a
+    // HistoryScope is open, or as an earlier scope found it), else unjudged.
+    AnchorCheck check(const Anchor& a, const std::string& claimId);
     // The worst state over a claim's anchors; "unanchored" when it has none.
     // With `places`, also where each anchor's code is now, in anchor order.
     std::string claimState(const Claim& c, std::vector<AnchorPlace>* places = nullptr);
@@ -57,6 +71,22 @@ public:
     // (orphaned, ambiguous) is known by what it recorded: name, kind, head
     // and place. `checked` is check(a), when the caller has it already.
     std::string identity(const Anchor& a, const AnchorCheck* checked = nullptr);
+
+    // While one lives, check(a, claimId) may run git (one `git log` per
+    // process and HEAD, one `git cat-file --batch` per scope) to re-derive
+    // stamps of earlier rules. What it finds is kept for the process, so a
+    // later check without a scope (recall, hover, a keystroke) uses it
+    // without running anything.
+    class HistoryScope {
+    public:
+        explicit HistoryScope(Anchorer& a);
+        ~HistoryScope();
+        HistoryScope(const HistoryScope&) = delete;
+        HistoryScope& operator=(const HistoryScope&) = delete;
+
+    private:
+        Anchorer& a_;
+    };
 
     // Open documents: an editor's unsaved text replaces the file on disk for
     // every check until the document is closed. Edits re-parse
@@ -116,6 +146,12 @@ private:
     std::unordered_map<std::string, CachedFile> overlay_;    // views of the open documents
     std::function<std::vector<CodeSymbol>(const std::string&)> shapeLookup_;
     std::unordered_map<std::string, uint64_t> revisions_; // edits per open document
+    // Stamps of earlier rules re-derived, by claim and stamp, for the
+    // process's life (a failed one again once HEAD moved).
+    const Rederived* rederived(const std::string& claimId, const Anchor& a);
+    std::unique_ptr<StampHistory> history_;
+    int historyScopes_ = 0;
+    std::unordered_map<std::string, Rederived> rederived_;
 };
 
 // The anchor a definition would be given now.

@@ -261,6 +261,10 @@ DelegateResult Engine::delegate(const DelegateRequest& in) {
     p.maxChars = maxChars;
     p.staleDays = opts_.staleDays;
     p.binding = currentBinding(in.dirtyFlag);
+    // Within one process, a stamp of earlier rules is judged the same way
+    // for every packet: re-derived always, or (the hook) never.
+    std::optional<Anchorer::HistoryScope> history;
+    if (in.readHistory) history.emplace(anchorer_);
 
     // Text relevance through recall (project + medulla: never tier all). It
     // also returns frontier and retracted rows, to be counted as gaps. The

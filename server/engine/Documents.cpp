@@ -49,7 +49,7 @@ std::vector<AnchoredClaim> Engine::anchorsIn(const std::string& path) {
         for (size_t i = 0; i < claim.anchors.size(); ++i) {
             const Anchor& a = claim.anchors[i];
             if (a.path != rel) continue;
-            auto check = anchorer_.check(a);
+            auto check = anchorer_.check(a, claim.id);
             AnchoredClaim ac;
             ac.claim = claim;
             ac.tier = t->name;

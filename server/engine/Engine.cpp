@@ -524,6 +524,10 @@ StatusResult Engine::status(const std::optional<std::string>& requestedRoot, boo
         // Status still answers; engram inbox names what cannot be read.
     }
     applyTreeChanges();
+    // Anchors stamped by earlier digest rules are judged here against the
+    // commit that stamped them (a process per status at most; none once
+    // judged, and none on the recall paths).
+    Anchorer::HistoryScope history(anchorer_);
     for (auto& t : tiers_) {
         if (!t->index) continue;
         // Listed up to a bound (a clone can carry a million broken files);
@@ -594,7 +598,7 @@ void Engine::addAnchorHealth(Tier& t, StatusResult::AnchorHealth& total, NotJudg
             if (!ic || ic->claim.status != ClaimStatus::Committed) continue;
             for (auto& a : ic->claim.anchors) {
                 if (a.path != path) continue;
-                auto chk = anchorer_.check(a);
+                auto chk = anchorer_.check(a, ic->claim.id);
                 const std::string& s = chk.state;
                 if (s == "intact") {
                     ++h.counts.intact;

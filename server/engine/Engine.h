@@ -161,6 +161,10 @@ public:
     // for engram's merge driver; with `write`, `.engram/.gitattributes` and
     // the local git config entries are written where missing (idempotent).
     TeamSetup teamSetup(bool write);
+    // Re-stamps, with today's digest rules, the project's anchors stamped by
+    // earlier ones that git re-derives as unchanged (engine/Restamp.cpp); a
+    // recorded act per claim (`restamp`, agent engram). `engram init` runs it.
+    RestampResult restamp();
     // Resolves a claim a merge left diverged or unmerged: `take` is empty
     // (the merge rule's live version), "ours" / "theirs" (a side of the
     // conflict markers), or a version ("3", "v3", or "3-<key prefix>").

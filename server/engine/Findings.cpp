@@ -200,6 +200,10 @@ std::vector<Finding> Engine::findings(const FindingsOptions& opts, FindingsSumma
     };
     std::optional<std::string> only;
     if (opts.path) only = display(*opts.path);
+    // Anchors stamped by earlier digest rules are judged against the commit
+    // that stamped them: git runs once per process (and HEAD) and per new
+    // stamp, so an editor's diagnostics after an edit run nothing.
+    Anchorer::HistoryScope history(anchorer_);
 
     const int64_t now = nowUnix();
     const int64_t staleAfter = int64_t(opts_.staleDays) * 86400;
@@ -411,7 +415,7 @@ std::vector<Finding> Engine::findings(const FindingsOptions& opts, FindingsSumma
                     placed[ci].push_back({recordedIdentity(a), &a, {}});
                     continue;
                 }
-                auto check = anchorer_.check(a);
+                auto check = anchorer_.check(a, c.id);
                 placed[ci].push_back({anchorer_.identity(a, &check), &a,
                                       a.symbol.empty() ? std::nullopt : check.range});
                 if (check.state == "intact") continue;

@@ -255,8 +255,11 @@ GetResult Engine::reverify(const std::string& id, const std::string& agent,
         auto lock = t.store->lock();
         Claim c = loadForUpdate(t, id);
         std::string detail;
+        // A stamp of earlier rules is judged against its commit, so the
+        // entry says what re-verifying it changed.
+        Anchorer::HistoryScope history(anchorer_);
         for (size_t i = 0; i < c.anchors.size(); ++i) {
-            auto check = anchorer_.check(c.anchors[i]);
+            auto check = anchorer_.check(c.anchors[i], c.id);
             if (!check.ambiguous.empty()) {
                 std::string list;
                 for (auto& cand : check.ambiguous)

@@ -83,7 +83,7 @@ struct RecallRow {
     std::string provenance;    // the chain in words: learned where, by whom, when; promoted...
     std::optional<bool> stale; // unknown when the claim's age is unknown
     std::optional<int64_t> ageSeconds;
-    std::string anchorState;         // intact | drifted | moved | orphaned | unanchored
+    std::string anchorState;         // intact | drifted | moved | orphaned | unjudged | unanchored
     std::vector<AnchorPlace> places; // per anchor: its state and where its code is now
     std::vector<std::string> why;
     // Other live claims holding this row's label (two branches each wrote
@@ -279,6 +279,10 @@ struct DelegateRequest {
     // part of the packet's request; `engram hook`, which prints no binding,
     // skips it: on a large work tree it is most of the time).
     bool dirtyFlag = true;
+    // Whether anchors stamped by earlier digest rules may be re-derived from
+    // git (Anchorer::HistoryScope); `engram hook` runs no process per prompt,
+    // so there they are unjudged unless their hash is reproduced.
+    bool readHistory = true;
 };
 
 // Where the packet was composed: the workspace and, in a git work tree, its
@@ -434,6 +438,14 @@ struct TeamSetup {
     std::string driverCommand;      // as registered (empty when not)
     std::string problem;            // what is missing, and the command that fixes it
     std::vector<std::string> wrote; // what this call wrote
+};
+
+// What re-stamping anchors of earlier digest rules did (Engine::restamp).
+struct RestampResult {
+    int64_t restamped = 0; // anchors re-derived as unchanged, now stamped by today's rules
+    int64_t claims = 0;    // claims written (one audit entry `restamp` each)
+    int64_t drifted = 0;   // re-derived, and changed since: left for reverify
+    int64_t unjudged = 0;  // could not be re-derived (engram check says why)
 };
 
 } // namespace engram

@@ -46,6 +46,10 @@ struct Anchor {
     // unchanged.
     std::string tokens;
     bool errors = false;
+    // The version of the digest rules that stamped it (syntax::kDigestRules
+    // then); 0 for an anchor written before versions were recorded, whose
+    // rules are unknown (engine/Rederive.h judges those).
+    int rules = 0;
 };
 
 struct Evidence {

@@ -21,8 +21,14 @@ std::string_view notJudgedExplanation(std::string_view reason) {
         return "finding where a name was defined when its line was written would search more "
                "of the history than one run allows; run engram check to judge the rest";
     if (reason == kEarlierRules)
-        return "the anchor was stamped by an earlier engram's digest rules and its code could "
-               "not be re-derived from git; check the claim and re-verify it";
+        return "the anchor was stamped by an earlier engram's digest rules, which today's do not "
+               "reproduce, and the code it was stamped on could not be read from git (the claim "
+               "is not committed, or the clone is shallow); run engram init in a clone with the "
+               "history to re-stamp it (then commit .engram/), or check the claim and re-verify "
+               "it";
+    if (reason == kNewerRules)
+        return "the anchor was stamped by a newer engram's digest rules than this one's; "
+               "upgrade engram to judge it";
     if (reason == kAmbiguousName)
         return "an instruction file's name names several definitions, so engram cannot tell "
                "which one the line means; write it qualified (Class.method) or as path#symbol";

@@ -23,6 +23,7 @@ inline constexpr std::string_view kNoCodeIndex = "no_code_index";
 inline constexpr std::string_view kShallowHistory = "shallow_history";
 inline constexpr std::string_view kSearchBudget = "search_budget";
 inline constexpr std::string_view kEarlierRules = "earlier_rules";
+inline constexpr std::string_view kNewerRules = "newer_rules";
 inline constexpr std::string_view kAmbiguousName = "ambiguous_name";
 inline constexpr std::string_view kParseError = "parse_error";
 } // namespace not_judged

@@ -165,6 +165,7 @@ std::string promptContext(Engine& engine, const HookInput& in, size_t maxChars) 
     req.task = task;
     req.agent = "engram:hook";
     req.dirtyFlag = false;
+    req.readHistory = false;
     req.maxChars = int(std::min<size_t>(maxChars, 1000000));
     auto r = engine.delegate(req);
     Totals t = totalsOf(r.envelope);

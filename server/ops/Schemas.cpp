@@ -107,6 +107,8 @@ json anchorOut() {
             {"range", object({{"start_line", integer()}, {"end_line", integer()}},
                              {"start_line", "end_line"}, "1-based lines when anchored")},
             {"hash", str("Digest of the anchored code's syntax")},
+            {"rules", integer("The version of the digest rules that stamped it; absent when "
+                              "an engram from before versions wrote it")},
             {"state", oneOf(kAnchorStates, "This anchor's state now (get, reverify, recall)")},
             {"not_judged", str("Unjudged: why engram could not judge it (file_too_large, "
                                "no_grammar, earlier_rules...)")},
@@ -172,7 +174,8 @@ json notJudged() {
     return object({{"total", integer()},
                    {"by_reason", typed("object", "Reason id -> count: file_too_large, no_grammar, "
                                                  "no_code_index, shallow_history, search_budget, "
-                                                 "earlier_rules, ambiguous_name, parse_error")}},
+                                                 "earlier_rules, newer_rules, ambiguous_name, "
+                                                 "parse_error")}},
                   {"total", "by_reason"},
                   "Present when something was not judged; non_claims says why in words");
 }

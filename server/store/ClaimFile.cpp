@@ -114,6 +114,7 @@ std::string formatAnchor(const Anchor& a) {
     if (a.copies > 1) s += " copies=" + std::to_string(a.copies);
     if (!a.tokens.empty()) s += " tokens=" + pct(a.tokens);
     if (a.errors) s += " errors=1";
+    if (a.rules > 0) s += " rules=" + std::to_string(a.rules);
     return s;
 }
 
@@ -240,7 +241,13 @@ Anchor parseAnchorAt(std::string_view v, int line) {
             a.tokens = val;
         else if (key == "errors")
             a.errors = val == "1";
-        else if (key == "copies") {
+        else if (key == "rules") {
+            // Read tolerantly: a value this engram cannot read leaves the
+            // rules unknown, which is judged as an anchor from before
+            // versions (never as intact by mistake).
+            int v = 0;
+            a.rules = parseNumber(std::string_view(val), v) && v > 0 ? v : 0;
+        } else if (key == "copies") {
             if (!parseNumber(std::string_view(val), a.copies) || a.copies < 1)
                 throw ClaimFileError(line, "anchor copies must be a positive count");
         } else if (key == "nth") {

@@ -51,7 +51,14 @@ int waitChild(pid_t pid) {
 
 } // namespace
 
-std::optional<ProcessResult> runProcess(const std::vector<std::string>& args, size_t maxOut) {
+namespace {
+
+// Runs args with stdout handed to `onOut` in chunks as it arrives and stderr
+// kept (at most 4 KiB) in `err`; the exit code (-1: killed by a signal), or
+// nullopt when the program cannot be started.
+std::optional<int> runStreaming(const std::vector<std::string>& args,
+                                const std::function<void(std::string_view)>& onOut,
+                                std::string& err) {
     if (args.empty()) return std::nullopt;
     int outFds[2], errFds[2];
     if (::pipe2(outFds, O_CLOEXEC) != 0) return std::nullopt;
@@ -66,7 +73,6 @@ std::optional<ProcessResult> runProcess(const std::vector<std::string>& args, si
     if (!pid) return std::nullopt;
     outWrite = UniqueFd();
     errWrite = UniqueFd();
-    ProcessResult r;
     bool outOpen = true, errOpen = true;
     char buf[8192];
     while (outOpen || errOpen) {
@@ -84,14 +90,55 @@ std::optional<ProcessResult> runProcess(const std::vector<std::string>& args, si
                 (i == 0 ? outOpen : errOpen) = false;
                 continue;
             }
-            std::string& into = i == 0 ? r.out : r.err;
-            size_t cap = i == 0 ? maxOut : 4096;
-            if (into.size() < cap) into.append(buf, std::min(size_t(n), cap - into.size()));
+            if (i == 0)
+                onOut(std::string_view(buf, size_t(n)));
+            else if (err.size() < 4096)
+                err.append(buf, std::min(size_t(n), 4096 - err.size()));
         }
     }
     int status = waitChild(*pid);
-    r.exitCode = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+    return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+}
+
+} // namespace
+
+std::optional<ProcessResult> runProcess(const std::vector<std::string>& args, size_t maxOut) {
+    ProcessResult r;
+    auto code = runStreaming(
+        args,
+        [&](std::string_view chunk) {
+            if (r.out.size() < maxOut)
+                r.out.append(chunk.data(), std::min(chunk.size(), maxOut - r.out.size()));
+        },
+        r.err);
+    if (!code) return std::nullopt;
+    r.exitCode = *code;
     return r;
+}
+
+std::optional<int> runProcessLines(const std::vector<std::string>& args,
+                                   const std::function<void(std::string_view)>& onLine) {
+    std::string pending, err;
+    auto code = runStreaming(
+        args,
+        [&](std::string_view chunk) {
+            size_t from = 0;
+            for (size_t nl = chunk.find('\n'); nl != std::string_view::npos;
+                 nl = chunk.find('\n', from)) {
+                if (pending.empty()) {
+                    onLine(chunk.substr(from, nl - from));
+                } else {
+                    pending.append(chunk.substr(from, nl - from));
+                    onLine(pending);
+                    pending.clear();
+                }
+                from = nl + 1;
+            }
+            pending.append(chunk.substr(from));
+        },
+        err);
+    if (code && !pending.empty()) onLine(pending);
+    return code;
 }
 
 namespace {

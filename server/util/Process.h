@@ -4,8 +4,10 @@
 // a ref, the dirty flag); never through a shell, so no argument is ever
 // interpreted. The child's stdin is /dev/null and its stderr is kept short.
 #pragma once
+#include <functional>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 namespace engram {
@@ -19,6 +21,13 @@ struct ProcessResult {
 // nullopt when the program cannot be started (not installed).
 std::optional<ProcessResult> runProcess(const std::vector<std::string>& args,
                                         size_t maxOut = size_t(16) << 20);
+
+// For output of any size (`git log -p` over a large history): stdout is
+// handed to onLine a line at a time, without its line break, and not kept.
+// The exit code (-1: killed by a signal), or nullopt when the program cannot
+// be started.
+std::optional<int> runProcessLines(const std::vector<std::string>& args,
+                                   const std::function<void(std::string_view)>& onLine);
 
 // One `git cat-file --batch` for many reads: object contents by name
 // ("<commit>:./path") without a process per object. Started on the first
