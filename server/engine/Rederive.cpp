@@ -7,6 +7,7 @@
 #include "syntax/Languages.h"
 #include "util/Fs.h"
 #include "util/Git.h"
+#include "util/Hash.h"
 #include "util/Lines.h"
 
 #include <algorithm>
@@ -189,7 +190,9 @@ bool StampHistory::listStamps() {
         });
     if (!code || *code != 0) {
         stamps_.clear();
-        return false;
+        // A repository without a commit yet holds no stamp (`git log` fails
+        // there); anything else is git failing.
+        return available_ = code && head_.empty();
     }
     // A shallow clone's oldest commits seem to add every file they hold:
     // a stamp found there may be older than the clone.
@@ -203,18 +206,21 @@ bool StampHistory::listStamps() {
 
 const CommittedFile* StampHistory::fileAt(const std::string& commit, const std::string& path) {
     std::string key = commit + ":" + path;
-    if (auto it = files_.find(key); it != files_.end()) return it->second ? &*it->second : nullptr;
-    auto& slot = files_[key];
+    if (auto it = files_.find(key); it != files_.end()) return it->second;
+    const CommittedFile*& slot = files_[key];
     if (!objects_) objects_ = std::make_unique<GitObjectReader>(root_);
     auto text = objects_->blob(commit + ":./" + path, kMaxAnchoredFileBytes);
-    if (!text) return nullptr;
+    if (!text) return slot = nullptr;
     auto lang = syntax::languageFor(path, *text);
-    if (!lang) return nullptr;
-    CommittedFile f;
-    f.language = *lang;
-    f.symbols = syntax::extractSymbols(*lang, *text);
-    slot = std::move(f);
-    return &*slot;
+    if (!lang) return slot = nullptr;
+    // Claims committed one by one over unchanged code read the same file at
+    // many commits: it is parsed once.
+    auto [it, fresh] = parsed_.try_emplace(*lang + ":" + sha256Hex(*text));
+    if (fresh) {
+        it->second.language = *lang;
+        it->second.symbols = syntax::extractSymbols(*lang, *text);
+    }
+    return slot = &it->second;
 }
 
 Rederived StampHistory::rederive(const std::string& claimId, const Anchor& a) {
@@ -254,6 +260,7 @@ Rederived StampHistory::rederive(const std::string& claimId, const Anchor& a) {
 void StampHistory::endSession() {
     objects_.reset();
     files_.clear();
+    parsed_.clear();
 }
 
 } // namespace engram

@@ -80,7 +80,9 @@ private:
     std::unordered_map<std::string, std::string> stamps_;
     std::set<std::string> shallow_; // a shallow clone's boundary commits
     std::unique_ptr<GitObjectReader> objects_;
-    std::unordered_map<std::string, std::optional<CommittedFile>> files_;
+    // By commit and path (null: none there), pointing into parsed_.
+    std::unordered_map<std::string, const CommittedFile*> files_;
+    std::unordered_map<std::string, CommittedFile> parsed_; // by language and content digest
 };
 
 } // namespace engram
