@@ -168,3 +168,21 @@ TEST_CASE("confidence is written with at most three decimals, trailing zeros tri
     CHECK(formatConfidence(0.12345) == "0.123");
     CHECK(formatConfidence(0) == "0");
 }
+
+TEST_CASE("an anchor's digest rules version is written last and read tolerantly") {
+    Claim c = sample();
+    c.anchors[1].rules = 1;
+    std::string text = serializeClaim(c);
+    CHECK(text.find(" tokens=t1 errors=1 rules=1\n") != std::string::npos);
+    CHECK(parseClaim(text, "c-abc123").anchors[1].rules == 1);
+    // Written before versions: no attribute, rules unknown (0).
+    CHECK(text.find("path=src/a%20b.py kind=range lines=3-9 hash=deadbeef\n") != std::string::npos);
+    CHECK(parseClaim(text, "c-abc123").anchors[0].rules == 0);
+    // A value this engram cannot read leaves the rules unknown rather than
+    // refusing the file: judged as an anchor from before versions.
+    for (const char* bad : {"rules=two", "rules=0", "rules=-3", "rules="}) {
+        std::string edited = text;
+        edited.replace(edited.find("rules=1"), 7, bad);
+        CHECK(parseClaim(edited, "c-abc123").anchors[1].rules == 0);
+    }
+}
