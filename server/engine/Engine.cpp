@@ -681,6 +681,9 @@ GetResult Engine::get(const std::string& id) {
     if (!c)
         throw EngramError(ErrorKind::UnknownClaim, "claim '" + id + "' has no file", {{"id", id}});
     r.claim = *c;
+    // One claim asked for by name is judged fully: a stamp of earlier rules
+    // against the commit that made it (not a hot path: recall and hover are).
+    Anchorer::HistoryScope history(anchorer_);
     r.anchorState = anchorer_.claimState(*c, &r.places);
     for (auto& p : r.places)
         r.anchorStates.push_back(p.state);
