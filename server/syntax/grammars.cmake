@@ -10,6 +10,14 @@ if(ENGRAM_FUZZ)
   # and guides nothing: engram's own code is what they explore.
   target_compile_options(ts_runtime PRIVATE -fno-sanitize-coverage=trace-cmp)
 endif()
+if(ENGRAM_SANITIZE AND CMAKE_C_COMPILER_ID MATCHES "Clang")
+  target_compile_options(ts_runtime PRIVATE
+    -fsanitize-ignorelist=${CMAKE_CURRENT_LIST_DIR}/sanitize-ignore.txt)
+endif()
+if(ENGRAM_FUZZ)
+  target_compile_options(ts_runtime PRIVATE
+    -fsanitize-coverage-ignorelist=${CMAKE_CURRENT_LIST_DIR}/sanitize-ignore.txt)
+endif()
 set_target_properties(ts_runtime PROPERTIES POSITION_INDEPENDENT_CODE ON)
 
 # ts_grammar(<name> <src dir>): parser.c plus scanner.c when the grammar has one.

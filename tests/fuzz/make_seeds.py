@@ -19,7 +19,7 @@ import tempfile
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(os.path.dirname(HERE))
 OUT = os.path.join(ROOT, "fixtures", "fuzz")
-MAX = 4096  # scripts/fuzz.sh runs with -max_len=4096
+MAX = 4096  # scripts/fuzz.sh's largest -max_len (a target with a smaller one cuts its seeds)
 
 
 def put(target, name, data):
