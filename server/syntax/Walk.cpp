@@ -858,6 +858,12 @@ private:
     // digests are kept, so nothing of it is hashed again.
     bool takeOver(TSNode n, const Def& d, const std::string& qualified) {
         if (reuseAt_.empty()) return false;
+        // Error recovery is not a function of a node's text alone: a
+        // re-parse can recover differently inside an extent no edit touched,
+        // and the changed ranges do not always say so (fuzzing found a
+        // definition with a broken parameter list whose digest changed
+        // although its text had not). A node holding an error is walked.
+        if (ts_node_has_error(n)) return false;
         uint32_t start = ts_node_start_byte(n), end = ts_node_end_byte(n);
         auto it = reuseAt_.find(extentKey(start, end));
         if (it == reuseAt_.end() || it->second == kNoSpan) return false;

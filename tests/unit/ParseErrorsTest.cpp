@@ -166,3 +166,26 @@ TEST_CASE("an open document with a contained error has the symbols a fresh parse
     for (size_t i = 0; i < closed.size(); ++i)
         CHECK(doc.symbols()[i].hash == closed[i].hash);
 }
+
+// Found by fuzzing (fixtures/fuzz/symbols-python/regression-error-recovery-reuse):
+// after an edit above it, `split` (its parameter list broken) kept the digest
+// of the tree before the edit although the re-parse had recovered from its
+// error differently. A definition holding an error is never taken over from
+// the earlier extraction: it is walked again.
+TEST_CASE("an edit gives a definition holding an error the digests its tree gives", "[symbols]") {
+    std::string text = readFixture(fixturesDir() + "/recovery/broken-parameters.py");
+    REQUIRE(text.find("def split(to{en)") != std::string::npos);
+    syntax::Document doc("python", text);
+    REQUIRE_FALSE(doc.symbols().empty());
+    doc.edit(296, 300, "x = 1\n");
+    auto walked = doc.walkAfresh();
+    const auto& edited = doc.symbols();
+    REQUIRE(edited.size() == walked.size());
+    for (size_t i = 0; i < walked.size(); ++i) {
+        INFO(walked[i].qualified);
+        CHECK(edited[i].qualified == walked[i].qualified);
+        CHECK(edited[i].hash == walked[i].hash);
+        CHECK(edited[i].tokenHash == walked[i].tokenHash);
+        CHECK(edited[i].startByte == walked[i].startByte);
+    }
+}
