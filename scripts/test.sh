@@ -24,21 +24,28 @@ scripts/setup.sh --tests
 # The two builds at once: each leaves a core idle in its serial stretches
 # (configuring, linking), which the other fills; together they take about
 # 6.5 minutes on 2 cores against 8 one after the other. The sanitized one's
-# output is kept and shown only if it fails.
+# output is kept and shown only if it fails. The normal build's tests also
+# run against the sanitized one (ENGRAM_SANITIZED_DIR, tests/CMakeLists.txt),
+# so that is configured first: the end-to-end tests are listed against it
+# when their binary is built.
+cmake -S . -B build -DENGRAM_SANITIZED_DIR="$here/build-san" >/dev/null
 san_log="$(mktemp)"
-trap 'rm -f "$san_log"' EXIT
+san=""
+# A failed normal build does not leave the other running on its own.
+trap '[ -z "$san" ] || kill "$san" 2>/dev/null; rm -f "$san_log"' EXIT
 scripts/build-sanitized.sh >"$san_log" 2>&1 &
 san=$!
 scripts/build.sh
 if ! wait "$san"; then
+    san=""
     cat "$san_log" >&2
     echo "test.sh: the sanitized build failed" >&2
     exit 1
 fi
-# Configured again once the sanitized build exists: the normal build's tests
-# also run against it (ENGRAM_SANITIZED_DIR, tests/CMakeLists.txt), and its
-# fuzz targets are listed by running it. Nothing is compiled again.
-cmake -S . -B build -DENGRAM_SANITIZED_DIR="$here/build-san" >/dev/null
+san=""
+# Configured again now that the sanitized build exists: its fuzz targets are
+# listed by running it. Nothing is compiled again.
+cmake -S . -B build >/dev/null
 scripts/check-format.sh
 # Twice as many tests as cores: most of them spend their time waiting on
 # the engram processes they drive, on pipes and on git, so with one test per

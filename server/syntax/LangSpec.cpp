@@ -248,29 +248,20 @@ std::string compactText(std::string_view src, TSNode n, const std::vector<TSNode
         add(n);
         return out;
     }
-    TSTreeCursor cur = ts_tree_cursor_new(n);
+    Cursor cur(n);
     bool descend = true;
     for (;;) {
-        TSNode at = ts_tree_cursor_current_node(&cur);
+        TSNode at = cur.node();
         bool comment = std::string_view(ts_node_type(at)).find("comment") != std::string_view::npos;
         if (skip)
             for (const TSNode& k : *skip)
                 comment = comment || ts_node_eq(k, at);
-        if (descend && !comment && ts_tree_cursor_goto_first_child(&cur)) continue;
+        if (descend && !comment && ts_tree_cursor_goto_first_child(cur.get())) continue;
         if (!comment && ts_node_child_count(at) == 0) add(at);
         if (comment) lastEnd = ts_node_end_byte(at);
         descend = true;
-        if (ts_tree_cursor_goto_next_sibling(&cur)) continue;
-        bool done = true;
-        while (ts_tree_cursor_goto_parent(&cur)) {
-            if (ts_tree_cursor_goto_next_sibling(&cur)) {
-                done = false;
-                break;
-            }
-        }
-        if (done) break;
+        if (!cur.next(false)) break;
     }
-    ts_tree_cursor_delete(&cur);
     return out;
 }
 
@@ -315,15 +306,14 @@ bool boundFunction(const DefContext& c, TSNode name, TSNode value, std::string_v
 std::pair<TSNode, TSNode> callbackArguments(const LangSpec& spec, TSNode args,
                                             bool (*isFunction)(std::string_view type)) {
     TSNode first{}, fn{};
-    TSTreeCursor cur = ts_tree_cursor_new(args); // children in one pass, not one by index
-    for (bool more = ts_tree_cursor_goto_first_child(&cur); more;
-         more = ts_tree_cursor_goto_next_sibling(&cur)) {
-        TSNode a = ts_tree_cursor_current_node(&cur);
+    Cursor cur(args); // children in one pass, not one by index
+    for (bool more = ts_tree_cursor_goto_first_child(cur.get()); more;
+         more = ts_tree_cursor_goto_next_sibling(cur.get())) {
+        TSNode a = cur.node();
         if (!ts_node_is_named(a) || (spec.flagsOf(a) & kComment)) continue;
         if (ts_node_is_null(first)) first = a;
         if (isFunction(spec.type(a))) fn = a;
     }
-    ts_tree_cursor_delete(&cur);
     return {first, fn};
 }
 

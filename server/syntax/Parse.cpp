@@ -100,9 +100,9 @@ TreePtr parseRange(TSParser* parser, std::string_view src, uint32_t begin, uint3
 Spans errorSpans(TSNode root, uint32_t begin, uint32_t end) {
     Spans out;
     if (!ts_node_has_error(root)) return out;
-    TSTreeCursor cur = ts_tree_cursor_new(root);
+    Cursor cur(root);
     for (;;) {
-        TSNode n = ts_tree_cursor_current_node(&cur);
+        TSNode n = cur.node();
         uint32_t s = ts_node_start_byte(n), e = ts_node_end_byte(n);
         bool down = false;
         if (e > begin && s < end && ts_node_has_error(n)) {
@@ -112,16 +112,8 @@ Spans errorSpans(TSNode root, uint32_t begin, uint32_t end) {
                 down = true;
             }
         }
-        if (down && ts_tree_cursor_goto_first_child(&cur)) continue;
-        bool done = false;
-        while (!ts_tree_cursor_goto_next_sibling(&cur))
-            if (!ts_tree_cursor_goto_parent(&cur)) {
-                done = true;
-                break;
-            }
-        if (done) break;
+        if (!cur.next(down)) break;
     }
-    ts_tree_cursor_delete(&cur);
     return out;
 }
 
@@ -285,14 +277,13 @@ bool opensDeclaration(std::string_view w) {
 // cursor: asking a node for its i-th child walks its siblings each time.
 std::vector<TSNode> children(TSNode n, bool named) {
     std::vector<TSNode> out;
-    TSTreeCursor cur = ts_tree_cursor_new(n);
-    if (ts_tree_cursor_goto_first_child(&cur)) {
+    Cursor cur(n);
+    if (ts_tree_cursor_goto_first_child(cur.get())) {
         do {
-            TSNode c = ts_tree_cursor_current_node(&cur);
+            TSNode c = cur.node();
             if (!named || ts_node_is_named(c)) out.push_back(c);
-        } while (ts_tree_cursor_goto_next_sibling(&cur));
+        } while (ts_tree_cursor_goto_next_sibling(cur.get()));
     }
-    ts_tree_cursor_delete(&cur);
     return out;
 }
 
@@ -601,9 +592,9 @@ private:
     void tokens(TSNode node, uint32_t begin, uint32_t end, Visit visit) {
         uint32_t lastRow = 0;
         bool any = false; // a token or comment seen: lastRow is its last line
-        TSTreeCursor cur = ts_tree_cursor_new(node);
+        Cursor cur(node);
         for (;;) {
-            TSNode n = ts_tree_cursor_current_node(&cur);
+            TSNode n = cur.node();
             uint32_t s = ts_node_start_byte(n), e = ts_node_end_byte(n);
             if (s >= end && s > begin) break;
             bool down = false, stop = false;
@@ -620,17 +611,8 @@ private:
                     down = true;
                 }
             }
-            if (stop) break;
-            if (down && ts_tree_cursor_goto_first_child(&cur)) continue;
-            bool done = false;
-            while (!ts_tree_cursor_goto_next_sibling(&cur))
-                if (!ts_tree_cursor_goto_parent(&cur)) {
-                    done = true;
-                    break;
-                }
-            if (done) break;
+            if (stop || !cur.next(down)) break;
         }
-        ts_tree_cursor_delete(&cur);
     }
 
     // The brackets open at a point. A closing bracket closes the innermost

@@ -17,6 +17,32 @@ namespace engram::syntax::detail {
 // The grammar behind a language name, or nullptr (Languages.cpp).
 const TSLanguage* grammarFor(std::string_view language);
 
+// A tree cursor, deleted with its scope. next(down) steps a preorder walk:
+// into the first child when `down`, else on to the next sibling of the node
+// or of its nearest ancestor that has one; false once the walk is over.
+class Cursor {
+public:
+    explicit Cursor(TSNode n)
+        : c_(ts_tree_cursor_new(n)) {}
+    explicit Cursor(const TSTreeCursor* from)
+        : c_(ts_tree_cursor_copy(from)) {}
+    Cursor(const Cursor&) = delete;
+    Cursor& operator=(const Cursor&) = delete;
+    ~Cursor() { ts_tree_cursor_delete(&c_); }
+
+    TSTreeCursor* get() { return &c_; }
+    TSNode node() const { return ts_tree_cursor_current_node(&c_); }
+    bool next(bool down) {
+        if (down && ts_tree_cursor_goto_first_child(&c_)) return true;
+        while (!ts_tree_cursor_goto_next_sibling(&c_))
+            if (!ts_tree_cursor_goto_parent(&c_)) return false;
+        return true;
+    }
+
+private:
+    TSTreeCursor c_;
+};
+
 enum class Lang : uint8_t { Python, JavaScript, TypeScript, Tsx, C, Cpp, Go, Rust, Java };
 
 // Per node type, computed once per grammar from the type names.

@@ -169,29 +169,28 @@ public:
     void walk(TSNode root) {
         // A tree may be of a piece of the text only (Parse.cpp).
         out_.reserve(size_t(ts_node_end_byte(root) - ts_node_start_byte(root)) * 2);
-        TSTreeCursor cur = ts_tree_cursor_new(root);
-        cursor_ = &cur;
+        Cursor cur(root);
+        cursor_ = cur.get();
         bool descend = enter(root);
         for (;;) {
-            if (descend && ts_tree_cursor_goto_first_child(&cur)) {
-                descend = enter(ts_tree_cursor_current_node(&cur));
+            if (descend && ts_tree_cursor_goto_first_child(cur.get())) {
+                descend = enter(cur.node());
                 continue;
             }
             bool done = false;
             for (;;) {
                 leave();
-                if (ts_tree_cursor_goto_next_sibling(&cur)) {
-                    descend = enter(ts_tree_cursor_current_node(&cur));
+                if (ts_tree_cursor_goto_next_sibling(cur.get())) {
+                    descend = enter(cur.node());
                     break;
                 }
-                if (!ts_tree_cursor_goto_parent(&cur)) {
+                if (!ts_tree_cursor_goto_parent(cur.get())) {
                     done = true;
                     break;
                 }
             }
             if (done) break;
         }
-        ts_tree_cursor_delete(&cur);
         cursor_ = nullptr;
     }
 
@@ -814,15 +813,14 @@ private:
         if (preopened_.node) return; // a second attribute of the same definition
         // The next named sibling, past more preludes and comments (from a
         // copy of the cursor: asking the node would walk down from the root).
-        TSTreeCursor c = ts_tree_cursor_copy(cursor_);
+        Cursor c(cursor_);
         TSNode d{};
-        while (ts_tree_cursor_goto_next_sibling(&c)) {
-            TSNode s = ts_tree_cursor_current_node(&c);
+        while (ts_tree_cursor_goto_next_sibling(c.get())) {
+            TSNode s = c.node();
             if (!ts_node_is_named(s) || (spec_.flagsOf(s) & (kPrelude | kComment))) continue;
             d = s;
             break;
         }
-        ts_tree_cursor_delete(&c);
         if (ts_node_is_null(d) || !(spec_.flagsOf(d) & kDefinition)) return;
         Def def;
         if (!classifyAt(d, parent ? parent->node : TSNode{}, def) || def.scopeOnly) return;
