@@ -16,7 +16,8 @@
 # add it to the target's seeds as regression-<what> with a test of its own.
 # Prints, and writes to build-san/fuzz/results.txt, each target's executions
 # and outcome; a run on the kept corpus also records them, with the rate,
-# in bench/results/fuzz.json.
+# in bench/results/fuzz.json, and the clean executions of the same binary
+# summed over its runs (a campaign may run in parts: --runs 100000 at a time).
 set -euo pipefail
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 runs="" jobs=1 fresh=0 targets=()
@@ -78,18 +79,27 @@ one() {
         mkdir -p "$here/bench/results"
         flock "$here/bench/results/.fuzz.lock" \
             python3 - "$here/bench/results/fuzz.json" "$t" "${units:-0}" "${rate:-0}" \
-            "$((end - start))" "$rc" "$(find "$corpus" -type f | wc -l)" <<'EOF'
+            "$((end - start))" "$rc" "$(find "$corpus" -type f | wc -l)" \
+            "$(sha256sum "$fuzz" | cut -c1-16)" <<'EOF'
 import datetime, json, os, sys
-path, target, units, rate, seconds, rc, corpus = sys.argv[1:]
+path, target, units, rate, seconds, rc, corpus, binary = sys.argv[1:]
 try:
     with open(path) as f:
         results = json.load(f)
 except (OSError, ValueError):
     results = {}
+# A campaign may run in parts (a symbol target's million executions take
+# hours under the sanitizers): the clean executions of this very binary are
+# summed over its runs; another binary, or a run that failed, starts again.
+before = results.get(target, {})
+clean = int(units) if rc == "0" else 0
+if clean and before.get("binary") == binary:
+    clean += before.get("clean_executions_of_binary", 0)
 results[target] = {
     "executions": int(units), "exec_per_sec": int(rate), "seconds": int(seconds),
     "outcome": "clean" if rc == "0" else "exit " + rc,
     "corpus_inputs": int(corpus),  # each run again with leak checks
+    "binary": binary, "clean_executions_of_binary": clean,
     "date": datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ"),
 }
 with open(path + ".tmp", "w") as f:
