@@ -516,6 +516,17 @@ std::string describe(const CliResult& r) {
     return "exit " + std::to_string(r.exitCode) + "\nstdout: " + r.out + "\nstderr: " + r.err;
 }
 
+json position(const std::string& text, const std::string& snippet, size_t offset) {
+    auto at = text.find(snippet);
+    if (at == std::string::npos) throw HarnessError("'" + snippet + "' is not in the text");
+    at += offset;
+    int line = 0;
+    size_t start = 0;
+    for (size_t i = 0; i < at; ++i)
+        if (text[i] == '\n') ++line, start = i + 1;
+    return {{"line", line}, {"character", int(at - start)}};
+}
+
 bool contains(const std::string& hay, const std::string& needle) {
     return hay.find(needle) != std::string::npos;
 }

@@ -148,6 +148,9 @@ struct CliResult {
 // "exit N", stdout and stderr: what a failed CLI expectation shows.
 std::string describe(const CliResult& r);
 bool contains(const std::string& hay, const std::string& needle);
+// The LSP position (line, UTF-16 column of ASCII text) `offset` bytes into
+// the first occurrence of `snippet` in `text`; throws when it is not there.
+json position(const std::string& text, const std::string& snippet, size_t offset = 0);
 
 // Runs `engram <args...>` to completion (bounded by timeout), feeding it
 // `stdinData` and capturing stdout and stderr. The caller passes --home.

@@ -93,16 +93,6 @@ std::string bulkId(int i) {
     return id + "0000000";
 }
 
-json position(const std::string& text, const std::string& needle) {
-    auto at = text.find(needle);
-    REQUIRE(at != std::string::npos);
-    int line = 0;
-    size_t start = 0;
-    for (size_t i = 0; i < at; ++i)
-        if (text[i] == '\n') ++line, start = i + 1;
-    return {{"line", line}, {"character", int(at - start)}};
-}
-
 // The sample workspace with an instruction file, one claim anchored to
 // code, `claims` more committed and a hundred not yet committed.
 struct Workspace {

@@ -14,17 +14,6 @@ json diagnosticsFor(Server& s, const std::string& uri, int version = 0) {
     return s.waitDiagnostics(uri, version);
 }
 
-json position(const std::string& text, const std::string& snippet, size_t offset = 0) {
-    auto at = text.find(snippet);
-    REQUIRE(at != std::string::npos);
-    at += offset;
-    int line = 0;
-    size_t start = 0;
-    for (size_t i = 0; i < at; ++i)
-        if (text[i] == '\n') ++line, start = i + 1;
-    return {{"line", line}, {"character", int(at - start)}};
-}
-
 // The sample workspace's src/auth.py, opened in the editor (version 1).
 struct OpenAuth {
     std::string path, uri, text;

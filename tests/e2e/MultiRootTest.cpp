@@ -49,17 +49,6 @@ struct TwoFolders {
     }
 };
 
-json position(const std::string& text, const std::string& snippet, size_t offset = 0) {
-    auto at = text.find(snippet);
-    REQUIRE(at != std::string::npos);
-    at += offset;
-    int line = 0;
-    size_t start = 0;
-    for (size_t i = 0; i < at; ++i)
-        if (text[i] == '\n') ++line, start = i + 1;
-    return {{"line", line}, {"character", int(at - start)}};
-}
-
 void openDoc(Server& s, const std::string& path, int version = 1) {
     s.notify("textDocument/didOpen", {{"textDocument",
                                        {{"uri", fileUri(path)},
