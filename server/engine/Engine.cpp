@@ -261,20 +261,27 @@ Engine::Tier& Engine::writableTier(const std::string& name) {
     return *t;
 }
 
-void Engine::ensureTeamSetup() {
+std::vector<std::string> Engine::ensureTeamSetup() {
     // Once per engine, and only where git is: the first write in a
     // repository registers the merge driver, so a team's first parallel
     // branches already merge claim files field by field (BRIEF 12).
-    if (teamChecked_) return;
+    if (teamChecked_) return {};
     teamChecked_ = true;
-    // The config file says whether this clone has the driver: no process
-    // unless it has not (a clone of a team's repository that never ran init).
+    // The files say whether this clone is set up: no process unless it is
+    // not (a clone of a team's repository that never ran init). Whether the
+    // registered driver's binary still exists is doctor's and init's to ask.
     auto g = findGit(opts_.root);
-    if (!g || configNamesEngramDriver(*g)) return;
+    if (!g) return {};
+    Tier* project = tier("project");
+    auto attrs = project ? readFile(project->store->dir() + "/.gitattributes") : std::nullopt;
+    if (configNamesEngramDriver(*g) && attrs && attrs->find("merge=engram") != std::string::npos &&
+        attrs->find("inbox.jsonl merge=union") != std::string::npos)
+        return {};
     try {
-        teamSetup(true);
+        return teamSetup(true).wrote;
     } catch (const std::exception&) {
         // Memory works without the driver; doctor reports what is missing.
+        return {};
     }
 }
 

@@ -293,9 +293,12 @@ private:
     void registerProject();
 
 public:
-    // teamSetup(true) the first time it matters: a write in a git clone whose
-    // config does not register the driver yet. Quiet on failure.
-    void ensureTeamSetup();
+    // teamSetup(true) the first time it matters (a server opening a store, a
+    // write) in a git clone that lacks part of it, judged from the files
+    // alone: the config names the driver and .engram/.gitattributes names it
+    // and the inbox's line merge. No process when they do: a server's
+    // start-up runs no git for it. What it wrote; quiet on failure.
+    std::vector<std::string> ensureTeamSetup();
 
 private:
     // Audit entries for claim files a sync found added, changed or removed

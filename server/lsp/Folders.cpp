@@ -51,16 +51,11 @@ void LspServer::startupSync(const std::string& root) {
                     std::to_string(r.broken) +
                     (r.rebuilt ? " (rebuilt: " + r.rebuildReason + ")" : ""));
     // A served repository whose store exists gets engram's merge driver
-    // registered (idempotent; a clone that never ran `engram init`).
-    if (statFile(f->engine.projectDir() + "/claims")) {
-        try {
-            auto team = f->engine.teamSetup(true);
-            for (auto& w : team.wrote)
-                logLine("team memory: wrote " + w + " for " + root);
-        } catch (const std::exception& e) {
-            logLine("team memory: cannot register the merge driver: " + std::string(e.what()));
-        }
-    }
+    // registered (idempotent; a clone that never ran `engram init`), judged
+    // from the files: no git process once it is.
+    if (statFile(f->engine.projectDir() + "/claims"))
+        for (auto& w : f->engine.ensureTeamSetup())
+            logLine("team memory: wrote " + w + " for " + root);
     indexCodeWithProgress(*f);
     // The sync's file lists are gone; hand their pages back so an idle
     // server stays small.

@@ -126,6 +126,16 @@ struct Workspace {
 // (its start-up reconcile done), and for the session-start hook.
 std::map<std::string, Counts> measure(Workspace& w) {
     std::map<std::string, Counts> out;
+    {
+        Meter start;
+        ServerOptions o;
+        o.home = w.home.path();
+        o.env = start.env();
+        Server s(o);
+        s.initialize(w.root.path());
+        REQUIRE_FALSE(s.call("engram/recall", {{"query", "ledger subsystem"}})["rows"].empty());
+        out["spawn to the first recall"] = start.read();
+    }
     Meter m;
     ServerOptions o;
     o.home = w.home.path();
@@ -201,9 +211,11 @@ TEST_CASE("what each hot path asks of the system does not grow with the store, a
     auto b = measure(large);
     // Not flat yet, reported as warnings until they are (ARCHITECTURE.md,
     // "Hot paths"): the first recall lists instruction files with
-    // `git ls-files`; the session-start hook starts git and, in a store
-    // small enough to reconcile inline, stats every claim file.
-    const std::set<std::string> notYet = {"recall", "hook session start"};
+    // `git ls-files`; a store small enough to reconcile inline has each of
+    // its claim files stat'ed before the first answer, by a server and by
+    // the session-start hook, which also starts git.
+    const std::set<std::string> notYet = {"spawn to the first recall", "recall",
+                                          "hook session start"};
     for (auto& [path, counts] : a) {
         INFO(path << ": 1,100 claims " << counts << ", 25,100 claims " << b[path]);
         if (notYet.count(path)) {
@@ -214,5 +226,5 @@ TEST_CASE("what each hot path asks of the system does not grow with the store, a
             CHECK(counts == b[path]);
         }
     }
-    CHECK(a.size() == 7);
+    CHECK(a.size() == 8);
 }

@@ -212,6 +212,26 @@ TEST_CASE("team: the first write in a repository registers the merge driver, and
     CHECK(t.ben.ok({"init"})["wrote"].empty());
 }
 
+TEST_CASE("team: serving a clone that never ran init registers the merge driver") {
+    Team t;
+    sharedClaim(t);
+    dropDriver(t.ben);
+    {
+        Server s({t.ben.home.path(), {}, {}, {}});
+        s.initialize(t.ben.dir);
+        s.call("engram/status"); // the folder is open once a request is answered
+        CHECK(contains(gitOk(t.ben.dir, {"config", "--get", "merge.engram.driver"}).out,
+                       "merge-driver %O %A %B %P"));
+    }
+    // Its .gitattributes lost the inbox line: serving writes it back.
+    const std::string attrs = t.ben.dir + "/.engram/.gitattributes";
+    spew(attrs, "claims/*.md merge=engram\nhistory/*.md merge=engram\n");
+    Server s({t.ben.home.path(), {}, {}, {}});
+    s.initialize(t.ben.dir);
+    s.call("engram/status");
+    CHECK(contains(*slurp(attrs), "inbox.jsonl merge=union"));
+}
+
 TEST_CASE("team: supersede against supersede merges with the driver, keeps every version, is "
           "byte-identical both ways and flagged until resolved") {
     Team t;
