@@ -16,7 +16,7 @@
 # add it to the target's seeds as regression-<what> with a test of its own.
 # Prints, and writes to build-san/fuzz/results.txt, each target's executions
 # and outcome; a run on the kept corpus also records them, with the rate,
-# in bench/results/fuzz.json, and the clean executions of the same binary
+# in bench/results/fuzz.json, and the clean executions of the same code
 # summed over its runs (a campaign may run in parts: --runs 100000 at a time).
 set -euo pipefail
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
@@ -52,9 +52,13 @@ one() {
     n=10000000 maxlen=4096
     if [[ "$t" == symbols-* ]]; then n=1000000 maxlen=1024; fi
     n="${runs:-$n}"
-    local common=(-max_len="$maxlen" -timeout=20 -rss_limit_mb=2560 -print_final_stats=1
+    # libFuzzer's timeout is wall-clock: a niced campaign beside a busy
+    # machine once took 20 s over an input that runs in 0.05 s. A real hang
+    # still stops it.
+    local common=(-max_len="$maxlen" -timeout=120 -rss_limit_mb=2560 -print_final_stats=1
                   -artifact_prefix="$art/")
-    local rc=0 leaks=0 start end
+    local rc=0 leaks=0 start end key
+    key="$(code_key "$t")" # before the run: sources edited meanwhile are not what ran
     start=$(date +%s)
     ENGRAM_FUZZ_TARGET="$t" "$fuzz" -runs="$n" -seed=1 -detect_leaks=0 "${common[@]}" \
         "$corpus" $seeds >"$log" 2>&1 || rc=$?
@@ -80,26 +84,26 @@ one() {
         flock "$here/bench/results/.fuzz.lock" \
             python3 - "$here/bench/results/fuzz.json" "$t" "${units:-0}" "${rate:-0}" \
             "$((end - start))" "$rc" "$(find "$corpus" -type f | wc -l)" \
-            "$(sha256sum "$fuzz" | cut -c1-16)" <<'EOF'
+            "$key" <<'EOF'
 import datetime, json, os, sys
-path, target, units, rate, seconds, rc, corpus, binary = sys.argv[1:]
+path, target, units, rate, seconds, rc, corpus, code = sys.argv[1:]
 try:
     with open(path) as f:
         results = json.load(f)
 except (OSError, ValueError):
     results = {}
 # A campaign may run in parts (a symbol target's million executions take
-# hours under the sanitizers): the clean executions of this very binary are
-# summed over its runs; another binary, or a run that failed, starts again.
+# hours under the sanitizers): the clean executions of the same code (see
+# code_key) are summed over its runs; other code, or a failed run, starts again.
 before = results.get(target, {})
 clean = int(units) if rc == "0" else 0
-if clean and before.get("binary") == binary:
-    clean += before.get("clean_executions_of_binary", 0)
+if clean and before.get("code") == code:
+    clean += before.get("clean_executions_of_code", 0)
 results[target] = {
     "executions": int(units), "exec_per_sec": int(rate), "seconds": int(seconds),
     "outcome": "clean" if rc == "0" else "exit " + rc,
     "corpus_inputs": int(corpus),  # each run again with leak checks
-    "binary": binary, "clean_executions_of_binary": clean,
+    "code": code, "clean_executions_of_code": clean,
     "date": datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ"),
 }
 with open(path + ".tmp", "w") as f:
@@ -110,7 +114,33 @@ EOF
     fi
     return "$rc"
 }
-export -f one
+# What a target's executions were spent on. A symbol target exercises the
+# syntax layer (which includes nothing of the server but util/Hash.h), the
+# tree-sitter runtime, its language's grammar and the harness: the key is
+# their sources, the runtime's and grammar's object code and the compiler
+# and flags, so work elsewhere in the server does not throw a campaign of
+# hours away. (The server compiles as unity sources that mix layers, so its
+# object code cannot be told apart.) Any other target exercises much of the
+# server: its key is the whole binary.
+code_key() {
+    local t="$1" build
+    if [[ "$t" == symbols-* ]]; then
+        build="$(realpath "$(dirname "$fuzz")/../..")"
+        {
+            find "$here/server/syntax" -type f
+            echo "$here/server/util/Hash.h" "$here/server/util/Hash.cpp"
+            echo "$here/tests/fuzz/Fuzz.cpp"
+            echo "$build/libts_runtime.a" "$build/libts_grammar_${t#symbols-}.a"
+        } | tr ' ' '\n' | LC_ALL=C sort | xargs sha256sum | sed "s|$build/||; s|$here/||"
+        grep -E '^(CMAKE_(CXX|C)_(COMPILER|FLAGS[A-Z_]*)|CMAKE_BUILD_TYPE|ENGRAM_(SANITIZE|UNITY)):' \
+            "$build/CMakeCache.txt"
+        grep -h -- '-fsanitize' "$here/CMakeLists.txt"
+        "$(grep -oP '^CMAKE_CXX_COMPILER:\w+=\K.*' "$build/CMakeCache.txt")" --version | head -1
+    else
+        sha256sum "$fuzz"
+    fi | sha256sum | cut -c1-16
+}
+export -f one code_key
 export here fuzz out runs fresh
 
 status=0
