@@ -495,7 +495,7 @@ json toJson(const StatusResult& r) {
         out["instructions"] = {
             {"files", i->files},         {"references", i->references}, {"ok", i->ok},
             {"dangling", i->dangling},   {"drifted", i->drifted},       {"moved", i->moved},
-            {"ambiguous", i->ambiguous}, {"unjudged", i->unjudged}};
+            {"ambiguous", i->ambiguous}, {"unjudged", i->unjudged},     {"listed", i->listed}};
     return out;
 }
 

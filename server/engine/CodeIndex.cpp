@@ -68,7 +68,8 @@ Engine::Tier* Engine::codeTier(bool create) {
     return codeOnly_.get();
 }
 
-CodeIndexReport Engine::indexCode(const std::function<void(size_t, size_t)>& progress) {
+CodeIndexReport Engine::indexCode(const std::function<void(size_t, size_t)>& progress,
+                                  bool listFiles) {
     CodeIndexReport r;
     Tier* t = codeTier();
     if (!t) return r;
@@ -216,9 +217,14 @@ CodeIndexReport Engine::indexCode(const std::function<void(size_t, size_t)>& pro
             t->index->dropCodeFile(gone);
             ++r.removed;
         }
+    // Caches of the code index's names are keyed by this (Listing.cpp).
+    if (r.parsed || r.removed) t->index->bumpCodeGeneration();
     tx.commit();
     codeIndexedIn_ = t->index.get();
     lastCodeWalk_ = std::chrono::steady_clock::now();
+    // The walk's companion: the workspace's files as git sees them, which
+    // the hot paths read instead of listing (engine/Listing.cpp).
+    if (listFiles) relist();
     if (progress) progress(slots.size(), slots.size());
     return r;
 }
@@ -226,14 +232,14 @@ CodeIndexReport Engine::indexCode(const std::function<void(size_t, size_t)>& pro
 std::vector<CodeSymbol> Engine::symbolsWithShape(const std::string& shape) {
     Tier* t = codeTier();
     if (!t) return {};
-    if (codeIndexedIn_ != t->index.get()) indexCode();
+    if (codeIndexedIn_ != t->index.get()) indexCode({}, false);
     auto found = t->index->symbolsWithShape(shape);
     // Nothing known: files may have appeared since the last walk. Walk again
     // (a stat per unchanged file), but not more than once a second, since
     // orphans are checked in bursts.
     if (found.empty() &&
         std::chrono::steady_clock::now() - lastCodeWalk_ > std::chrono::seconds(1)) {
-        indexCode();
+        indexCode({}, false);
         found = t->index->symbolsWithShape(shape);
     }
     return found;

@@ -174,6 +174,9 @@ void Engine::startScan(Tier& t, bool opening) {
 std::vector<std::string> Engine::pollReconcile() {
     std::vector<std::string> changed;
     if (!opts_.backgroundReconcile) return changed;
+    // A listing of the workspace's files that ended on its thread is kept
+    // (bounded by what changed, but for a workspace never listed before).
+    adoptListing();
     auto now = std::chrono::steady_clock::now();
     auto poll = [&](Tier& t) {
         if (!t.index) return;
@@ -551,6 +554,7 @@ StatusResult Engine::status(const std::optional<std::string>& requestedRoot, boo
         auto& c = r.instructions.emplace();
         c.files = int64_t(scan.files.size());
         c.references = int64_t(scan.refs.size());
+        c.listed = scan.listed;
         for (auto& ref : scan.refs) {
             int64_t* n = ref.state == "ok"         ? &c.ok
                          : ref.state == "dangling" ? &c.dangling

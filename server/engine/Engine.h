@@ -23,6 +23,8 @@
 #include <memory>
 #include <set>
 #include <string>
+#include <unordered_map>
+#include <unordered_set>
 #include <vector>
 
 namespace engram {
@@ -42,9 +44,12 @@ struct EngineOptions {
     // stop. Claims served are checked against their files either way.
     bool sweepOnOpen = true;
     // Stores up to this many claims are reconciled before the first answer
-    // even in the background mode (a stat of 20k files takes ~20 ms).
+    // even in the background mode. None by default: a stat of each claim
+    // file before the first answer grows with the store, which no hot path
+    // may (ARCHITECTURE.md, "Hot paths"); a small store's sweep ends within
+    // milliseconds, usually before the first request is read.
     // ENGRAM_INLINE_RECONCILE_MAX overrides it.
-    int64_t inlineReconcileMax = 20000;
+    int64_t inlineReconcileMax = 0;
     // A test seam (ENGRAM_TEST_HOLD_RECONCILE): while a file exists at this
     // path the start-up sweep waits to begin, so a test observes the answers
     // served before it finishes for as long as it likes, then removes the
@@ -83,6 +88,7 @@ struct InstructionScan {
     std::vector<InstructionRef> refs; // the references (candidates judged to be none dropped)
     size_t candidates = 0;            // candidates read, references or not
     bool history = false;             // git history was there to judge against
+    bool listed = false;              // the workspace's files were listed (Listing.cpp)
     NotJudged notJudged;              // references not judged, by reason (also in refs)
 };
 
@@ -224,14 +230,27 @@ public:
     void recheckClaims();
 
     // Brings the workspace's code index up to date (engine/CodeIndex.cpp);
-    // progress(done, total) is called now and then.
-    CodeIndexReport indexCode(const std::function<void(size_t, size_t)>& progress = {});
+    // progress(done, total) is called now and then. With listFiles, the
+    // workspace's files are listed again too (relist()).
+    CodeIndexReport indexCode(const std::function<void(size_t, size_t)>& progress = {},
+                              bool listFiles = true);
 
-    // Instruction files (BRIEF 14): which there are (with `all`, every file
-    // of the workspace as git lists it, or a walk finds it), and their
-    // references judged against the code. `text` replaces onlyFile's
-    // contents (an editor's unsaved buffer).
-    std::vector<std::string> instructionFiles(std::vector<std::string>* all = nullptr);
+    // Instruction files (BRIEF 14): which there are, as the last listing of
+    // the workspace found them (engine/Listing.cpp; no process, whoever
+    // asks), and their references judged against the code. `text` replaces
+    // onlyFile's contents (an editor's unsaved buffer).
+    std::vector<std::string> instructionFiles();
+    // The workspace's files, as git lists them (tracked, and new files it
+    // does not ignore) or a walk finds them without git, sorted: a process
+    // whose cost grows with the repository, so never on a hot path.
+    static std::vector<std::string> listWorkspace(const std::string& root);
+    // Lists the workspace now and keeps the listing in the code tier's
+    // index (the code index's walk does, and engram check through it).
+    void relist();
+    // Servers: lists it on a thread of its own, now (start-up) or when the
+    // last listing is a few seconds old; what changed is applied to the
+    // index by a later pollReconcile() or instruction-file read.
+    void maybeRelistInBackground(bool now = false);
     // Whether a workspace-relative path is one: by its name
     // (instructions::isInstructionFile) or a store.conf `instructions:` glob.
     bool isInstructionFile(const std::string& rel);
@@ -379,11 +398,51 @@ private:
         std::vector<std::vector<std::string>> terms; // per paragraph
     };
     std::map<std::string, ParagraphFile> paragraphs_;
-    std::optional<std::vector<std::string>> workspaceFiles_; // instructionFiles(), briefly
-    std::vector<std::string> instructionFiles_;              // picked out of them
-    std::vector<std::string> pickInstructionFiles(const std::vector<std::string>& every);
-    std::chrono::steady_clock::time_point workspaceFilesListed_{};
-    std::chrono::steady_clock::time_point paragraphsListed_{};
+    // The workspace's files as listed (engine/Listing.cpp), kept while the
+    // index's listing generation is unchanged; the instruction files among
+    // them; a server's listing on a thread of its own.
+    static bool instructionFileIn(const std::vector<std::string>& globs, const std::string& rel);
+    std::function<bool(const std::string&)> instructionTest();
+    // nullptr when the workspace was never listed.
+    std::shared_ptr<const std::vector<std::string>> listedFiles(Tier* code);
+    void adoptListing();
+    void maybeRelistInBackground(Tier* code, bool now);
+    class Lister;
+    struct ListerEnd { // joins its thread (engine/Listing.cpp)
+        void operator()(Lister* l) const;
+    };
+    std::unique_ptr<Lister, ListerEnd> lister_;
+    std::shared_ptr<const std::vector<std::string>> everyFiles_;
+    int64_t everyKey_ = 0;
+    std::chrono::steady_clock::time_point listedAt_{};
+    std::vector<std::string> instructionFiles_;
+    int64_t instructionKey_ = 0;
+    bool instructionsLoaded_ = false;
+    std::chrono::steady_clock::time_point instructionsLooked_{};
+    // What judging an instruction file looks names up in, built once per
+    // listing (files) and per change of the code index (symbols), so a
+    // keystroke in an open instruction file rebuilds neither.
+    struct FileNames {
+        std::shared_ptr<const std::vector<std::string>> files;            // sorted
+        std::unordered_map<std::string, std::vector<std::string>> byName; // base name -> files
+        std::unordered_set<std::string> dirs;
+        // Modules by their last part: each file's path without its
+        // extension, and each directory (`agents.testing` -> agents/testing.py).
+        std::unordered_multimap<std::string, std::string> modules;
+    };
+    struct SymbolNames {
+        struct Name {
+            std::string path, qualified;
+        };
+        // By the last part of the name ("validate" -> TokenValidator.validate).
+        std::unordered_multimap<std::string, Name> byLast;
+    };
+    // Both of the code tier, or nullptr: never listed; no code index.
+    std::shared_ptr<const FileNames> fileNames(Tier* code);
+    std::shared_ptr<const SymbolNames> symbolNames(Tier* code);
+    std::shared_ptr<const FileNames> fileNames_;
+    std::shared_ptr<const SymbolNames> symbolNames_;
+    std::pair<const Index*, int64_t> symbolNamesKey_{nullptr, -1};
     std::vector<CodeSymbol> symbolsWithShape(const std::string& shape);
 };
 

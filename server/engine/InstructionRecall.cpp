@@ -6,10 +6,10 @@
 // findings, retract). They are ranked here with BM25 over the same terms
 // the claims' index uses (text::tokenize), among themselves.
 //
-// Cost: the list of files is asked of git at most every few seconds, a
-// file is read and split again only when it changed, and the references'
-// states (which may ask git blame) are judged only for the paragraphs
-// returned, one scan per file they come from.
+// Cost: the list of files is the last listing's (engine/Listing.cpp: one
+// indexed query, no process), a file is read and split again only when it
+// changed, and the references' states (which may ask git blame) are judged
+// only for the paragraphs returned, one scan per file they come from.
 #include "engine/Engine.h"
 #include "text/Tokenize.h"
 #include "util/Fs.h"
@@ -23,7 +23,6 @@ namespace engram {
 
 namespace {
 
-constexpr auto kParagraphFilesListedFor = std::chrono::seconds(5);
 constexpr size_t kMaxParagraphFileBytes = 1 << 20;
 constexpr double kParagraphK1 = 1.2, kParagraphB = 0.75; // BM25, as recall
 
@@ -36,15 +35,13 @@ std::vector<InstructionHit> Engine::recallInstructions(const std::string& query,
     q.erase(std::unique(q.begin(), q.end()), q.end());
     if (q.empty() || limit == 0) return out;
 
-    auto now = std::chrono::steady_clock::now();
-    if (paragraphs_.empty() || now - paragraphsListed_ > kParagraphFilesListedFor) {
+    {
         std::map<std::string, ParagraphFile> kept;
         for (auto& f : instructionFiles()) {
             auto it = paragraphs_.find(f);
             kept.emplace(f, it == paragraphs_.end() ? ParagraphFile{} : std::move(it->second));
         }
         paragraphs_ = std::move(kept);
-        paragraphsListed_ = now;
     }
     for (auto& [file, pf] : paragraphs_) {
         auto st = statFile(opts_.root + "/" + file);

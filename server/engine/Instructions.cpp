@@ -51,7 +51,6 @@ using instructions::RefForm;
 
 constexpr size_t kMaxInstructionBytes = 1 << 20; // an instruction file longer is not read
 constexpr size_t kMaxGrepFiles = 20;             // files at a commit searched for a name
-constexpr size_t kMaxWalkEntries = 200000;       // the walk without git
 constexpr size_t kMaxModuleFiles = 50;           // files of one module searched for a member
 constexpr size_t kMaxTreeSearches = 3;           // `git grep`s of a whole tree per scan
 constexpr size_t kMaxTreeSearchesNoIndex = 16;   // the same, with no code index to ask first
@@ -201,24 +200,6 @@ public:
     // than itself.
     bool cutOff(const std::string& sha) const { return shallow_ && boundaries_.count(sha) > 0; }
 
-    // Every file of the workspace git would commit: tracked, and new ones
-    // not ignored. nullopt when git cannot say.
-    std::optional<std::vector<std::string>> files() {
-        if (!available_) return std::nullopt;
-        auto r = runProcess(
-            {"git", "-C", root_, "ls-files", "-z", "--cached", "--others", "--exclude-standard"},
-            size_t(64) << 20);
-        if (!r || r->exitCode != 0) return std::nullopt;
-        std::vector<std::string> out;
-        std::replace(r->out.begin(), r->out.end(), '\0', '\n');
-        forEachLine(r->out, [&](std::string_view l, int) {
-            if (!l.empty()) out.emplace_back(l);
-        });
-        std::sort(out.begin(), out.end());
-        out.erase(std::unique(out.begin(), out.end()), out.end());
-        return out;
-    }
-
     // The commit that last changed each line (1-based) of a committed
     // file; a line not committed yet maps to "".
     const std::map<int, std::string>& blame(const std::string& file) {
@@ -367,31 +348,6 @@ private:
     std::unordered_map<std::string, std::optional<Parsed>> parsed_;
 };
 
-// The workspace's files without git: a bounded walk that skips what is
-// never an instruction file's subject (dependencies, build output).
-std::vector<std::string> walkFiles(const std::string& root) {
-    std::vector<std::string> out;
-    std::error_code ec;
-    fs::recursive_directory_iterator it(root, fs::directory_options::skip_permission_denied, ec),
-        end;
-    size_t seen = 0;
-    for (; !ec && it != end && seen < kMaxWalkEntries; it.increment(ec), ++seen) {
-        std::string name = it->path().filename().string();
-        std::error_code e2;
-        if (it->is_directory(e2) && !it->is_symlink(e2)) {
-            if (name == ".git" || name == ".engram" || name == "node_modules" || name == "target" ||
-                name == "dist" || name == "vendor" || name == "__pycache__" ||
-                name.starts_with("build") || it.depth() > 24)
-                it.disable_recursion_pending();
-            continue;
-        }
-        if (!it->is_regular_file(e2)) continue;
-        if (auto rel = relativeToRoot(root, it->path().string())) out.push_back(*rel);
-    }
-    std::sort(out.begin(), out.end());
-    return out;
-}
-
 std::map<std::string, Anchor> readStamps(const std::string& path) {
     std::map<std::string, Anchor> out;
     auto text = readFile(path, nullptr, {kMaxInstructionBytes, false});
@@ -411,70 +367,16 @@ std::map<std::string, Anchor> readStamps(const std::string& path) {
 
 } // namespace
 
-std::vector<std::string> Engine::instructionFiles(std::vector<std::string>* all) {
-    // The list is asked for again within a request (recall scans each file
-    // it returns paragraphs of) and on each keystroke in an open instruction
-    // file: kept for two seconds, with the instruction files picked out of
-    // it. Whether a referenced path exists is asked of the file system each
-    // time.
-    auto now = std::chrono::steady_clock::now();
-    if (!workspaceFiles_ || now - workspaceFilesListed_ > std::chrono::seconds(2)) {
-        History git(opts_.root);
-        auto files = git.files();
-        workspaceFiles_ = files ? std::move(*files) : walkFiles(opts_.root);
-        workspaceFilesListed_ = now;
-        instructionFiles_ = pickInstructionFiles(*workspaceFiles_);
-    }
-    if (all) *all = *workspaceFiles_;
-    return instructionFiles_;
-}
-
-std::vector<std::string> Engine::pickInstructionFiles(const std::vector<std::string>& every) {
-    std::vector<std::string> out;
-    for (auto& f : every)
-        if (isInstructionFile(f)) out.push_back(f);
-    // A link to another instruction file (CLAUDE.md -> AGENTS.md) is that
-    // file: judged once, under its own name.
-    std::set<std::string> listed(out.begin(), out.end());
-    std::erase_if(out, [&](const std::string& f) {
-        std::error_code ec;
-        if (!fs::is_symlink(opts_.root + "/" + f, ec)) return false;
-        auto target = fs::canonical(opts_.root + "/" + f, ec);
-        if (ec) return false;
-        auto rel = relativeToRoot(opts_.root, target.string());
-        return rel && *rel != f && listed.count(*rel);
-    });
-    return out;
-}
-
-bool Engine::isInstructionFile(const std::string& rel) {
-    if (rel.starts_with(".engram/")) return false;
-    // Vendored code's instruction files describe other projects, and a
-    // template's (`templates/app/AGENTS.md`, `agent_templates/`) the project
-    // it will generate.
-    for (const char* dir : {"vendor/", "node_modules/", "third_party/", "third-party/"})
-        if (rel.starts_with(dir) || rel.find(std::string("/") + dir) != std::string::npos)
-            return false;
-    auto slash = rel.find_last_of('/');
-    if (slash != std::string::npos) {
-        std::string dirs = rel.substr(0, slash);
-        for (auto& c : dirs)
-            if (c >= 'A' && c <= 'Z') c = char(c - 'A' + 'a');
-        if (dirs.find("template") != std::string::npos) return false;
-    }
-    if (instructions::isInstructionFile(rel)) return true;
-    if (Tier* t = tier("project"))
-        for (auto& g : t->store->instructionGlobs())
-            if (instructions::globMatches(g, rel)) return true;
-    return false;
-}
-
 InstructionScan Engine::scanInstructions(const std::optional<std::string>& onlyFile,
                                          const std::string* text, bool searchHistory) {
     InstructionScan scan;
     History git(opts_.root);
-    std::vector<std::string> every;
-    std::vector<std::string> files = instructionFiles(&every);
+    // Judging (check, status, findings) builds or refreshes the code index,
+    // and with it the listing of the workspace's files; recall and the hook
+    // read them as they are, never walking the workspace on their path.
+    if (searchHistory)
+        if (Tier* code = codeTier(); code && codeIndexedIn_ != code->index.get()) indexCode();
+    std::vector<std::string> files = instructionFiles();
     if (onlyFile) {
         files.clear();
         files.push_back(*onlyFile);
@@ -484,59 +386,45 @@ InstructionScan Engine::scanInstructions(const std::optional<std::string>& onlyF
     Tier* project = tier("project");
     const std::string storeDir = project ? project->store->dir() : opts_.root + "/.engram";
 
-    // Names of the code index, by their last part ("validate" ->
-    // TokenValidator.validate in src/auth.py).
-    std::unordered_multimap<std::string, CodeSymbol> byLast;
-    bool symbolsLoaded = false;
+    // The workspace's files and the code index's names, as this process
+    // last read them (kept while neither changed: a keystroke reloads
+    // nothing). Without a listing, what only the whole list could tell is
+    // counted not judged, as without a code index.
+    static const FileNames kNoFiles;
+    static const SymbolNames kNoSymbols;
+    Tier* code = codeTier(false);
+    auto fileNamesNow = fileNames(code);
+    const FileNames& names = fileNamesNow ? *fileNamesNow : kNoFiles;
+    const bool listed = fileNamesNow != nullptr;
+    scan.listed = listed;
+    static const std::vector<std::string> kNoList;
+    const std::vector<std::string>& every = names.files ? *names.files : kNoList;
+    const auto& byName = names.byName;
+    const auto& dirs = names.dirs;
+    const auto& modules = names.modules;
+    std::shared_ptr<const SymbolNames> symbolNamesNow;
+    const SymbolNames* symbols = &kNoSymbols;
     bool indexed = false; // a code index to look names up in
     auto loadSymbols = [&] {
-        if (symbolsLoaded) return;
-        symbolsLoaded = true;
-        // Judging (check, status, findings) builds or refreshes the code
-        // index; recall and the hook read it as it is, never walking the
-        // workspace on their path.
-        Tier* code = codeTier(searchHistory);
-        if (!code) return;
-        if (codeIndexedIn_ != code->index.get() && searchHistory) indexCode();
-        for (auto& s : code->index->codeSymbols()) {
-            std::string n = normaliseName(s.qualified);
-            auto dot = n.find_last_of('.');
-            byLast.emplace(dot == std::string::npos ? n : n.substr(dot + 1), s);
-        }
-        // Nothing indexed, by this process or an earlier one: no index.
-        indexed = codeIndexedIn_ == code->index.get() || !byLast.empty();
+        if (symbolNamesNow) return;
+        symbolNamesNow = symbolNames(code);
+        if (!symbolNamesNow)
+            symbolNamesNow = std::shared_ptr<const SymbolNames>(&kNoSymbols, [](auto*) {});
+        symbols = symbolNamesNow.get();
+        // Nothing indexed, by this process or an earlier one, or no listing
+        // of the files: no index.
+        indexed =
+            listed && code && (codeIndexedIn_ == code->index.get() || !symbols->byLast.empty());
     };
-    // Every file by its name, and every directory.
-    std::unordered_map<std::string, std::vector<std::string>> byName;
-    std::unordered_set<std::string> dirs;
-    // Modules by their last part: each file's path without its extension,
-    // and each directory (`agents.testing` -> agents/testing.py).
-    std::unordered_multimap<std::string, std::string> modules;
-    for (auto& f : every) {
-        size_t from = 0;
-        for (size_t s = f.find('/'); s != std::string::npos; from = s + 1, s = f.find('/', from)) {
-            dirs.insert(f.substr(0, s));
-        }
-        std::string base = f.substr(from);
-        byName[base].push_back(f);
-        auto dot = base.find_last_of('.');
-        std::string stem = dot != std::string::npos && dot > 0 ? f.substr(0, from + dot) : f;
-        modules.emplace(stem.substr(from), stem);
-    }
-    for (auto& d : dirs)
-        modules.emplace(d.substr(d.find_last_of('/') + 1), d);
-    // The files a module is: a file stem's files, or a directory's own.
+    // The files a module is: a file stem's files, or a directory's own (the
+    // listing is sorted: one range of it).
     auto moduleFiles = [&](const std::string& module) {
         std::vector<std::string> out;
         bool dir = dirs.count(module) > 0;
-        for (auto& f : every) {
-            if (out.size() >= kMaxModuleFiles) break;
-            if (dir ? (f.starts_with(module + "/") &&
-                       f.find('/', module.size() + 1) == std::string::npos)
-                    : (f.starts_with(module) && f.size() > module.size() &&
-                       f[module.size()] == '.'))
-                out.push_back(f);
-        }
+        std::string prefix = module + (dir ? "/" : ".");
+        for (auto it = std::lower_bound(every.begin(), every.end(), prefix);
+             it != every.end() && it->starts_with(prefix) && out.size() < kMaxModuleFiles; ++it)
+            if (!dir || it->find('/', prefix.size()) == std::string::npos) out.push_back(*it);
         return out;
     };
     std::map<std::string, std::optional<std::string>> texts;
@@ -567,7 +455,7 @@ InstructionScan Engine::scanInstructions(const std::optional<std::string>& onlyF
         }
         bool call = r.written.ends_with(")");
         auto member = [&](const std::vector<std::string>& files, const std::string& name) {
-            auto [b, e] = byLast.equal_range(name);
+            auto [b, e] = symbols->byLast.equal_range(name);
             for (auto it = b; it != e; ++it)
                 if (std::find(files.begin(), files.end(), it->second.path) != files.end())
                     return it->second.path + "#" + it->second.qualified;
@@ -603,12 +491,12 @@ InstructionScan Engine::scanInstructions(const std::optional<std::string>& onlyF
             return Otherwise::Dangling;
         }
         bool typeName = parts[0][0] >= 'A' && parts[0][0] <= 'Z';
-        if (parts.size() >= 2 && byLast.count(parts[0])) {
+        if (parts.size() >= 2 && symbols->byLast.count(parts[0])) {
             // A type of the repository's without that member is dangling; a
             // lower-case first part (`env.X`, `request.json`) may as well be
             // a variable or someone else's object.
             std::vector<std::string> files;
-            auto [b, e] = byLast.equal_range(parts[0]);
+            auto [b, e] = symbols->byLast.equal_range(parts[0]);
             for (auto it = b; it != e && files.size() < kMaxModuleFiles; ++it)
                 if (std::find(files.begin(), files.end(), it->second.path) == files.end())
                     files.push_back(it->second.path);
@@ -762,7 +650,16 @@ InstructionScan Engine::scanInstructions(const std::optional<std::string>& onlyF
                 if (!unmistakable) {
                     std::string first = r.path.substr(0, r.path.find('/'));
                     bool hasDir = r.path.find('/') != std::string::npos;
-                    if (hasDir)
+                    // Without a listing (a hot path never makes one),
+                    // whether that directory is on disk.
+                    auto isDir = [&](const std::string& rel) {
+                        std::error_code ec;
+                        return fs::is_directory(opts_.root + "/" + rel, ec);
+                    };
+                    if (hasDir && !listed)
+                        unmistakable =
+                            isDir(first) || (!fileDir.empty() && isDir(fileDir + "/" + first));
+                    else if (hasDir)
                         unmistakable = dirs.count(first) || byName.count(first) ||
                                        (!fileDir.empty() && dirs.count(fileDir + "/" + first));
                     else
@@ -808,7 +705,7 @@ InstructionScan Engine::scanInstructions(const std::optional<std::string>& onlyF
                 now.emplace_back(found, symbol);
             } else {
                 std::string last = symbol.substr(symbol.find_last_of('.') + 1);
-                auto [b, e] = byLast.equal_range(last);
+                auto [b, e] = symbols->byLast.equal_range(last);
                 std::set<std::pair<std::string, std::string>> hits;
                 for (auto it = b; it != e; ++it) {
                     std::string n = normaliseName(it->second.qualified);

@@ -23,6 +23,19 @@ namespace engram {
 // for an index.
 static constexpr int64_t kApplicationId = 0x656e6772;
 
+// The workspace's files as the last listing found them, and the generations
+// the hot paths key their caches on (Index::listing). Version 8 added them;
+// an index of version 7 gets them in place (open()), not by a rebuild.
+static const char* kListingSchema = R"SQL(
+CREATE TABLE IF NOT EXISTS workspace_files(path TEXT PRIMARY KEY,
+  instruction INTEGER NOT NULL DEFAULT 0) WITHOUT ROWID;
+CREATE INDEX IF NOT EXISTS workspace_instructions ON workspace_files(instruction)
+  WHERE instruction = 1;
+CREATE TABLE IF NOT EXISTS code_meta(k INTEGER PRIMARY KEY CHECK (k = 0),
+  files_generation INTEGER NOT NULL, code_generation INTEGER NOT NULL);
+INSERT OR IGNORE INTO code_meta(k, files_generation, code_generation) VALUES (0, 0, 0);
+)SQL";
+
 static const char* kSchema = R"SQL(
 CREATE TABLE claims(
   rowid INTEGER PRIMARY KEY,
@@ -205,6 +218,13 @@ void Index::open(bool allowRecreate) {
                                   std::to_string(kSchemaVersion) +
                                   "); run a newer engram, or delete the file to rebuild it",
                               {{"path", path_}, {"schema_version", ver}});
+        } else if (ver == 7) {
+            // What version 8 added is derived from the workspace, not from
+            // claim files: added in place, so an upgrade costs no rebuild.
+            sql::Transaction tx(db_);
+            db_.exec(kListingSchema);
+            db_.exec("PRAGMA user_version = " + std::to_string(kSchemaVersion));
+            tx.commit();
         } else if (ver < kSchemaVersion) {
             throw sql::Error(26, "index schema version " + std::to_string(ver) + " is older");
         }
@@ -247,6 +267,7 @@ void Index::createAnchorPathTriggers() {
 void Index::createSchema() {
     sql::Transaction tx(db_);
     db_.exec(kSchema);
+    db_.exec(kListingSchema);
     createSecondaryIndexes();
     createInsertTrigger();
     createAnchorPathTriggers();
@@ -307,6 +328,9 @@ void Index::prepare() {
                                  "VALUES (?1, ?2, ?3, ?4, ?5)");
     selectShape_ = db_.prepare(
         "SELECT path, qualified, kind, hash, shape FROM code_symbols WHERE shape = ?1 LIMIT 50");
+    selectGenerations_ = db_.prepare("SELECT files_generation, code_generation FROM code_meta");
+    selectInstructionFiles_ =
+        db_.prepare("SELECT path FROM workspace_files WHERE instruction = 1 ORDER BY path");
     upsertBroken_ = db_.prepare("INSERT OR REPLACE INTO broken(file, line, message, file_mtime, "
                                 "file_size, file_ino) VALUES (?1, ?2, ?3, ?4, ?5, ?6)");
     deleteBroken_ = db_.prepare("DELETE FROM broken WHERE file = ?1");
@@ -431,6 +455,7 @@ std::vector<std::pair<std::string, std::string>> Index::lookupPlans() {
         {"by contribution", &selectContribution_},
         {"anchored in a file", &selectAnchoredIn_},
         {"shape", &selectShape_},
+        {"instruction files", &selectInstructionFiles_},
     };
     for (auto& [name, stmt] : lookups) {
         auto plan = db_.prepare("EXPLAIN QUERY PLAN " + stmt->sql());
@@ -869,6 +894,52 @@ void Index::dropCodeFile(const std::string& path) {
     dropCodeSymbols_.bind(1, path).exec();
     dropCodeFile_.bind(1, path).exec();
     ++codeChanges_;
+}
+
+Index::Generations Index::generations() {
+    Generations g;
+    selectGenerations_.step();
+    g.files = selectGenerations_.int64(0);
+    g.code = selectGenerations_.int64(1);
+    selectGenerations_.reset();
+    return g;
+}
+
+void Index::bumpCodeGeneration() {
+    db_.exec("UPDATE code_meta SET code_generation = code_generation + 1");
+}
+
+std::vector<std::string> Index::listedInstructionFiles() {
+    selectInstructionFiles_.reset();
+    std::vector<std::string> out;
+    while (selectInstructionFiles_.step())
+        out.push_back(selectInstructionFiles_.text(0));
+    selectInstructionFiles_.reset();
+    return out;
+}
+
+std::vector<std::string> Index::listedFiles() {
+    std::vector<std::string> out;
+    auto s = db_.prepare("SELECT path FROM workspace_files ORDER BY path");
+    while (s.step())
+        out.push_back(s.text(0));
+    return out;
+}
+
+bool Index::applyListing(const ListingChange& change) {
+    bool never = generations().files == 0;
+    if (change.empty() && !never) return false;
+    sql::Transaction tx(db_);
+    auto del = db_.prepare("DELETE FROM workspace_files WHERE path = ?1");
+    for (auto& p : change.removed)
+        del.bind(1, p).exec();
+    auto put =
+        db_.prepare("INSERT OR REPLACE INTO workspace_files(path, instruction) VALUES (?1, ?2)");
+    for (auto& [p, instruction] : change.added)
+        put.bind(1, p).bind(2, int64_t(instruction ? 1 : 0)).exec();
+    db_.exec("UPDATE code_meta SET files_generation = files_generation + 1");
+    tx.commit();
+    return true;
 }
 
 std::vector<CodeSymbol> Index::symbolsWithShape(const std::string& shape) {

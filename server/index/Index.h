@@ -52,6 +52,14 @@ struct CodeSymbol {
     std::string shape;
 };
 
+// How a listing of the workspace's files differs from the one before:
+// files added (with whether each is an instruction file) and removed.
+struct ListingChange {
+    std::vector<std::pair<std::string, bool>> added;
+    std::vector<std::string> removed;
+    bool empty() const { return added.empty() && removed.empty(); }
+};
+
 // A file that claims are anchored to, and how many times the anchors in it
 // changed (any claim written, retracted or removed there).
 struct AnchorPath {
@@ -117,7 +125,7 @@ public:
     // a term and nothing more (detail=none, no column sizes): recall reads
     // posting lists of single terms and document frequencies, and ranks
     // from the rows themselves.
-    static constexpr int kSchemaVersion = 7;
+    static constexpr int kSchemaVersion = 8;
 
     // Opens or creates the index beside the store's claims. A missing,
     // corrupt or older index is recreated empty (sync() then fills it).
@@ -193,6 +201,21 @@ public:
     // for a moved symbol elsewhere are stale once it changes.
     uint64_t codeChanges() const { return codeChanges_; }
     std::vector<CodeSymbol> symbolsWithShape(const std::string& shape);
+
+    // The workspace's files as the last full listing found them (git's view,
+    // or a walk without git; engine/Listing.cpp), the instruction files
+    // among them marked, so a hot path knows them without a process.
+    struct Generations {
+        int64_t files = 0; // bumped by each listing that changed; 0: never listed
+        int64_t code = 0;  // bumped by each walk that changed the code index
+    };
+    Generations generations(); // one row: cheap enough for every request
+    void bumpCodeGeneration();
+    std::vector<std::string> listedInstructionFiles(); // sorted
+    std::vector<std::string> listedFiles();            // sorted; every row
+    // Writes a listing's change (and marks the workspace listed even when
+    // it is empty). False when nothing was written.
+    bool applyListing(const ListingChange& change);
     // Every definition in the code index (instruction files' names are
     // looked up among them, engine/Instructions.cpp).
     std::vector<CodeSymbol> codeSymbols();
@@ -245,7 +268,7 @@ private:
         selectLiveLabel_, selectLiveLabelIds_, selectStats_, selectDf_, selectMatch_, selectRecent_,
         selectRecentStatus_, selectAnchoredIn_, selectAnchoredLive_, selectSpan_, upsertBroken_,
         deleteBroken_, putCodeFile_, dropCodeFile_, dropCodeSymbols_, putCodeSymbol_, selectShape_,
-        selectContentHash_, selectContribution_;
+        selectContentHash_, selectContribution_, selectGenerations_, selectInstructionFiles_;
 };
 
 } // namespace engram

@@ -85,16 +85,21 @@ void LspServer::indexCodeWithProgress(lsp::Folder& f) {
              {"value",
               {{"kind", "begin"}, {"title", title}, {"percentage", 0}, {"cancellable", false}}}}));
     }
-    auto report = f.engine.indexCode([&](size_t done, size_t total) {
-        if (!workDoneProgress_ || total == 0) return;
-        reply(protocol::notification(
-            "$/progress",
-            {{"token", token},
-             {"value",
-              {{"kind", "report"},
-               {"message", std::to_string(done) + "/" + std::to_string(total) + " files"},
-               {"percentage", int(100 * done / total)}}}}));
-    });
+    // The workspace's files are listed on a thread (a process whose cost
+    // grows with the repository): nothing waits for it.
+    f.engine.maybeRelistInBackground(true);
+    auto report = f.engine.indexCode(
+        [&](size_t done, size_t total) {
+            if (!workDoneProgress_ || total == 0) return;
+            reply(protocol::notification(
+                "$/progress",
+                {{"token", token},
+                 {"value",
+                  {{"kind", "report"},
+                   {"message", std::to_string(done) + "/" + std::to_string(total) + " files"},
+                   {"percentage", int(100 * done / total)}}}}));
+        },
+        false);
     if (workDoneProgress_)
         reply(protocol::notification(
             "$/progress", {{"token", token},

@@ -597,9 +597,13 @@ json statusOutput() {
                      {"drifted", integer()},
                      {"moved", integer()},
                      {"ambiguous", integer("Names several definitions: not judged")},
-                     {"unjudged", integer("Not judged: envelope.not_judged says why")}},
+                     {"unjudged", integer("Not judged: envelope.not_judged says why")},
+                     {"listed", boolean("Whether the workspace's files were listed yet (a "
+                                        "server lists them in the background; until then only "
+                                        "instruction files at their usual places are known "
+                                        "and names are not judged)")}},
                     {"files", "references", "ok", "dangling", "drifted", "moved", "ambiguous",
-                     "unjudged"},
+                     "unjudged", "listed"},
                     "With instructions: their references by state (engram check lists them)")},
             {"confusion",
              arrayOf(object({{"week", str("ISO week, e.g. 2026-W47")},

@@ -11,6 +11,7 @@
 #include <regex>
 #include <set>
 #include <tuple>
+#include <unistd.h>
 
 using namespace engram::e2e;
 using engram::test::TempDir;
@@ -430,4 +431,53 @@ TEST_CASE("a fresh clone's engram check judges names as after init, lone words b
     CHECK(codes == std::set<std::pair<std::string, std::string>>{
                        {"ref:TokenValidator.revoke", "engram.dangling"},
                        {"ref:refresh", "engram.dangling"}});
+}
+
+TEST_CASE("instruction files are known without listing the workspace on the way to an answer: "
+          "their usual places before any listing, nested ones once listed, new ones while "
+          "serving",
+          "[e2e][instructions]") {
+    TempDir dir;
+    Repo r{dir.path(), {}};
+    copySampleWorkspace(r.dir);
+    gitOk(r.dir, {"init", "-q", "-b", "main"});
+    spew(r.dir + "/AGENTS.md", "# Pool\n\nThe connection pool is sized by `Pool.size` in "
+                               "src/db.py.\n");
+    fs::create_directories(r.dir + "/web/api");
+    spew(r.dir + "/web/api/CLAUDE.md", "# Sessions\n\nSession cookies rotate on every "
+                                       "login; see web/session.ts.\n");
+    REQUIRE(r.run({"remember", "sessions rotate on login", "--agent", "claude:test"}).exitCode ==
+            0);
+    auto files = [&](const json& recall) {
+        std::set<std::string> out;
+        for (auto& p : recall["instructions"])
+            out.insert(p["file"]);
+        return out;
+    };
+    // Never listed (the store's index was just built): the usual places.
+    auto early = r.run({"--json", "recall", "connection pool sized session cookies rotate"});
+    REQUIRE(early.exitCode == 0);
+    CHECK(files(early.parsed()) == std::set<std::string>{"AGENTS.md"});
+    auto st = r.run({"--json", "status"});
+    REQUIRE(st.exitCode == 0);
+    CHECK(st.parsed()["instructions"]["listed"] == true); // status judges: it lists
+    // Once listed (status, check, init or a server did), nested ones too.
+    auto later = r.run({"--json", "recall", "connection pool sized session cookies rotate"});
+    CHECK(files(later.parsed()) == std::set<std::string>{"AGENTS.md", "web/api/CLAUDE.md"});
+
+    // A server lists again in the background: a new instruction file shows
+    // up in recall within moments, and no answer waits for git.
+    ServerOptions o;
+    o.home = r.home.path();
+    Server s(o);
+    s.initialize(r.dir);
+    fs::create_directories(r.dir + "/src/jobs");
+    spew(r.dir + "/src/jobs/AGENTS.md", "# Jobs\n\nRetry jobs rotate their session cookies "
+                                        "too.\n");
+    std::set<std::string> seen;
+    for (int i = 0; i < 300 && !seen.count("src/jobs/AGENTS.md"); ++i) {
+        seen = files(s.call("engram/recall", {{"query", "session cookies rotate"}}));
+        if (!seen.count("src/jobs/AGENTS.md")) usleep(20000);
+    }
+    CHECK(seen.count("src/jobs/AGENTS.md") == 1);
 }

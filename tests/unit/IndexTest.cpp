@@ -134,6 +134,36 @@ TEST_CASE("an index from a newer engram is refused, not overwritten") {
     }
 }
 
+TEST_CASE("an index of the version before the workspace listing gains it in place, no rebuild") {
+    Fixture f;
+    f.put(make("c-one", "alpha"));
+    {
+        Index idx(f.store);
+        idx.sync();
+        sql::Db db(f.store.indexPath());
+        db.exec("DROP TABLE workspace_files; DROP TABLE code_meta; PRAGMA user_version = 7");
+    }
+    Index idx(f.store);
+    CHECK_FALSE(idx.freshlyCreated());
+    CHECK_FALSE(idx.sync().rebuilt); // the claims' rows were kept
+    CHECK(idx.byId("c-one"));
+    CHECK(idx.generations().files == 0); // never listed, and says so
+    ListingChange c;
+    c.added = {{"AGENTS.md", true}, {"src/a.py", false}};
+    CHECK(idx.applyListing(c));
+    CHECK(idx.generations().files == 1);
+    CHECK(idx.listedFiles() == std::vector<std::string>{"AGENTS.md", "src/a.py"});
+    CHECK(idx.listedInstructionFiles() == std::vector<std::string>{"AGENTS.md"});
+    CHECK_FALSE(idx.applyListing({})); // nothing changed: the generation stays
+    CHECK(idx.generations().files == 1);
+    // A file that stops being an instruction file (a store.conf glob
+    // removed) is marked again, not listed twice.
+    c.added = {{"AGENTS.md", false}};
+    CHECK(idx.applyListing(c));
+    CHECK(idx.listedInstructionFiles().empty());
+    CHECK(idx.listedFiles().size() == 2);
+}
+
 TEST_CASE("rebuild gives the same rows as incremental sync") {
     Fixture f;
     for (int i = 0; i < 50; ++i)
@@ -232,7 +262,7 @@ TEST_CASE("every keyed lookup is planned through an index, never a walk of all c
     Index idx(f.store);
     idx.sync();
     auto plans = idx.lookupPlans();
-    REQUIRE(plans.size() == 7);
+    REQUIRE(plans.size() == 8);
     for (auto& [name, plan] : plans) {
         INFO(name << ": " << plan);
         CHECK(plan.find("SCAN") == std::string::npos);
@@ -240,6 +270,8 @@ TEST_CASE("every keyed lookup is planned through an index, never a walk of all c
     }
     CHECK(plans[1].second.find("claims_label") != std::string::npos);
     CHECK(plans[2].second.find("claims_label") != std::string::npos);
+    // Read on every recall: the few instruction files, not the workspace's files.
+    CHECK(plans[7].second.find("workspace_instructions") != std::string::npos);
 }
 
 TEST_CASE("a scan of the claims directory names every file added, removed, replaced or "

@@ -1,0 +1,357 @@
+// The workspace's files, known on the hot paths without listing them.
+//
+// Instruction files are read by recall, packets, the hook and every
+// keystroke in one, and judging their references needs the workspace's
+// files (`go.mod` is looked up by its name, `agents.testing` as a module).
+// Listing a repository is a process (`git ls-files`: tracked files and new
+// ones git does not ignore) whose cost grows with the repository (875 ms
+// in one large clone), so no hot path lists. The listing is taken where a
+// walk of the workspace happens anyway (the code index: a server's
+// start-up, `engram check`, `engram init`) and kept in the code tier's
+// index with the instruction files marked (Index::applyListing); a hot path
+// reads the instruction files with one indexed query, and the whole list,
+// for judging, once per listing generation. A server also lists again on a
+// thread of its own when its copy is a few seconds old and something asked
+// for it, and applies what changed when that ends: an instruction file
+// created while it serves is seen within moments.
+//
+// A workspace never listed (a fresh clone before its first check, a store
+// whose index was just rebuilt) has its instruction files looked for at
+// their well-known places (a fixed number of stats), and a name that only
+// the whole list could resolve is counted not judged (no_code_index).
+#include "engine/Engine.h"
+#include "engine/Tier.h"
+#include "instructions/References.h"
+#include "util/Fs.h"
+#include "util/Git.h"
+#include "util/Lines.h"
+#include "util/Paths.h"
+#include "util/Process.h"
+
+#include <algorithm>
+#include <atomic>
+#include <filesystem>
+#include <set>
+#include <thread>
+
+namespace engram {
+
+namespace {
+
+namespace fs = std::filesystem;
+
+constexpr auto kRelistAfter = std::chrono::seconds(2); // a server's copy, at most this old
+constexpr size_t kMaxWalkEntries = 200000;             // the walk without git
+constexpr size_t kMaxRuleFiles = 256;                  // files under a rules directory
+
+// Every file git would commit: tracked, and new ones not ignored. nullopt
+// when git cannot say.
+std::optional<std::vector<std::string>> gitFiles(const std::string& root) {
+    // The store's own files are not the workspace's: a store of a million
+    // claims must not make the listing a million lines longer.
+    auto r = runProcess({"git", "-C", root, "ls-files", "-z", "--cached", "--others",
+                         "--exclude-standard", "--", ".", ":(exclude).engram"},
+                        size_t(64) << 20);
+    if (!r || r->exitCode != 0) return std::nullopt;
+    std::vector<std::string> out;
+    std::replace(r->out.begin(), r->out.end(), '\0', '\n');
+    forEachLine(r->out, [&](std::string_view l, int) {
+        if (!l.empty()) out.emplace_back(l);
+    });
+    return out;
+}
+
+// The workspace's files without git: a bounded walk that skips what is
+// never an instruction file's subject (dependencies, build output).
+std::vector<std::string> walkFiles(const std::string& root) {
+    std::vector<std::string> out;
+    std::error_code ec;
+    fs::recursive_directory_iterator it(root, fs::directory_options::skip_permission_denied, ec),
+        end;
+    size_t seen = 0;
+    for (; !ec && it != end && seen < kMaxWalkEntries; it.increment(ec), ++seen) {
+        std::string name = it->path().filename().string();
+        std::error_code e2;
+        if (it->is_directory(e2) && !it->is_symlink(e2)) {
+            if (name == ".git" || name == ".engram" || name == "node_modules" || name == "target" ||
+                name == "dist" || name == "vendor" || name == "__pycache__" ||
+                name.starts_with("build") || it.depth() > 24)
+                it.disable_recursion_pending();
+            continue;
+        }
+        if (!it->is_regular_file(e2)) continue;
+        if (auto rel = relativeToRoot(root, it->path().string())) out.push_back(*rel);
+    }
+    return out;
+}
+
+std::vector<std::string> sortedUnique(std::vector<std::string> v) {
+    std::sort(v.begin(), v.end());
+    v.erase(std::unique(v.begin(), v.end()), v.end());
+    return v;
+}
+
+// Instruction files at the places their tools read them from the root: a
+// fixed number of stats, and the rules directories' own entries.
+std::vector<std::string> wellKnownInstructionFiles(const std::string& root) {
+    std::vector<std::string> out;
+    for (const char* f :
+         {"AGENTS.md", "CLAUDE.md", "GEMINI.md", ".cursorrules", ".github/copilot-instructions.md"})
+        if (auto st = statFile(root + "/" + f); st) out.emplace_back(f);
+    for (const char* d : {".github/instructions", ".cursor/rules"}) {
+        std::error_code ec;
+        fs::recursive_directory_iterator it(root + "/" + d,
+                                            fs::directory_options::skip_permission_denied, ec),
+            end;
+        for (size_t n = 0; !ec && it != end && n < kMaxRuleFiles; it.increment(ec), ++n) {
+            std::error_code e2;
+            if (!it->is_regular_file(e2)) continue;
+            if (auto rel = relativeToRoot(root, it->path().string());
+                rel && instructions::isInstructionFile(*rel))
+                out.push_back(*rel);
+        }
+    }
+    return sortedUnique(std::move(out));
+}
+
+// How `now` differs from `before` (both sorted, `instructionsBefore` the
+// ones marked among them): files added, files gone, and files whose mark
+// changed (a store.conf glob added or removed), each new or re-marked one
+// marked by whether it is an instruction file now.
+ListingChange diff(const std::vector<std::string>& before,
+                   const std::vector<std::string>& instructionsBefore,
+                   const std::vector<std::string>& now,
+                   const std::function<bool(const std::string&)>& instruction) {
+    ListingChange c;
+    size_t i = 0, j = 0, k = 0;
+    while (i < before.size() || j < now.size()) {
+        if (j == now.size() || (i < before.size() && before[i] < now[j])) {
+            c.removed.push_back(before[i++]);
+        } else if (i == before.size() || now[j] < before[i]) {
+            c.added.emplace_back(now[j], instruction(now[j]));
+            ++j;
+        } else {
+            while (k < instructionsBefore.size() && instructionsBefore[k] < now[j])
+                ++k;
+            bool was = k < instructionsBefore.size() && instructionsBefore[k] == now[j];
+            if (bool is = instruction(now[j]); is != was) c.added.emplace_back(now[j], is);
+            ++i, ++j;
+        }
+    }
+    return c;
+}
+
+} // namespace
+
+// A listing taken on a thread of its own (servers), and what it found.
+class Engine::Lister {
+public:
+    Lister(Tier* tier, std::string root, std::shared_ptr<const std::vector<std::string>> before,
+           std::vector<std::string> instructionsBefore,
+           std::function<bool(const std::string&)> instruction)
+        : tier(tier)
+        , index(tier ? tier->index.get() : nullptr)
+        , thread_([this, root = std::move(root), before = std::move(before),
+                   instructionsBefore = std::move(instructionsBefore),
+                   instruction = std::move(instruction)] {
+            auto now = std::make_shared<std::vector<std::string>>(Engine::listWorkspace(root));
+            change_ = diff(*before, instructionsBefore, *now, instruction);
+            files_ = std::move(now);
+            done_.store(true, std::memory_order_release);
+        }) {}
+    // The index it lists for: adopted only into that very one (no look at
+    // the file system to know it is still open).
+    Tier* const tier;
+    const Index* const index;
+    bool done() const { return done_.load(std::memory_order_acquire); }
+    // Only once done().
+    ListingChange& change() { return change_; }
+    std::shared_ptr<const std::vector<std::string>> files() { return files_; }
+
+private:
+    std::atomic<bool> done_{false};
+    ListingChange change_;
+    std::shared_ptr<const std::vector<std::string>> files_;
+    std::jthread thread_; // last: joined before the members it writes go
+};
+
+void Engine::ListerEnd::operator()(Lister* l) const {
+    delete l;
+}
+
+std::vector<std::string> Engine::listWorkspace(const std::string& root) {
+    std::optional<std::vector<std::string>> files;
+    if (findGit(root)) files = gitFiles(root);
+    return sortedUnique(files ? std::move(*files) : walkFiles(root));
+}
+
+bool Engine::instructionFileIn(const std::vector<std::string>& globs, const std::string& rel) {
+    if (rel.starts_with(".engram/")) return false;
+    // Vendored code's instruction files describe other projects, and a
+    // template's (`templates/app/AGENTS.md`, `agent_templates/`) the project
+    // it will generate.
+    for (const char* dir : {"vendor/", "node_modules/", "third_party/", "third-party/"})
+        if (rel.starts_with(dir) || rel.find(std::string("/") + dir) != std::string::npos)
+            return false;
+    auto slash = rel.find_last_of('/');
+    if (slash != std::string::npos) {
+        std::string dirs = rel.substr(0, slash);
+        for (auto& c : dirs)
+            if (c >= 'A' && c <= 'Z') c = char(c - 'A' + 'a');
+        if (dirs.find("template") != std::string::npos) return false;
+    }
+    if (instructions::isInstructionFile(rel)) return true;
+    for (auto& g : globs)
+        if (instructions::globMatches(g, rel)) return true;
+    return false;
+}
+
+bool Engine::isInstructionFile(const std::string& rel) {
+    return instructionFileIn(tiers_[0]->store->instructionGlobs(), rel);
+}
+
+std::function<bool(const std::string&)> Engine::instructionTest() {
+    // The project store's configuration, read when the engine was made (no
+    // look at its index: this is asked on hot paths).
+    return [globs = tiers_[0]->store->instructionGlobs()](const std::string& rel) {
+        return instructionFileIn(globs, rel);
+    };
+}
+
+void Engine::relist() {
+    Tier* code = codeTier();
+    lister_.reset();
+    auto now = std::make_shared<std::vector<std::string>>(listWorkspace(opts_.root));
+    listedAt_ = std::chrono::steady_clock::now();
+    if (!code) return;
+    code->index->applyListing(diff(code->index->listedFiles(),
+                                   code->index->listedInstructionFiles(), *now, instructionTest()));
+    everyFiles_ = std::move(now);
+    everyKey_ = code->index->generations().files;
+}
+
+void Engine::adoptListing() {
+    if (!lister_ || !lister_->done()) return;
+    auto lister = std::move(lister_);
+    Tier* code = lister->tier;
+    if (!code || code->index.get() != lister->index) return;
+    // The listing was taken against the copy this process had: applied to
+    // the index only if that copy is still the index's (another process may
+    // have listed meanwhile; the next listing settles it).
+    if (!code || code->index->generations().files != everyKey_) return;
+    code->index->applyListing(lister->change());
+    everyFiles_ = lister->files();
+    everyKey_ = code->index->generations().files;
+}
+
+void Engine::maybeRelistInBackground(bool now) {
+    maybeRelistInBackground(codeTier(false), now);
+}
+
+// Every hot path asks the same of the system whether or not a listing is
+// due or just ended: the code tier is looked up once by the caller (a stat
+// of its index) and handed down.
+void Engine::maybeRelistInBackground(Tier* code, bool now) {
+    if (!opts_.backgroundReconcile || lister_) return;
+    auto at = std::chrono::steady_clock::now();
+    if (!now && at - listedAt_ < kRelistAfter) return;
+    listedAt_ = at;
+    auto before = listedFiles(code);
+    if (!before) before = std::make_shared<const std::vector<std::string>>();
+    lister_.reset(
+        new Lister(code, opts_.root, before,
+                   code ? code->index->listedInstructionFiles() : std::vector<std::string>{},
+                   instructionTest()));
+}
+
+std::shared_ptr<const std::vector<std::string>> Engine::listedFiles(Tier* code) {
+    adoptListing();
+    if (!code) return nullptr;
+    auto key = code->index->generations().files;
+    if (key == 0) return nullptr; // never listed
+    if (!everyFiles_ || everyKey_ != key) {
+        everyFiles_ = std::make_shared<const std::vector<std::string>>(code->index->listedFiles());
+        everyKey_ = key;
+    }
+    return everyFiles_;
+}
+
+std::shared_ptr<const Engine::FileNames> Engine::fileNames(Tier* code) {
+    auto every = listedFiles(code);
+    if (!every) return nullptr;
+    if (fileNames_ && fileNames_->files == every) return fileNames_;
+    auto n = std::make_shared<FileNames>();
+    n->files = every;
+    for (auto& f : *every) {
+        size_t from = 0;
+        for (size_t s = f.find('/'); s != std::string::npos; from = s + 1, s = f.find('/', from))
+            n->dirs.insert(f.substr(0, s));
+        std::string base = f.substr(from);
+        n->byName[base].push_back(f);
+        auto dot = base.find_last_of('.');
+        std::string stem = dot != std::string::npos && dot > 0 ? f.substr(0, from + dot) : f;
+        n->modules.emplace(stem.substr(from), stem);
+    }
+    for (auto& d : n->dirs)
+        n->modules.emplace(d.substr(d.find_last_of('/') + 1), d);
+    fileNames_ = std::move(n);
+    return fileNames_;
+}
+
+std::shared_ptr<const Engine::SymbolNames> Engine::symbolNames(Tier* code) {
+    if (!code) return nullptr;
+    std::pair<const Index*, int64_t> key{code->index.get(), code->index->generations().code};
+    if (symbolNames_ && symbolNamesKey_ == key) return symbolNames_;
+    auto n = std::make_shared<SymbolNames>();
+    for (auto& s : code->index->codeSymbols()) {
+        std::string q = s.qualified;
+        // `a::b` and `a.b` alike.
+        std::string dotted;
+        for (size_t i = 0; i < q.size(); ++i) {
+            if (q.compare(i, 2, "::") == 0) {
+                dotted += '.';
+                ++i;
+            } else {
+                dotted += q[i];
+            }
+        }
+        auto dot = dotted.find_last_of('.');
+        n->byLast.emplace(dot == std::string::npos ? dotted : dotted.substr(dot + 1),
+                          SymbolNames::Name{std::move(s.path), std::move(q)});
+    }
+    symbolNames_ = std::move(n);
+    symbolNamesKey_ = key;
+    return symbolNames_;
+}
+
+std::vector<std::string> Engine::instructionFiles() {
+    adoptListing();
+    Tier* code = codeTier(false);
+    maybeRelistInBackground(code, false);
+    int64_t key = code ? code->index->generations().files : 0;
+    auto now = std::chrono::steady_clock::now();
+    // Never listed: the well-known places, looked at again after a moment.
+    bool fresh = key != 0 ? key == instructionKey_
+                          : instructionKey_ == 0 && now - instructionsLooked_ < kRelistAfter;
+    if (fresh && instructionsLoaded_) return instructionFiles_;
+    std::vector<std::string> files =
+        key ? code->index->listedInstructionFiles() : wellKnownInstructionFiles(opts_.root);
+    // A link to another instruction file (CLAUDE.md -> AGENTS.md) is that
+    // file: judged once, under its own name.
+    std::set<std::string> listed(files.begin(), files.end());
+    std::erase_if(files, [&](const std::string& f) {
+        std::error_code ec;
+        if (!fs::is_symlink(opts_.root + "/" + f, ec)) return false;
+        auto target = fs::canonical(opts_.root + "/" + f, ec);
+        if (ec) return false;
+        auto rel = relativeToRoot(opts_.root, target.string());
+        return rel && *rel != f && listed.count(*rel);
+    });
+    instructionFiles_ = std::move(files);
+    instructionKey_ = key;
+    instructionsLoaded_ = true;
+    instructionsLooked_ = now;
+    return instructionFiles_;
+}
+
+} // namespace engram
