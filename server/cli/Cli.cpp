@@ -428,6 +428,9 @@ int cmdInit(const Context& ctx) {
     auto code = engine.indexCode();
     human += "code index: " + std::to_string(code.files) + " source files, " +
              std::to_string(code.parsed) + " parsed\n";
+    // And what git says of the instruction files' lines, asked once here and
+    // kept, so recall and the hook judge their references without git.
+    engine.scanInstructions();
     // After an upgrade: anchors stamped by earlier digest rules that git
     // shows unchanged are stamped again with today's (a recorded act each).
     auto r = engine.restamp();

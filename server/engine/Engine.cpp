@@ -430,6 +430,12 @@ TierState Engine::tierState(Tier& t) {
     return s;
 }
 
+std::optional<HealthSummary> Engine::lastAnchorHealth() {
+    Tier* t = tier("project");
+    if (!t || !t->index) return std::nullopt;
+    return t->index->lastHealth();
+}
+
 std::optional<TierState> Engine::storeState(const std::string& name) {
     Tier* t = tier(name);
     if (!t) return std::nullopt;
@@ -548,6 +554,19 @@ StatusResult Engine::status(const std::optional<std::string>& requestedRoot, boo
                                            ? b.message
                                            : "line " + std::to_string(b.line) + ": " + b.message);
         addAnchorHealth(*t, r.anchorHealth, &r.envelope.notJudged);
+    }
+    // Kept for the session-start hook, which cannot count it (a look at
+    // every anchored file); written when the counts changed, or once a day.
+    if (Tier* project = tier("project"); project && project->index) {
+        auto& h = r.anchorHealth;
+        HealthSummary now{h.intact, h.drifted, h.moved, h.orphaned, h.unjudged, nowUnix()};
+        try {
+            auto before = project->index->lastHealth();
+            if (!before || !before->sameCounts(now) || now.countedAt - before->countedAt > 86400)
+                project->index->putHealth(now);
+        } catch (const std::exception&) {
+            // A read-only or full index: the hook says nothing of health.
+        }
     }
     if (instructions) {
         auto scan = scanInstructions();

@@ -187,6 +187,9 @@ public:
     // anchors, broken files), without status()'s anchor-health walk;
     // nullopt for a tier this engine does not have.
     std::optional<TierState> storeState(const std::string& tier);
+    // The anchor health status last counted (kept in the project's index),
+    // for what cannot count it on its path (the session-start hook).
+    std::optional<HealthSummary> lastAnchorHealth();
     // Files a report into the machine's spool and the inbox of the project
     // it names (the medulla's for none; pending when that project is not on
     // this machine). Idempotent: the id is the content's.

@@ -348,6 +348,125 @@ private:
     std::unordered_map<std::string, std::optional<Parsed>> parsed_;
 };
 
+// What a scan asks of git about its lines, through the index. A judging
+// scan (check, status, an open document; `live`) asks git and records each
+// answer in the code tier's index (Index::historyFact); a hot path's scan
+// (recall, packets, the hook) reads only those records and starts no
+// process: what was never recorded is unknown, and a reference that needed
+// it is counted not judged (git_not_asked) until a judging scan asks.
+// The commit a line was last changed in is keyed by the line's text (a line
+// rewritten gets a new key); whether git ignores a path, by the stat of the
+// ignore files at the root.
+class Asked {
+public:
+    Asked(History& git, Index* facts, bool live, const std::string& root)
+        : git_(git)
+        , facts_(facts)
+        , live_(live) {
+        for (const char* f : {"/.gitignore", "/.git/info/exclude"})
+            if (auto st = statFile(root + f))
+                ignoreStamp_ += std::to_string(st->mtimeNs) + ":" + std::to_string(st->size) + ";";
+    }
+    ~Asked() {
+        if (!facts_ || recorded_.empty()) return;
+        try {
+            facts_->putHistoryFacts(recorded_);
+        } catch (const std::exception&) {
+            // A record is a shortcut for later, never the answer: a full
+            // disk costs the next hot path a not-judged count, nothing more.
+        }
+    }
+    bool live() const { return live_; }
+
+    // The commit that last changed line `line` (1-based) of `file`, whose
+    // text is `text`: "" when it is not committed yet; nullopt: unknown.
+    std::optional<std::string> lineCommit(const std::string& file, int line,
+                                          const std::string& text) {
+        std::string key = "L\t" + file + "\t" + text;
+        if (!live_) return fact(key);
+        auto& blame = git_.blame(file);
+        auto it = blame.find(line);
+        std::string sha = it == blame.end() ? "" : it->second;
+        record(key, sha);
+        record("C\t" + sha, git_.cutOff(sha) ? "1" : "0");
+        return sha;
+    }
+    bool cutOff(const std::string& sha) {
+        if (live_) return git_.cutOff(sha);
+        return fact("C\t" + sha).value_or("0") == "1";
+    }
+    // The one definition `symbol` named at `sha` in one of `paths`; none
+    // when it named none or several; nullopt: unknown.
+    std::optional<std::optional<Anchor>> baseline(const std::string& sha, const std::string& symbol,
+                                                  const std::vector<std::string>& paths) {
+        std::string key = "B\t" + sha + "\t" + symbol;
+        for (auto& p : paths)
+            key += "\t" + p;
+        if (!live_) {
+            auto v = fact(key);
+            if (!v) return std::nullopt;
+            if (v->empty()) return std::optional<Anchor>();
+            try {
+                return std::optional<Anchor>(parseAnchor(*v));
+            } catch (const ClaimFileError&) {
+                return std::nullopt;
+            }
+        }
+        std::vector<Anchor> then;
+        for (auto& path : paths) {
+            const auto* parsed = git_.at(sha, path);
+            if (!parsed) continue;
+            for (size_t i : syntax::resolveSymbol(parsed->symbols, symbol))
+                then.push_back(symbolAnchor(path, parsed->language, parsed->symbols[i]));
+        }
+        std::optional<Anchor> one;
+        if (then.size() == 1) one = then.front();
+        record(key, one ? formatAnchor(*one) : "");
+        return one;
+    }
+    // Of these paths, those git ignores; `unknown` gets those no judging
+    // scan asked about under the ignore files as they are.
+    std::set<std::string> ignored(const std::vector<std::string>& paths,
+                                  std::set<std::string>& unknown) {
+        std::set<std::string> out;
+        std::vector<std::string> ask;
+        for (auto& p : paths) {
+            auto v = fact("I\t" + ignoreStamp_ + "\t" + p);
+            if (v) {
+                if (*v == "1") out.insert(p);
+            } else if (live_) {
+                ask.push_back(p);
+            } else {
+                unknown.insert(p);
+            }
+        }
+        auto found = git_.ignored(ask);
+        for (auto& p : ask) {
+            bool is = found.count(p) > 0;
+            if (is) out.insert(p);
+            record("I\t" + ignoreStamp_ + "\t" + p, is ? "1" : "0");
+        }
+        return out;
+    }
+
+private:
+    std::optional<std::string> fact(const std::string& key) {
+        if (auto it = pending_.find(key); it != pending_.end()) return it->second;
+        if (!facts_) return std::nullopt;
+        return facts_->historyFact(key);
+    }
+    void record(const std::string& key, const std::string& value) {
+        if (!pending_.emplace(key, value).second) return;
+        recorded_.emplace_back(key, value);
+    }
+    History& git_;
+    Index* facts_;
+    bool live_;
+    std::string ignoreStamp_;
+    std::unordered_map<std::string, std::string> pending_;
+    std::vector<std::pair<std::string, std::string>> recorded_;
+};
+
 std::map<std::string, Anchor> readStamps(const std::string& path) {
     std::map<std::string, Anchor> out;
     auto text = readFile(path, nullptr, {kMaxInstructionBytes, false});
@@ -393,6 +512,7 @@ InstructionScan Engine::scanInstructions(const std::optional<std::string>& onlyF
     static const FileNames kNoFiles;
     static const SymbolNames kNoSymbols;
     Tier* code = codeTier(false);
+    Asked asked(git, code ? code->index.get() : nullptr, searchHistory, opts_.root);
     auto fileNamesNow = fileNames(code);
     const FileNames& names = fileNamesNow ? *fileNamesNow : kNoFiles;
     const bool listed = fileNamesNow != nullptr;
@@ -768,15 +888,18 @@ InstructionScan Engine::scanInstructions(const std::optional<std::string>& onlyF
             // The baseline: a stamp, else the definition when the line was
             // last committed.
             std::optional<Anchor> base;
-            bool cutOff = false; // the baseline stands for history the clone lacks
+            bool cutOff = false;         // the baseline stands for history the clone lacks
+            bool historyUnknown = false; // a hot path's scan lacks what git would say
             if (auto st = stamps.find(r.written); st != stamps.end()) {
                 base = st->second;
                 ir.baseline = "stamp";
             } else if (git.available() && blameable) {
-                auto& blame = git.blame(file);
-                auto bl = blame.find(int(r.lineIndex) + 1);
-                if (bl != blame.end() && !bl->second.empty()) {
-                    const std::string& sha = bl->second;
+                const auto& lines = lineTexts[file];
+                auto sha = asked.lineCommit(file, int(r.lineIndex) + 1,
+                                            r.lineIndex < lines.size() ? lines[r.lineIndex]
+                                                                       : std::string());
+                if (!sha) historyUnknown = true;
+                if (sha && !sha->empty()) {
                     std::vector<std::string> paths;
                     for (auto& [path, q] : now)
                         paths.push_back(path);
@@ -794,31 +917,34 @@ InstructionScan Engine::scanInstructions(const std::optional<std::string>& onlyF
                                      (indexed ? kMaxTreeSearches : kMaxTreeSearchesNoIndex)) {
                             ++treeSearches;
                             paths =
-                                git.mentioning(sha, symbol.substr(symbol.find_last_of('.') + 1));
+                                git.mentioning(*sha, symbol.substr(symbol.find_last_of('.') + 1));
                         } else if (searchHistory) {
                             budgetSpent = true;
                         }
                     }
                     std::sort(paths.begin(), paths.end());
                     paths.erase(std::unique(paths.begin(), paths.end()), paths.end());
-                    std::vector<Anchor> then;
-                    for (auto& path : paths) {
-                        const auto* parsed = git.at(sha, path);
-                        if (!parsed) continue;
-                        for (size_t i : syntax::resolveSymbol(parsed->symbols, symbol))
-                            then.push_back(
-                                symbolAnchor(path, parsed->language, parsed->symbols[i]));
-                    }
-                    if (then.size() == 1) {
-                        base = then.front();
-                        ir.baseline = "git " + sha.substr(0, 12);
-                        cutOff = git.cutOff(sha);
+                    if (!paths.empty()) {
+                        auto then = asked.baseline(*sha, symbol, paths);
+                        if (!then) {
+                            historyUnknown = true;
+                        } else if (*then) {
+                            base = **then;
+                            ir.baseline = "git " + sha->substr(0, 12);
+                            cutOff = asked.cutOff(*sha);
+                        }
                     }
                 }
             }
 
             if (base) {
                 judgeAgainst(ir, *base, cutOff);
+                scan.refs.push_back(std::move(ir));
+                continue;
+            }
+            if (historyUnknown) {
+                ir.state = "unjudged";
+                ir.reason = std::string(not_judged::kGitNotAsked);
                 scan.refs.push_back(std::move(ir));
                 continue;
             }
@@ -936,11 +1062,20 @@ InstructionScan Engine::scanInstructions(const std::optional<std::string>& onlyF
     for (auto& p : pending)
         for (auto& m : p.missingPaths)
             ask.push_back(m);
-    auto ignored = git.ignored(ask);
+    std::set<std::string> unknown;
+    auto ignored = asked.ignored(ask, unknown);
     for (auto& p : pending) {
         bool skip = std::any_of(p.missingPaths.begin(), p.missingPaths.end(),
                                 [&](const std::string& m) { return ignored.count(m) > 0; });
-        if (!skip) scan.refs.push_back(std::move(p.out));
+        if (skip) continue;
+        if (std::any_of(p.missingPaths.begin(), p.missingPaths.end(),
+                        [&](const std::string& m) { return unknown.count(m) > 0; })) {
+            p.out.state = "unjudged";
+            p.out.reason = std::string(not_judged::kGitNotAsked);
+            p.out.why.clear();
+            p.out.replacement.clear();
+        }
+        scan.refs.push_back(std::move(p.out));
     }
     // A name that does not exist because it is an example of one (`e.g.
     // foo_tools.go`) is not a broken reference.

@@ -23,8 +23,10 @@ namespace engram {
 // for an index.
 static constexpr int64_t kApplicationId = 0x656e6772;
 
-// The workspace's files as the last listing found them, and the generations
-// the hot paths key their caches on (Index::listing). Version 8 added them;
+// The workspace's files as the last listing found them, the generations
+// the hot paths key their caches on (Index::generations), and what git said
+// about instruction files' lines (Index::historyFact), and the anchor health
+// status last counted (Index::lastHealth). Version 8 added them;
 // an index of version 7 gets them in place (open()), not by a rebuild.
 static const char* kListingSchema = R"SQL(
 CREATE TABLE IF NOT EXISTS workspace_files(path TEXT PRIMARY KEY,
@@ -34,6 +36,11 @@ CREATE INDEX IF NOT EXISTS workspace_instructions ON workspace_files(instruction
 CREATE TABLE IF NOT EXISTS code_meta(k INTEGER PRIMARY KEY CHECK (k = 0),
   files_generation INTEGER NOT NULL, code_generation INTEGER NOT NULL);
 INSERT OR IGNORE INTO code_meta(k, files_generation, code_generation) VALUES (0, 0, 0);
+CREATE TABLE IF NOT EXISTS history_facts(key TEXT PRIMARY KEY, value TEXT NOT NULL)
+  WITHOUT ROWID;
+CREATE TABLE IF NOT EXISTS health_summary(k INTEGER PRIMARY KEY CHECK (k = 0),
+  intact INTEGER NOT NULL, drifted INTEGER NOT NULL, moved INTEGER NOT NULL,
+  orphaned INTEGER NOT NULL, unjudged INTEGER NOT NULL, counted_at INTEGER NOT NULL);
 )SQL";
 
 static const char* kSchema = R"SQL(
@@ -328,6 +335,7 @@ void Index::prepare() {
                                  "VALUES (?1, ?2, ?3, ?4, ?5)");
     selectShape_ = db_.prepare(
         "SELECT path, qualified, kind, hash, shape FROM code_symbols WHERE shape = ?1 LIMIT 50");
+    selectFact_ = db_.prepare("SELECT value FROM history_facts WHERE key = ?1");
     selectGenerations_ = db_.prepare("SELECT files_generation, code_generation FROM code_meta");
     selectInstructionFiles_ =
         db_.prepare("SELECT path FROM workspace_files WHERE instruction = 1 ORDER BY path");
@@ -456,6 +464,7 @@ std::vector<std::pair<std::string, std::string>> Index::lookupPlans() {
         {"anchored in a file", &selectAnchoredIn_},
         {"shape", &selectShape_},
         {"instruction files", &selectInstructionFiles_},
+        {"history fact", &selectFact_},
     };
     for (auto& [name, stmt] : lookups) {
         auto plan = db_.prepare("EXPLAIN QUERY PLAN " + stmt->sql());
@@ -940,6 +949,37 @@ bool Index::applyListing(const ListingChange& change) {
     db_.exec("UPDATE code_meta SET files_generation = files_generation + 1");
     tx.commit();
     return true;
+}
+
+std::optional<std::string> Index::historyFact(const std::string& key) {
+    selectFact_.bind(1, key);
+    std::optional<std::string> out;
+    if (selectFact_.step()) out = selectFact_.text(0);
+    selectFact_.reset();
+    return out;
+}
+
+void Index::putHistoryFacts(const std::vector<std::pair<std::string, std::string>>& facts) {
+    if (facts.empty()) return;
+    sql::Transaction tx(db_);
+    auto put = db_.prepare("INSERT OR REPLACE INTO history_facts(key, value) VALUES (?1, ?2)");
+    for (auto& [k, v] : facts)
+        put.bind(1, k).bind(2, v).exec();
+    tx.commit();
+}
+
+std::optional<HealthSummary> Index::lastHealth() {
+    auto s = db_.prepare("SELECT intact, drifted, moved, orphaned, unjudged, counted_at FROM "
+                         "health_summary");
+    if (!s.step()) return std::nullopt;
+    return HealthSummary{s.int64(0), s.int64(1), s.int64(2), s.int64(3), s.int64(4), s.int64(5)};
+}
+
+void Index::putHealth(const HealthSummary& h) {
+    auto s = db_.prepare("INSERT OR REPLACE INTO health_summary(k, intact, drifted, moved, "
+                         "orphaned, unjudged, counted_at) VALUES (0, ?1, ?2, ?3, ?4, ?5, ?6)");
+    s.bind(1, h.intact).bind(2, h.drifted).bind(3, h.moved).bind(4, h.orphaned);
+    s.bind(5, h.unjudged).bind(6, h.countedAt).exec();
 }
 
 std::vector<CodeSymbol> Index::symbolsWithShape(const std::string& shape) {

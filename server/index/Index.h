@@ -52,6 +52,17 @@ struct CodeSymbol {
     std::string shape;
 };
 
+// Anchor states over live anchored claims as engram/status last counted
+// them (every tier), and when (Unix seconds).
+struct HealthSummary {
+    int64_t intact = 0, drifted = 0, moved = 0, orphaned = 0, unjudged = 0;
+    int64_t countedAt = 0;
+    bool sameCounts(const HealthSummary& o) const {
+        return intact == o.intact && drifted == o.drifted && moved == o.moved &&
+               orphaned == o.orphaned && unjudged == o.unjudged;
+    }
+};
+
 // How a listing of the workspace's files differs from the one before:
 // files added (with whether each is an instruction file) and removed.
 struct ListingChange {
@@ -216,6 +227,16 @@ public:
     // Writes a listing's change (and marks the workspace listed even when
     // it is empty). False when nothing was written.
     bool applyListing(const ListingChange& change);
+    // What git said of an instruction file's line (the commit that last
+    // changed it, the definition a name had there, whether git ignores a
+    // path), as a judging scan asked it, so a hot path reads it instead of
+    // starting git (engine/Instructions.cpp). Keys are the scan's own.
+    std::optional<std::string> historyFact(const std::string& key);
+    void putHistoryFacts(const std::vector<std::pair<std::string, std::string>>& facts);
+    // The anchor health engram/status last counted, kept for what cannot
+    // count it (engram hook's session start: a look at every anchored file).
+    std::optional<HealthSummary> lastHealth();
+    void putHealth(const HealthSummary& h);
     // Every definition in the code index (instruction files' names are
     // looked up among them, engine/Instructions.cpp).
     std::vector<CodeSymbol> codeSymbols();
@@ -268,7 +289,8 @@ private:
         selectLiveLabel_, selectLiveLabelIds_, selectStats_, selectDf_, selectMatch_, selectRecent_,
         selectRecentStatus_, selectAnchoredIn_, selectAnchoredLive_, selectSpan_, upsertBroken_,
         deleteBroken_, putCodeFile_, dropCodeFile_, dropCodeSymbols_, putCodeSymbol_, selectShape_,
-        selectContentHash_, selectContribution_, selectGenerations_, selectInstructionFiles_;
+        selectContentHash_, selectContribution_, selectGenerations_, selectInstructionFiles_,
+        selectFact_;
 };
 
 } // namespace engram

@@ -37,6 +37,11 @@ std::string_view notJudgedExplanation(std::string_view reason) {
                "its grammar does not know) where the symbol's name is written, so whether the "
                "definition is still there cannot be told; it is judged again once that code "
                "parses";
+    if (reason == kGitNotAsked)
+        return "judging the reference needs what git says of its line (the commit that last "
+               "changed it, or whether git ignores the path), which recall, packets and the hook "
+               "never ask git on their way to an answer; engram check, engram status and an "
+               "editor's open file ask it once, and it is kept for them";
     return "engram could not judge it";
 }
 

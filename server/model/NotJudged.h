@@ -26,6 +26,7 @@ inline constexpr std::string_view kEarlierRules = "earlier_rules";
 inline constexpr std::string_view kNewerRules = "newer_rules";
 inline constexpr std::string_view kAmbiguousName = "ambiguous_name";
 inline constexpr std::string_view kParseError = "parse_error";
+inline constexpr std::string_view kGitNotAsked = "git_not_asked";
 } // namespace not_judged
 
 // One sentence saying what a reason means and what to do about it.

@@ -10,7 +10,7 @@
 
 #include "engine/Engine.h"
 #include "model/Error.h"
-#include "util/Process.h"
+#include "util/Time.h"
 #include "util/Utf8.h"
 
 #include <nlohmann/json.hpp>
@@ -23,8 +23,7 @@ using json = nlohmann::json;
 
 namespace {
 
-constexpr size_t kMaxPrompt = 4000; // a packet's task bound
-constexpr size_t kMaxChangedPaths = 32;
+constexpr size_t kMaxPrompt = 4000;   // a packet's task bound
 constexpr size_t kMaxItemChars = 600; // one item's text in the slice
 constexpr size_t kInstructionLines = 5;
 
@@ -46,31 +45,6 @@ const std::string* stringField(const json& j, std::initializer_list<const char*>
         return it->get_ptr<const std::string*>();
     }
     return nullptr;
-}
-
-// Files with uncommitted changes to tracked content (outside .engram/): what
-// the session is likely about.
-std::vector<std::string> changedFiles(const std::string& root) {
-    auto r = runProcess({"git", "--no-optional-locks", "-C", root, "status", "--porcelain", "-z",
-                         "--untracked-files=no", "--", ".", ":(exclude).engram"},
-                        size_t(1) << 20);
-    std::vector<std::string> out;
-    if (!r || r->exitCode != 0) return out;
-    const std::string& s = r->out;
-    for (size_t at = 0; at < s.size() && out.size() < kMaxChangedPaths;) {
-        size_t end = s.find('\0', at);
-        if (end == std::string::npos) break;
-        std::string entry = s.substr(at, end - at);
-        at = end + 1;
-        if (entry.size() < 4) continue;
-        char x = entry[0];
-        out.push_back(entry.substr(3));
-        if (x == 'R' || x == 'C') { // a rename: the old name follows
-            size_t next = s.find('\0', at);
-            at = next == std::string::npos ? s.size() : next + 1;
-        }
-    }
-    return out;
 }
 
 // Lines added while they fit; what did not fit is counted.
@@ -212,11 +186,20 @@ std::string promptContext(Engine& engine, const HookInput& in, size_t maxChars) 
     return b.take();
 }
 
+// What a session starts with: how much memory there is and in what state,
+// and instruction files whose references broke. Nothing on its way grows
+// with the store or the repository, and it starts no process
+// (ARCHITECTURE.md, "Hot paths"): the counts are the index's, the anchor
+// health is the one engram/status last counted (a count needs a look at
+// every anchored file), and the references are judged from what a judging
+// scan kept of git's answers. (It no longer lists memory about the work
+// tree's changed files: knowing them is `git status`, a stat of every
+// tracked file; the prompt's own words select memory instead.)
 std::string sessionContext(Engine& engine, size_t maxChars) {
-    auto status = engine.status();
-    Totals t = totalsOf(status.envelope);
-    // No history searches and no walk of the workspace on a session's start:
-    // what cannot be judged that fast is left to engram check.
+    Totals t;
+    for (const char* tier : {"project", "medulla"})
+        if (auto s = engine.storeState(tier))
+            (std::string(tier) == "medulla" ? t.medulla : t.project) += s->committed;
     InstructionScan scan = engine.scanInstructions({}, nullptr, false);
     std::vector<const InstructionRef*> broken;
     for (auto& r : scan.refs)
@@ -229,46 +212,19 @@ std::string sessionContext(Engine& engine, size_t maxChars) {
                       close = "</engram-memory>\n";
     b.reserve(close.size());
     b.add(open);
-    auto& h = status.anchorHealth;
     std::string health;
-    if (h.drifted || h.orphaned || h.moved)
-        health = " (anchors: " + std::to_string(h.intact) + " intact, " +
-                 std::to_string(h.drifted) + " drifted, " + std::to_string(h.moved) + " moved, " +
-                 std::to_string(h.orphaned) + " orphaned)";
+    if (auto h = engine.lastAnchorHealth(); h && (h->drifted || h->orphaned || h->moved)) {
+        std::string when = humanAge(std::max<int64_t>(0, nowUnix() - h->countedAt));
+        if (when != "just now") when += " ago";
+        health = " (anchors as last counted, " + when + ": " + std::to_string(h->intact) +
+                 " intact, " + std::to_string(h->drifted) + " drifted, " +
+                 std::to_string(h->moved) + " moved, " + std::to_string(h->orphaned) + " orphaned)";
+    }
     b.add("engram holds " + count(t.project, "claim", "claims") + " about this workspace" + health +
           " and " + std::to_string(t.medulla) +
           " in the user's medulla. Recall before re-deriving what may be known (the engram "
           "recall tool, or `engram recall QUERY`); remember what you learn, anchored to the "
           "code.");
-
-    if (t.all() > 0) {
-        auto changed = changedFiles(engine.root());
-        if (!changed.empty()) {
-            DelegateRequest req;
-            req.task = "changes in progress:";
-            for (auto& c : changed)
-                req.task += " " + c;
-            req.task = std::string(utf8Prefix(req.task, kMaxPrompt));
-            req.paths = changed;
-            req.agent = "engram:hook";
-            req.dirtyFlag = false;
-            req.maxChars = int(std::min<size_t>(maxChars, 1000000));
-            try {
-                auto r = engine.delegate(req);
-                std::string files = changed[0];
-                for (size_t i = 1; i < changed.size() && i < 4; ++i)
-                    files += ", " + changed[i];
-                if (changed.size() > 4)
-                    files += " and " + std::to_string(changed.size() - 4) + " more";
-                if (!r.packet.items.empty()) {
-                    b.add("Memory about the files changed in this work tree (" + files + "):");
-                    addItems(b, r.packet);
-                }
-            } catch (const EngramError&) {
-                // A changed path engram refuses (outside the root): no items.
-            }
-        }
-    }
 
     if (!broken.empty()) {
         b.add("Instruction files with broken code references (engram check lists every one):");

@@ -175,7 +175,7 @@ json notJudged() {
                    {"by_reason", typed("object", "Reason id -> count: file_too_large, no_grammar, "
                                                  "no_code_index, shallow_history, search_budget, "
                                                  "earlier_rules, newer_rules, ambiguous_name, "
-                                                 "parse_error")}},
+                                                 "parse_error, git_not_asked")}},
                   {"total", "by_reason"},
                   "Present when something was not judged; non_claims says why in words");
 }

@@ -141,7 +141,8 @@ TEST_CASE("an index of the version before the workspace listing gains it in plac
         Index idx(f.store);
         idx.sync();
         sql::Db db(f.store.indexPath());
-        db.exec("DROP TABLE workspace_files; DROP TABLE code_meta; PRAGMA user_version = 7");
+        db.exec("DROP TABLE workspace_files; DROP TABLE code_meta; DROP TABLE history_facts; "
+                "PRAGMA user_version = 7");
     }
     Index idx(f.store);
     CHECK_FALSE(idx.freshlyCreated());
@@ -262,7 +263,7 @@ TEST_CASE("every keyed lookup is planned through an index, never a walk of all c
     Index idx(f.store);
     idx.sync();
     auto plans = idx.lookupPlans();
-    REQUIRE(plans.size() == 8);
+    REQUIRE(plans.size() == 9);
     for (auto& [name, plan] : plans) {
         INFO(name << ": " << plan);
         CHECK(plan.find("SCAN") == std::string::npos);
@@ -272,6 +273,7 @@ TEST_CASE("every keyed lookup is planned through an index, never a walk of all c
     CHECK(plans[2].second.find("claims_label") != std::string::npos);
     // Read on every recall: the few instruction files, not the workspace's files.
     CHECK(plans[7].second.find("workspace_instructions") != std::string::npos);
+    CHECK(plans[8].second.find("PRIMARY KEY") != std::string::npos);
 }
 
 TEST_CASE("a scan of the claims directory names every file added, removed, replaced or "
