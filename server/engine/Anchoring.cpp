@@ -218,26 +218,37 @@ const Anchorer::CachedFile* Anchorer::load(const std::string& relPath) {
         }
         return &f;
     }
+    if (readScopes_ > 0)
+        if (auto seen = read_.find(*rel); seen != read_.end()) return seen->second;
+    const CachedFile* loaded = loadFile(*rel);
+    if (readScopes_ > 0) read_[*rel] = loaded;
+    return loaded;
+}
+
+const Anchorer::CachedFile* Anchorer::loadFile(const std::string& rel) {
     // A stat first: a file past the bound is not read at all (every check
     // of an anchor there would otherwise read 16 MiB to learn it).
     std::optional<std::string> text;
-    if (!tooLarge(*rel)) text = readFile(root_ + "/" + *rel, nullptr, {kMaxAnchoredFileBytes});
+    if (!tooLarge(rel)) text = readFile(root_ + "/" + rel, nullptr, {kMaxAnchoredFileBytes});
     if (!text || text->size() > kMaxAnchoredFileBytes) {
-        cache_.erase(*rel);
+        cache_.erase(rel);
         return nullptr;
     }
     // Keyed by content, not mtime: two same-size saves within one tick of
     // the file-system clock must not be mistaken for one. Reading is cheap;
     // parsing is what the cache saves.
-    auto it = cache_.find(*rel);
+    auto it = cache_.find(rel);
     if (it != cache_.end() && it->second.text == *text) return &it->second;
-    if (cache_.size() >= kMaxCachedFiles) cache_.clear();
+    if (cache_.size() >= kMaxCachedFiles) {
+        cache_.clear();
+        read_.clear(); // its entries pointed into the cache
+    }
     CachedFile f;
-    f.language = syntax::languageFor(*rel, *text).value_or("");
+    f.language = syntax::languageFor(rel, *text).value_or("");
     if (!f.language.empty())
         f.symbols = syntax::extractSymbols(f.language, *text, {}, &f.unreadable);
     f.text = std::move(*text);
-    return &(cache_[*rel] = std::move(f));
+    return &(cache_[rel] = std::move(f));
 }
 
 void Anchorer::openDocument(const std::string& rel, std::string text) {

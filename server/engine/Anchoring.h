@@ -88,6 +88,25 @@ public:
         Anchorer& a_;
     };
 
+    // While one lives, each file is read at most once (one request's
+    // answer: every anchor in one file judged against one reading of it;
+    // ten rows anchored in one file used to read it twenty times).
+    class ReadScope {
+    public:
+        explicit ReadScope(Anchorer& a)
+            : a_(a) {
+            ++a_.readScopes_;
+        }
+        ~ReadScope() {
+            if (--a_.readScopes_ == 0) a_.read_.clear();
+        }
+        ReadScope(const ReadScope&) = delete;
+        ReadScope& operator=(const ReadScope&) = delete;
+
+    private:
+        Anchorer& a_;
+    };
+
     // Open documents: an editor's unsaved text replaces the file on disk for
     // every check until the document is closed. Edits re-parse
     // incrementally. Paths are workspace-relative.
@@ -132,6 +151,7 @@ private:
     // nullptr when the file is missing or outside the root.
     bool tooLarge(const std::string& rel) const; // past the size engram reads
     const CachedFile* load(const std::string& relPath);
+    const CachedFile* loadFile(const std::string& rel); // from disk, through cache_
     // The anchored symbol in another file (same shape and kind), if any.
     std::optional<AnchorCheck> findElsewhere(const Anchor& a);
     // The shapes of a file's symbols taken with `formerName` masked as
@@ -151,6 +171,8 @@ private:
     const Rederived* rederived(const std::string& claimId, const Anchor& a);
     std::unique_ptr<StampHistory> history_;
     int historyScopes_ = 0;
+    int readScopes_ = 0;
+    std::unordered_map<std::string, const CachedFile*> read_; // ReadScope: files read in it
     std::unordered_map<std::string, Rederived> rederived_;
 };
 

@@ -213,6 +213,7 @@ std::optional<std::string> Engine::packetPublicKey() {
 }
 
 DelegateResult Engine::delegate(const DelegateRequest& in) {
+    Anchorer::ReadScope reads(anchorer_); // each anchored file read once for the answer
     // Validation: every problem names its field.
     if (auto bad = firstInvalidUtf8(in.task))
         throw invalidField("task", "is not valid UTF-8 (byte " + std::to_string(*bad) + ")");

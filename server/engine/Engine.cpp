@@ -519,6 +519,7 @@ void Engine::explainNotJudged(Envelope& e, const std::vector<InstructionHit>& se
 }
 
 StatusResult Engine::status(const std::optional<std::string>& requestedRoot, bool instructions) {
+    Anchorer::ReadScope reads(anchorer_); // each anchored file read once for the answer
     StatusResult r;
     r.envelope = envelope("engram/status", requestedRoot);
     if (!opts_.home.empty())

@@ -184,6 +184,7 @@ bool findingLess(const Finding& a, const Finding& b) {
 }
 
 std::vector<Finding> Engine::findings(const FindingsOptions& opts, FindingsSummary* all) {
+    Anchorer::ReadScope reads(anchorer_); // each anchored file read once for the answer
     if (opts.tier != "project" && opts.tier != "medulla" && opts.tier != "all")
         throw invalidField("tier", "must be 'project', 'medulla' or 'all'");
     // Files inside the root are named relative to it (as anchors are);

@@ -239,6 +239,8 @@ void Engine::shareBudget(std::vector<TierPass>& passes, size_t keep) {
 }
 
 RecallResult Engine::recall(const RecallRequest& req) {
+    // One reading of each anchored file for the whole answer.
+    Anchorer::ReadScope reads(anchorer_);
     return recallChecked(req, false);
 }
 
