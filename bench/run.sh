@@ -13,9 +13,10 @@
 # Arguments are passed to engram_bench (e.g. --sizes 10000 for a quick run,
 # --keep to leave the generated stores in place); ENGRAM_CODE_BENCH_ARGS is
 # passed to engram_code_bench (e.g. "--mb 10 --passes 1"). ENGRAM_BENCH_ONLY=
-# store, secrets, code or contradictions runs one of them. Each prints its own
+# store, git, secrets, code or contradictions runs one of them. Each prints its own
 # table to stdout, progress to stderr; the store numbers go to
-# bench/results/latest.json, the secret scan's cost per KiB on hostile input
+# bench/results/latest.json, the hot paths in git repositories
+# (bench/git_hot_paths.py) to bench/results/git-hot-paths.json, the secret scan's cost per KiB on hostile input
 # to bench/results/secrets.json, the code numbers (indexing throughput against
 # raw tree-sitter and ctags, re-anchoring after an edit) to
 # bench/results/code.json, the contradiction rules' scores to
@@ -53,6 +54,12 @@ if [ -z "$only" ] || [ "$only" = store ]; then
     "$build/bench/engram_bench" --engram "$build/engram" \
         --out "$here/results/latest.json" "$@"
 fi
+# The hot paths where users run them: stores in git repositories.
+if [ -z "$only" ] || [ "$only" = git ]; then
+    echo >&2
+    python3 "$here/git_hot_paths.py" --engram "$build/engram"
+fi
+[ "$only" = git ] && exit 0
 if [ -z "$only" ] || [ "$only" = secrets ]; then
     echo >&2
     "$build/bench/engram_secret_bench" --out "$here/results/secrets.json"

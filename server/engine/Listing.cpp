@@ -252,7 +252,10 @@ void Engine::maybeRelistInBackground(bool now) {
 // due or just ended: the code tier is looked up once by the caller (a stat
 // of its index) and handed down.
 void Engine::maybeRelistInBackground(Tier* code, bool now) {
-    if (!opts_.backgroundReconcile || lister_) return;
+    // Long-lived servers only: a one-shot command that answers from the
+    // store's index as a server does (engram hook) would wait at its exit
+    // for a listing it never uses.
+    if (!opts_.backgroundReconcile || !opts_.sweepOnOpen || lister_) return;
     auto at = std::chrono::steady_clock::now();
     if (!now && at - listedAt_ < kRelistAfter) return;
     listedAt_ = at;

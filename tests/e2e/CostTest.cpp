@@ -9,6 +9,7 @@
 // on one of these paths fails here, however fast the machine.
 #include "Client.h"
 
+#include <algorithm>
 #include <array>
 #include <catch2/catch.hpp>
 #include <chrono>
@@ -27,20 +28,29 @@ namespace {
 
 // The shim's slots (support/cost_shim.c).
 struct Counts {
-    std::array<uint64_t, 5> v{};
+    std::array<uint64_t, 6> v{};
     uint64_t processes() const { return v[0]; }
+    // Started by any thread: a server's background threads may (listing the
+    // workspace), off the answering path; a one-shot command waits for them
+    // at its exit, so for the hook they count.
+    uint64_t processesOfAnyThread() const { return v[5]; }
     Counts operator-(const Counts& o) const {
         Counts d;
         for (size_t i = 0; i < v.size(); ++i)
             d.v[i] = v[i] - o.v[i];
         return d;
     }
-    bool operator==(const Counts&) const = default;
+    // What the answering thread asked (a background thread's work depends on
+    // when its timer fired, not on the store).
+    bool operator==(const Counts& o) const {
+        return std::equal(v.begin(), v.begin() + 5, o.v.begin());
+    }
 };
 
 std::ostream& operator<<(std::ostream& os, const Counts& c) {
     return os << "{processes " << c.v[0] << ", opens " << c.v[1] << ", stats " << c.v[2]
-              << ", claim files " << c.v[3] << ", directories " << c.v[4] << "}";
+              << ", claim files " << c.v[3] << ", directories " << c.v[4]
+              << ", processes of any thread " << c.v[5] << "}";
 }
 
 // The counters' file, zeroed, and the environment that makes an engram
@@ -86,9 +96,8 @@ void cliOk(const std::vector<std::string>& args) {
 // what a recall costs depend on which rows rank first, which recency, and
 // so the moment each file was written, decides.)
 std::string claimFile(int i, const std::string& subject, const std::string& anchor) {
-    return "---\nlabel: bulk-" + std::to_string(i) + "\nkind: fact\nconfidence: 0.8\n" +
-           anchor + "\n---\nBulk note " + std::to_string(i) + " about the " +
-           subject + " subsystem\n";
+    return "---\nlabel: bulk-" + std::to_string(i) + "\nkind: fact\nconfidence: 0.8\n" + anchor +
+           "\n---\nBulk note " + std::to_string(i) + " about the " + subject + " subsystem\n";
 }
 
 char hexDigit(int v) {
@@ -266,5 +275,9 @@ TEST_CASE("what each hot path asks of the system does not grow with the store, a
         CHECK(counts == b[path]);
         CHECK(counts.processes() == 0);
     }
+    // The hook is one process from spawn to exit: nothing it starts, on any
+    // thread, may add to a prompt's wait.
+    CHECK(a["hook session start"].processesOfAnyThread() == 0);
+    CHECK(b["hook session start"].processesOfAnyThread() == 0);
     CHECK(a.size() == 9);
 }

@@ -25,7 +25,7 @@
 #include <unistd.h>
 
 // The counters' order in the file: eight little-endian uint64 slots.
-enum { kProcesses, kOpens, kStats, kClaimFiles, kDirectories, kSlots = 8 };
+enum { kProcesses, kOpens, kStats, kClaimFiles, kDirectories, kProcessesAnyThread, kSlots = 8 };
 
 static uint64_t* counters;
 
@@ -50,6 +50,12 @@ __attribute__((constructor)) static void costShimStart(void) {
 // checks of claim files (start-up reconcile, the re-check after changes)
 // run on threads of their own, whenever their timers say, and are held to
 // account by tests/e2e/StartupTest.cpp, not here.
+// A one-shot command waits at its exit for what its other threads started:
+// processes are also counted whichever thread starts them.
+static void countAnyThread(int slot) {
+    if (counters) __atomic_fetch_add(&counters[slot], 1, __ATOMIC_RELAXED);
+}
+
 static void count(int slot) {
     if (counters && syscall(SYS_gettid) == getpid())
         __atomic_fetch_add(&counters[slot], 1, __ATOMIC_RELAXED);
@@ -166,16 +172,19 @@ DIR* opendir(const char* path) {
 int posix_spawn(pid_t* pid, const char* path, const posix_spawn_file_actions_t* fa,
                 const posix_spawnattr_t* attr, char* const argv[], char* const envp[]) {
     count(kProcesses);
+    countAnyThread(kProcessesAnyThread);
     return REAL(posix_spawn)(pid, path, fa, attr, argv, envp);
 }
 
 int posix_spawnp(pid_t* pid, const char* file, const posix_spawn_file_actions_t* fa,
                  const posix_spawnattr_t* attr, char* const argv[], char* const envp[]) {
     count(kProcesses);
+    countAnyThread(kProcessesAnyThread);
     return REAL(posix_spawnp)(pid, file, fa, attr, argv, envp);
 }
 
 pid_t fork(void) {
     count(kProcesses);
+    countAnyThread(kProcessesAnyThread);
     return REAL(fork)();
 }
