@@ -557,13 +557,14 @@ StatusResult Engine::status(const std::optional<std::string>& requestedRoot, boo
         addAnchorHealth(*t, r.anchorHealth, &r.envelope.notJudged);
     }
     // Kept for the session-start hook, which cannot count it (a look at
-    // every anchored file); written when the counts changed, or once a day.
+    // every anchored file); written when the counts changed, or when the one
+    // kept is an hour old (so the age the hook shows is right within an hour).
     if (Tier* project = tier("project"); project && project->index) {
         auto& h = r.anchorHealth;
         HealthSummary now{h.intact, h.drifted, h.moved, h.orphaned, h.unjudged, nowUnix()};
         try {
             auto before = project->index->lastHealth();
-            if (!before || !before->sameCounts(now) || now.countedAt - before->countedAt > 86400)
+            if (!before || !before->sameCounts(now) || now.countedAt - before->countedAt > 3600)
                 project->index->putHealth(now);
         } catch (const std::exception&) {
             // A read-only or full index: the hook says nothing of health.

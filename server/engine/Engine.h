@@ -420,6 +420,7 @@ private:
     std::chrono::steady_clock::time_point listedAt_{};
     std::vector<std::string> instructionFiles_;
     int64_t instructionKey_ = 0;
+    const Index* instructionIndex_ = nullptr; // the index instructionKey_ is of
     bool instructionsLoaded_ = false;
     std::chrono::steady_clock::time_point instructionsLooked_{};
     // What judging an instruction file looks names up in, built once per

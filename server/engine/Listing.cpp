@@ -238,7 +238,7 @@ void Engine::adoptListing() {
     // The listing was taken against the copy this process had: applied to
     // the index only if that copy is still the index's (another process may
     // have listed meanwhile; the next listing settles it).
-    if (!code || code->index->generations().files != everyKey_) return;
+    if (code->index->generations().files != everyKey_) return;
     code->index->applyListing(lister->change());
     everyFiles_ = lister->files();
     everyKey_ = code->index->generations().files;
@@ -332,10 +332,12 @@ std::vector<std::string> Engine::instructionFiles() {
     Tier* code = codeTier(false);
     maybeRelistInBackground(code, false);
     int64_t key = code ? code->index->generations().files : 0;
+    const Index* index = code ? code->index.get() : nullptr;
     auto now = std::chrono::steady_clock::now();
     // Never listed: the well-known places, looked at again after a moment.
-    bool fresh = key != 0 ? key == instructionKey_
-                          : instructionKey_ == 0 && now - instructionsLooked_ < kRelistAfter;
+    bool fresh = index == instructionIndex_ &&
+                 (key != 0 ? key == instructionKey_
+                           : instructionKey_ == 0 && now - instructionsLooked_ < kRelistAfter);
     if (fresh && instructionsLoaded_) return instructionFiles_;
     std::vector<std::string> files =
         key ? code->index->listedInstructionFiles() : wellKnownInstructionFiles(opts_.root);
@@ -352,6 +354,7 @@ std::vector<std::string> Engine::instructionFiles() {
     });
     instructionFiles_ = std::move(files);
     instructionKey_ = key;
+    instructionIndex_ = index;
     instructionsLoaded_ = true;
     instructionsLooked_ = now;
     return instructionFiles_;

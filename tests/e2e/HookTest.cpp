@@ -68,6 +68,20 @@ TEST_CASE("engram hook: Claude Code's session-start and prompt hooks get memory 
 
     r = w.hook({{"hook_event_name", "SessionStart"}, {"cwd", w.dir.path()}, {"source", "startup"}});
     CHECK(contains(contextOf(r), "engram holds 2 claims about this workspace"));
+
+    // The anchor health at session start is the one status last counted
+    // (counting it is a look at every anchored file, which the hook never
+    // takes), said with its age.
+    std::string code = *slurp(w.dir.path() + "/src/auth.py");
+    auto at = code.find("def validate");
+    REQUIRE(at != std::string::npos);
+    code.insert(code.find('\n', at) + 1, "        audit(token)\n");
+    spew(w.dir.path() + "/src/auth.py", code);
+    ctx = contextOf(w.hook({{"hook_event_name", "SessionStart"}, {"cwd", w.dir.path()}}));
+    CHECK_FALSE(contains(ctx, "drifted")); // not counted since the change
+    REQUIRE(runCli({"--root", w.dir.path(), "--home", w.home.path(), "status"}).exitCode == 0);
+    ctx = contextOf(w.hook({{"hook_event_name", "SessionStart"}, {"cwd", w.dir.path()}}));
+    CHECK(contains(ctx, "(anchors as last counted, just now: 0 intact, 1 drifted"));
 }
 
 TEST_CASE("engram hook: the budget, Cursor's shape, text, and errors that never block a prompt",
