@@ -388,7 +388,7 @@ public:
         auto it = blame.find(line);
         std::string sha = it == blame.end() ? "" : it->second;
         record(key, sha);
-        record("C\t" + sha, git_.cutOff(sha) ? "1" : "0");
+        if (!sha.empty()) record("C\t" + sha, git_.cutOff(sha) ? "1" : "0");
         return sha;
     }
     bool cutOff(const std::string& sha) {
@@ -485,6 +485,22 @@ std::map<std::string, Anchor> readStamps(const std::string& path) {
 }
 
 } // namespace
+
+std::shared_ptr<const Engine::SymbolNames> Engine::symbolNames(Tier* code) {
+    if (!code) return nullptr;
+    std::pair<const Index*, int64_t> key{code->index.get(), code->index->generations().code};
+    if (symbolNames_ && symbolNamesKey_ == key) return symbolNames_;
+    auto n = std::make_shared<SymbolNames>();
+    for (auto& s : code->index->codeSymbols()) {
+        std::string dotted = normaliseName(s.qualified); // `a::b` and `a.b` alike
+        auto dot = dotted.find_last_of('.');
+        n->byLast.emplace(dot == std::string::npos ? dotted : dotted.substr(dot + 1),
+                          SymbolNames::Name{std::move(s.path), std::move(s.qualified)});
+    }
+    symbolNames_ = std::move(n);
+    symbolNamesKey_ = key;
+    return symbolNames_;
+}
 
 InstructionScan Engine::scanInstructions(const std::optional<std::string>& onlyFile,
                                          const std::string* text, bool searchHistory) {

@@ -301,32 +301,6 @@ std::shared_ptr<const Engine::FileNames> Engine::fileNames(Tier* code) {
     return fileNames_;
 }
 
-std::shared_ptr<const Engine::SymbolNames> Engine::symbolNames(Tier* code) {
-    if (!code) return nullptr;
-    std::pair<const Index*, int64_t> key{code->index.get(), code->index->generations().code};
-    if (symbolNames_ && symbolNamesKey_ == key) return symbolNames_;
-    auto n = std::make_shared<SymbolNames>();
-    for (auto& s : code->index->codeSymbols()) {
-        std::string q = s.qualified;
-        // `a::b` and `a.b` alike.
-        std::string dotted;
-        for (size_t i = 0; i < q.size(); ++i) {
-            if (q.compare(i, 2, "::") == 0) {
-                dotted += '.';
-                ++i;
-            } else {
-                dotted += q[i];
-            }
-        }
-        auto dot = dotted.find_last_of('.');
-        n->byLast.emplace(dot == std::string::npos ? dotted : dotted.substr(dot + 1),
-                          SymbolNames::Name{std::move(s.path), std::move(q)});
-    }
-    symbolNames_ = std::move(n);
-    symbolNamesKey_ = key;
-    return symbolNames_;
-}
-
 std::vector<std::string> Engine::instructionFiles() {
     adoptListing();
     Tier* code = codeTier(false);

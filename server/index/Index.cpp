@@ -919,7 +919,6 @@ void Index::bumpCodeGeneration() {
 }
 
 std::vector<std::string> Index::listedInstructionFiles() {
-    selectInstructionFiles_.reset();
     std::vector<std::string> out;
     while (selectInstructionFiles_.step())
         out.push_back(selectInstructionFiles_.text(0));
