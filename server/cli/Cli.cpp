@@ -434,6 +434,10 @@ int cmdInit(const Context& ctx) {
     // After an upgrade: anchors stamped by earlier digest rules that git
     // shows unchanged are stamped again with today's (a recorded act each).
     auto r = engine.restamp();
+    // And the anchors' health, counted once here and kept per file in the
+    // index, so a server's first status and the session-start hook read it
+    // rather than checking every anchor.
+    (void)engine.status(std::nullopt, false);
     if (r.restamped)
         human += "re-stamped " + std::to_string(r.restamped) + " anchor(s) of " +
                  std::to_string(r.claims) +

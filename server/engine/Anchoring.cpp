@@ -191,7 +191,14 @@ bool Anchorer::tooLarge(const std::string& rel) const {
 }
 
 const Anchorer::CachedFile* Anchorer::load(const std::string& relPath) {
-    auto rel = relativeToRoot(root_, relPath);
+    std::optional<std::string> rel;
+    if (readScopes_ > 0) {
+        auto [it, added] = confined_.try_emplace(relPath);
+        if (added) it->second = relativeToRoot(root_, relPath);
+        rel = it->second;
+    } else {
+        rel = relativeToRoot(root_, relPath);
+    }
     if (!rel) return nullptr;
     if (auto doc = open_.find(*rel); doc != open_.end()) {
         // The unsaved buffer, re-parsed incrementally; copied into the view

@@ -98,7 +98,10 @@ public:
             ++a_.readScopes_;
         }
         ~ReadScope() {
-            if (--a_.readScopes_ == 0) a_.read_.clear();
+            if (--a_.readScopes_ == 0) {
+                a_.read_.clear();
+                a_.confined_.clear();
+            }
         }
         ReadScope(const ReadScope&) = delete;
         ReadScope& operator=(const ReadScope&) = delete;
@@ -173,6 +176,9 @@ private:
     int historyScopes_ = 0;
     int readScopes_ = 0;
     std::unordered_map<std::string, const CachedFile*> read_; // ReadScope: files read in it
+    // ReadScope: each anchor path as confined to the root (a realpath, one
+    // syscall per path component, once per path rather than once per anchor).
+    std::unordered_map<std::string, std::optional<std::string>> confined_;
     std::unordered_map<std::string, Rederived> rederived_;
 };
 

@@ -246,6 +246,12 @@ std::vector<Finding> Engine::findings(const FindingsOptions& opts, FindingsSumma
         // Anchors are workspace-relative paths of the project they were
         // written in; only the project tier's can be checked against this root.
         const bool checkAnchors = t.name == "project";
+        // A claim file is named by its directory's name and its own: the
+        // directory is judged once (display resolves links, a syscall per
+        // path component), not once per claim. A claim file that is itself a
+        // link out of the root is named where it is, as display names it.
+        const std::string claimsShown = display(t.store->claimsDir()) + "/";
+        auto claimShown = [&](const std::string& id) { return claimsShown + id + ".md"; };
 
         // The claims to look at, read in one snapshot.
         std::vector<Claim> claims;
@@ -255,7 +261,7 @@ std::vector<Finding> Engine::findings(const FindingsOptions& opts, FindingsSumma
             std::vector<std::pair<Tier*, std::string>> changed;
             auto snapshot = t.index->readScope();
             std::vector<int64_t> rowids;
-            std::string claimsPrefix = display(t.store->claimsDir()) + "/";
+            const std::string& claimsPrefix = claimsShown;
             if (!only) {
                 rowids = t.index->recent(ClaimStatus::Committed, kEverything);
             } else if (only->starts_with(claimsPrefix) && only->ends_with(".md")) {
@@ -339,7 +345,7 @@ std::vector<Finding> Engine::findings(const FindingsOptions& opts, FindingsSumma
                 for (auto& a : c.anchors)
                     anchorPaths[c.id].push_back(a.path);
             std::string claimFile = t.store->claimPath(c.id);
-            std::string claimPath = display(claimFile);
+            std::string claimPath = claimShown(c.id);
             // Every message quotes the claim, so scan what it quotes first:
             // a secret is named by rule and span, never repeated.
             std::vector<Scanned> fields;
@@ -422,7 +428,7 @@ std::vector<Finding> Engine::findings(const FindingsOptions& opts, FindingsSumma
                 if (check.state == "intact") continue;
                 if (check.state == "unjudged") {
                     if (!opts.changed || opts.changed->count(a.path) ||
-                        opts.changed->count(display(claimFile)))
+                        opts.changed->count(claimPath))
                         counted.notJudged.add(check.reason);
                     continue;
                 }
@@ -589,7 +595,7 @@ std::vector<Finding> Engine::findings(const FindingsOptions& opts, FindingsSumma
                         f.label = safe(label);
                         f.tier = t.name;
                         f.claimFile = t.store->claimPath(self->id);
-                        f.path = display(f.claimFile);
+                        f.path = claimShown(self->id);
                         f.subject = "conflict:" + other->id;
                         if (byAnchor && checkAnchors) {
                             size_t selfIndex = self == &a ? members[x] : members[y];

@@ -26,8 +26,9 @@ static constexpr int64_t kApplicationId = 0x656e6772;
 // The workspace's files as the last listing found them, the generations
 // the hot paths key their caches on (Index::generations), and what git said
 // about instruction files' lines (Index::historyFact), and the anchor health
-// status last counted (Index::lastHealth). Version 8 added them;
-// an index of version 7 gets them in place (open()), not by a rebuild.
+// status last counted (Index::lastHealth). Version 8 added them, version 9
+// the anchor health per anchored file (Index::fileHealth); an index of
+// version 7 or 8 gets them in place (open()), not by a rebuild.
 static const char* kListingSchema = R"SQL(
 CREATE TABLE IF NOT EXISTS workspace_files(path TEXT PRIMARY KEY,
   instruction INTEGER NOT NULL DEFAULT 0) WITHOUT ROWID;
@@ -41,6 +42,11 @@ CREATE TABLE IF NOT EXISTS history_facts(key TEXT PRIMARY KEY, value TEXT NOT NU
 CREATE TABLE IF NOT EXISTS health_summary(k INTEGER PRIMARY KEY CHECK (k = 0),
   intact INTEGER NOT NULL, drifted INTEGER NOT NULL, moved INTEGER NOT NULL,
   orphaned INTEGER NOT NULL, unjudged INTEGER NOT NULL, counted_at INTEGER NOT NULL);
+CREATE TABLE IF NOT EXISTS anchor_health(path TEXT PRIMARY KEY, changes INTEGER NOT NULL,
+  content_key TEXT NOT NULL, code_generation INTEGER NOT NULL, rules TEXT NOT NULL,
+  intact INTEGER NOT NULL, drifted INTEGER NOT NULL, moved INTEGER NOT NULL,
+  orphaned INTEGER NOT NULL, unjudged INTEGER NOT NULL, not_judged TEXT NOT NULL)
+  WITHOUT ROWID;
 )SQL";
 
 static const char* kSchema = R"SQL(
@@ -225,9 +231,9 @@ void Index::open(bool allowRecreate) {
                                   std::to_string(kSchemaVersion) +
                                   "); run a newer engram, or delete the file to rebuild it",
                               {{"path", path_}, {"schema_version", ver}});
-        } else if (ver == 7) {
-            // What version 8 added is derived from the workspace, not from
-            // claim files: added in place, so an upgrade costs no rebuild.
+        } else if (ver == 7 || ver == 8) {
+            // What versions 8 and 9 added is derived from the workspace, not
+            // from claim files: added in place, so an upgrade costs no rebuild.
             sql::Transaction tx(db_);
             db_.exec(kListingSchema);
             db_.exec("PRAGMA user_version = " + std::to_string(kSchemaVersion));
@@ -979,6 +985,33 @@ void Index::putHealth(const HealthSummary& h) {
                          "orphaned, unjudged, counted_at) VALUES (0, ?1, ?2, ?3, ?4, ?5, ?6)");
     s.bind(1, h.intact).bind(2, h.drifted).bind(3, h.moved).bind(4, h.orphaned);
     s.bind(5, h.unjudged).bind(6, h.countedAt).exec();
+}
+
+std::vector<FileHealthRow> Index::fileHealth() {
+    std::vector<FileHealthRow> out;
+    auto s = db_.prepare("SELECT path, changes, content_key, code_generation, rules, intact, "
+                         "drifted, moved, orphaned, unjudged, not_judged FROM anchor_health");
+    while (s.step())
+        out.push_back({s.text(0), s.int64(1), s.text(2), s.int64(3), s.text(4), s.int64(5),
+                       s.int64(6), s.int64(7), s.int64(8), s.int64(9), s.text(10)});
+    return out;
+}
+
+void Index::putFileHealth(const std::vector<FileHealthRow>& rows) {
+    if (rows.empty()) return;
+    sql::Transaction tx(db_);
+    auto put = db_.prepare(
+        "INSERT OR REPLACE INTO anchor_health(path, changes, content_key, code_generation, "
+        "rules, intact, drifted, moved, orphaned, unjudged, not_judged) VALUES (?1, ?2, ?3, "
+        "?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11)");
+    for (auto& r : rows) {
+        put.bind(1, r.path).bind(2, r.changes).bind(3, r.contentKey).bind(4, r.codeGeneration);
+        put.bind(5, r.rules).bind(6, r.intact).bind(7, r.drifted).bind(8, r.moved);
+        put.bind(9, r.orphaned).bind(10, r.unjudged).bind(11, r.notJudged).exec();
+    }
+    db_.exec("DELETE FROM anchor_health WHERE path NOT IN "
+             "(SELECT path FROM anchor_paths WHERE anchors > 0)");
+    tx.commit();
 }
 
 std::vector<CodeSymbol> Index::symbolsWithShape(const std::string& shape) {

@@ -78,6 +78,22 @@ struct AnchorPath {
     int64_t changes = 0;
 };
 
+// One anchored file's anchor states as engram/status last counted them,
+// with what the count depended on: the file's anchors (AnchorPath::changes),
+// its text (the anchorer's content key), the code index (its generation:
+// where a missing definition went) and the rules that judged it (engram's
+// build). A server's first status reuses the row while all four hold, so
+// it costs a stat per anchored file, not a check per anchor.
+struct FileHealthRow {
+    std::string path;
+    int64_t changes = 0;
+    std::string contentKey;
+    int64_t codeGeneration = 0;
+    std::string rules;
+    int64_t intact = 0, drifted = 0, moved = 0, orphaned = 0, unjudged = 0;
+    std::string notJudged; // "reason=n,reason=n"
+};
+
 struct BrokenFile {
     std::string file; // path relative to the store directory
     int line = 0;
@@ -136,7 +152,7 @@ public:
     // a term and nothing more (detail=none, no column sizes): recall reads
     // posting lists of single terms and document frequencies, and ranks
     // from the rows themselves.
-    static constexpr int kSchemaVersion = 8;
+    static constexpr int kSchemaVersion = 9;
 
     // Opens or creates the index beside the store's claims. A missing,
     // corrupt or older index is recreated empty (sync() then fills it).
@@ -237,6 +253,11 @@ public:
     // count it (engram hook's session start: a look at every anchored file).
     std::optional<HealthSummary> lastHealth();
     void putHealth(const HealthSummary& h);
+    // Per anchored file (FileHealthRow): every row kept, and rows written
+    // (replacing a file's row), with the rows of files that hold no anchor
+    // any more dropped in the same transaction.
+    std::vector<FileHealthRow> fileHealth();
+    void putFileHealth(const std::vector<FileHealthRow>& rows);
     // Every definition in the code index (instruction files' names are
     // looked up among them, engine/Instructions.cpp).
     std::vector<CodeSymbol> codeSymbols();

@@ -3,6 +3,7 @@
 #include "Client.h"
 
 #include <catch2/catch.hpp>
+#include <chrono>
 #include <filesystem>
 #include <thread>
 
@@ -150,6 +151,46 @@ TEST_CASE("remember, recall, get, learn, retract, status and reindex work throug
     CHECK(g["claim"]["version"] == 2);
     REQUIRE(g["history"].size() == 1);
     CHECK(g["history"][0]["text"] == "The database pool holds ten connections");
+}
+
+TEST_CASE("anchor health counted by one command is kept for the next, and counted again when "
+          "the anchored file or its anchors changed while no engram ran",
+          "[e2e][cli][anchors]") {
+    Shell sh;
+    const std::string db = sh.root.path() + "/src/db.py";
+    // Written a while ago: a key taken within the clock's racy window is
+    // not kept (it could not tell a same-size rewrite in that tick).
+    auto settle = [&] {
+        fs::last_write_time(db, fs::file_time_type::clock::now() - std::chrono::seconds(10));
+    };
+    settle();
+    sh.ok({"remember", "connect opens a pooled connection", "--label", "pool", "--anchor",
+           "src/db.py#connect"});
+    json st = sh.ok({"status"});
+    CHECK(st["anchor_health"]["intact"] == 1);
+    CHECK(sh.ok({"status"})["anchor_health"]["intact"] == 1); // from the kept count
+
+    // The function's body edited while nothing ran: its key changed.
+    std::string code = *slurp(db);
+    auto at = code.find("def connect");
+    REQUIRE(at != std::string::npos);
+    auto body = code.find("\n", at) + 1;
+    spew(db, code.substr(0, body) + "    trace = True\n" + code.substr(body));
+    settle();
+    st = sh.ok({"status"});
+    CHECK(st["anchor_health"]["drifted"] == 1);
+    CHECK(st["anchor_health"]["intact"] == 0);
+    CHECK(sh.ok({"status"})["anchor_health"]["drifted"] == 1);
+
+    // Put back, and a second claim on the file: its anchors changed.
+    spew(db, code);
+    settle();
+    CHECK(sh.ok({"status"})["anchor_health"]["intact"] == 1);
+    sh.ok({"remember", "connect retries once", "--label", "pool-retry", "--anchor",
+           "src/db.py#connect"});
+    st = sh.ok({"status"});
+    CHECK(st["anchor_health"]["intact"] == 2);
+    CHECK(st["anchor_health"]["drifted"] == 0);
 }
 
 TEST_CASE("a WouldDowngrade refusal exits 1 and leaves the claim as it was", "[e2e][cli]") {

@@ -1,12 +1,13 @@
 // Cost invariants of the hot paths (ARCHITECTURE.md, "Hot paths"), counted,
 // not timed: the real binary runs under a preloaded library that counts,
-// from outside it, the processes it starts and the files and directories it
-// opens or stats (support/cost_shim.c). The same requests go to a store of
-// 1,000 claims and to one of 25,000, each in a git repository with its
-// claims committed and a hundred more not yet committed, as after a day's
-// work; what a hot path asks of the system must be the same for both, and
-// it starts no process. A feature that puts work proportional to the store
-// on one of these paths fails here, however fast the machine.
+// from outside it, the processes it starts, the files and directories it
+// opens or stats, and the rows it reads from its index
+// (support/cost_shim.c). The same requests go to a store of 1,000 claims
+// and to one of 25,000, each in a git repository with its claims committed
+// and a hundred more not yet committed, as after a day's work; what a hot
+// path asks of the system must be the same for both, and it starts no
+// process. A feature that puts work proportional to the store on one of
+// these paths fails here, however fast the machine.
 #include "Client.h"
 
 #include <algorithm>
@@ -28,7 +29,7 @@ namespace {
 
 // The shim's slots (support/cost_shim.c).
 struct Counts {
-    std::array<uint64_t, 6> v{};
+    std::array<uint64_t, 7> v{};
     uint64_t processes() const { return v[0]; }
     // Started by any thread: a server's background threads may (listing the
     // workspace), off the answering path; a one-shot command waits for them
@@ -43,14 +44,14 @@ struct Counts {
     // What the answering thread asked (a background thread's work depends on
     // when its timer fired, not on the store).
     bool operator==(const Counts& o) const {
-        return std::equal(v.begin(), v.begin() + 5, o.v.begin());
+        return std::equal(v.begin(), v.begin() + 5, o.v.begin()) && v[6] == o.v[6];
     }
 };
 
 std::ostream& operator<<(std::ostream& os, const Counts& c) {
     return os << "{processes " << c.v[0] << ", opens " << c.v[1] << ", stats " << c.v[2]
               << ", claim files " << c.v[3] << ", directories " << c.v[4]
-              << ", processes of any thread " << c.v[5] << "}";
+              << ", processes of any thread " << c.v[5] << ", index rows " << c.v[6] << "}";
 }
 
 // The counters' file, zeroed, and the environment that makes an engram
@@ -119,7 +120,9 @@ std::string bulkId(int i) {
 struct Workspace {
     TempDir root, home;
     std::string anchored;
-    explicit Workspace(int claims) {
+    int claims = 0; // besides the two written by remember
+    explicit Workspace(int claims)
+        : claims(claims + 100) {
         copySampleWorkspace(root.path());
         spew(root.path() + "/CLAUDE.md",
              "# Notes\n\nTokens are checked by `TokenValidator.validate` in src/auth.py.\n\n"
@@ -183,6 +186,12 @@ std::map<std::string, Counts> measure(Workspace& w) {
         s.initialize(w.root.path());
         REQUIRE_FALSE(s.call("engram/recall", {{"query", "ledger subsystem"}})["rows"].empty());
         out["spawn to the first recall"] = start.read();
+        // A server's first status: the anchors' health as the last count
+        // (engram init's) kept it, each anchored file's key compared, not
+        // every anchor checked again.
+        json st = s.call("engram/status", {});
+        REQUIRE(st["anchor_health"]["intact"] == int64_t(w.claims + 2));
+        out["first status"] = start.read() - out["spawn to the first recall"];
         std::filesystem::remove(hold);
     }
     Meter m;
@@ -283,5 +292,5 @@ TEST_CASE("what each hot path asks of the system does not grow with the store, a
     // thread, may add to a prompt's wait.
     CHECK(a["hook session start"].processesOfAnyThread() == 0);
     CHECK(b["hook session start"].processesOfAnyThread() == 0);
-    CHECK(a.size() == 9);
+    CHECK(a.size() == 10);
 }

@@ -2,7 +2,9 @@
 // with LD_PRELOAD by the cost-invariant tests (tests/e2e/CostTest.cpp), it
 // sits between engram and libc and counts the processes engram starts and
 // the files and directories it opens or stats on the thread that answers,
-// whatever code path (engram's, SQLite's, the C++ library's) makes the call. Counting at this level
+// whatever code path (engram's, SQLite's, the C++ library's) makes the call,
+// and the rows it reads from its index (each sqlite3_step that yields a row).
+// Counting at this level
 // means a feature cannot put work on a hot path that the test does not see.
 //
 // The counters live in a file the test names (ENGRAM_COST_COUNTS), mapped
@@ -25,7 +27,16 @@
 #include <unistd.h>
 
 // The counters' order in the file: eight little-endian uint64 slots.
-enum { kProcesses, kOpens, kStats, kClaimFiles, kDirectories, kProcessesAnyThread, kSlots = 8 };
+enum {
+    kProcesses,
+    kOpens,
+    kStats,
+    kClaimFiles,
+    kDirectories,
+    kProcessesAnyThread,
+    kIndexRows,
+    kSlots = 8
+};
 
 static uint64_t* counters;
 
@@ -187,4 +198,25 @@ pid_t fork(void) {
     count(kProcesses);
     countAnyThread(kProcessesAnyThread);
     return REAL(fork)();
+}
+
+// SQLite is a shared library: engram's calls into it pass through here.
+// Rows of statements engram wrote are counted; the full-text module's own
+// reads of its segment tables (statements naming the schema, 'main'.) are
+// not: how many segments a term spans follows the history of merges, not
+// the rows a request reads.
+struct sqlite3_stmt;
+int sqlite3_step(struct sqlite3_stmt* stmt);
+const char* sqlite3_sql(struct sqlite3_stmt* stmt);
+int sqlite3_step(struct sqlite3_stmt* stmt) {
+    static __typeof__(&sqlite3_step) real;
+    static __typeof__(&sqlite3_sql) sql;
+    if (!real) real = REAL(sqlite3_step);
+    if (!sql) sql = REAL(sqlite3_sql);
+    int rc = real(stmt);
+    if (rc == 100 /* SQLITE_ROW */) {
+        const char* text = sql(stmt);
+        if (!text || !strstr(text, "'main'.")) count(kIndexRows);
+    }
+    return rc;
 }

@@ -142,7 +142,7 @@ TEST_CASE("an index of the version before the workspace listing gains it in plac
         idx.sync();
         sql::Db db(f.store.indexPath());
         db.exec("DROP TABLE workspace_files; DROP TABLE code_meta; DROP TABLE history_facts; "
-                "PRAGMA user_version = 7");
+                "DROP TABLE anchor_health; PRAGMA user_version = 7");
     }
     Index idx(f.store);
     CHECK_FALSE(idx.freshlyCreated());
@@ -163,6 +163,57 @@ TEST_CASE("an index of the version before the workspace listing gains it in plac
     CHECK(idx.applyListing(c));
     CHECK(idx.listedInstructionFiles().empty());
     CHECK(idx.listedFiles().size() == 2);
+}
+
+TEST_CASE("an index of version 8 gains the per-file anchor health in place, kept per "
+          "anchored file") {
+    Fixture f;
+    Claim c = make("c-one", "validate rejects expired tokens");
+    Anchor a;
+    a.path = "src/auth.py";
+    a.symbol = "validate";
+    a.nodeKind = "function";
+    c.anchors.push_back(a);
+    f.put(c);
+    {
+        Index idx(f.store);
+        idx.sync();
+        sql::Db db(f.store.indexPath());
+        db.exec("DROP TABLE anchor_health; PRAGMA user_version = 8");
+    }
+    Index idx(f.store);
+    CHECK_FALSE(idx.freshlyCreated());
+    CHECK_FALSE(idx.sync().rebuilt);
+    CHECK(idx.fileHealth().empty());
+    FileHealthRow row{"src/auth.py", 1, "file 1 2 3", 4, "rules", 1, 0, 0, 0, 0, ""};
+    FileHealthRow gone = row;
+    gone.path = "src/gone.py"; // holds no anchor: not kept
+    idx.putFileHealth({row, gone});
+    auto kept = idx.fileHealth();
+    REQUIRE(kept.size() == 1);
+    CHECK(kept[0].path == "src/auth.py");
+    CHECK(kept[0].contentKey == "file 1 2 3");
+    CHECK(kept[0].codeGeneration == 4);
+    CHECK(kept[0].intact == 1);
+    // Written again: replaced, not doubled.
+    row.intact = 0;
+    row.drifted = 1;
+    idx.putFileHealth({row});
+    kept = idx.fileHealth();
+    REQUIRE(kept.size() == 1);
+    CHECK(kept[0].drifted == 1);
+    CHECK(kept[0].intact == 0);
+    // The claim retracted: its file's counter moves on, so a reader
+    // comparing it knows the kept row is stale.
+    auto paths = idx.anchorPaths();
+    REQUIRE(paths.size() == 1);
+    int64_t before = paths[0].changes;
+    c.status = ClaimStatus::Retracted;
+    c.version = 2;
+    f.put(c);
+    idx.sync();
+    auto after = idx.anchorPaths();
+    CHECK((after.empty() || after[0].changes != before));
 }
 
 TEST_CASE("rebuild gives the same rows as incremental sync") {
