@@ -2,16 +2,20 @@
 """The hot paths timed where users run them: stores inside git repositories.
 
 For each size (default 10,000 and 100,000 claims) it builds a workspace the
-way a team's clone looks after a day's work: the sample code, an AGENTS.md,
-the claims committed in git (every other one anchored to code) and a few
-hundred more not yet committed, the index and code index built (engram
-init). Then, each a median over --runs fresh processes:
+way a team's clone looks after a day's work: the sample code beside a
+generated repository of --repo-files source files (default 20,000), an
+AGENTS.md, the claims committed in git (every other one anchored to code)
+and a few hundred more not yet committed, the index and code index built
+(engram init). Then, each a median over --runs fresh processes:
 
   spawn -> first recall   `engram serve`, initialize, one recall answered
   first status            the same, then engram/status (anchor health)
   hook session start      `engram hook` for SessionStart, spawn to exit
   hook prompt             `engram hook` for a prompt, spawn to exit
   check                   `engram check`, no anchored file changed
+  fresh clone -> first recall
+                          a `git clone` of the workspace (no index, no code
+                          index), spawn to the first recall answered
 
 It prints a table with each row's target (BRIEF section 10) and the figure
 of the previous results file beside it, marking a change of more than 20%,
@@ -20,7 +24,7 @@ git-hot-paths.prev.json). Timings on a shared machine are noisy: read the
 medians and the ratios between sizes, not single runs.
 
   bench/git_hot_paths.py [--engram build/engram] [--sizes 10000,100000]
-                         [--runs 5] [--keep DIR]
+                         [--runs 5] [--repo-files 20000] [--keep DIR]
 """
 import argparse
 import json
@@ -41,6 +45,7 @@ TARGETS = {  # ms; None: no target of its own, shown for the trend
     "hook session start": 100,
     "hook prompt": 100,
     "check": 1000,
+    "fresh clone -> first recall": 1000,
 }
 
 
@@ -112,8 +117,23 @@ def claim(i, anchor):
 QUERY = "kalomi cache rirari service"
 
 
-def build(engram, dir, home, n):
+def generate_repository(dir, files):
+    """Source files of a repository of realistic size: packages of modules,
+    twenty small functions each (about 4 KB a file), for the code index's
+    walk and the workspace listing to cover."""
+    per = 100
+    for p in range((files + per - 1) // per):
+        pkg = os.path.join(dir, "lib", f"pkg{p}")
+        os.makedirs(pkg, exist_ok=True)
+        for m in range(min(per, files - p * per)):
+            with open(os.path.join(pkg, f"mod{m}.py"), "w") as f:
+                f.write("".join(f"def fn_{p}_{m}_{k}(value):\n    return value + {k}\n\n"
+                                for k in range(20)))
+
+
+def build(engram, dir, home, n, repo_files):
     shutil.copytree(os.path.join(TOP, "fixtures", "sample-workspace"), dir)
+    generate_repository(dir, repo_files)
     with open(os.path.join(dir, "AGENTS.md"), "w") as f:
         f.write("# Tokens\n\nTokens are checked by `TokenValidator.validate` in "
                 "src/auth.py.\n\n# Pool\n\nConnections open through `connect()` in "
@@ -191,6 +211,32 @@ def measure(engram, dir, home, runs):
         runs)
     out["check"] = median_ms(
         lambda: run([engram, "--root", dir, "--home", home, "check"], ok=(0, 1)), runs)
+
+    # A teammate's fresh clone: the committed claims, no index and no code
+    # index (both are git-ignored), its own home.
+    clone = dir + "-clone"
+
+    def fresh_clone():
+        shutil.rmtree(clone, ignore_errors=True)
+        shutil.rmtree(clone + "-home", ignore_errors=True)
+        run(["git", "clone", "-q", dir, clone])
+        start = time.perf_counter()
+        s = Lsp(engram, clone, clone + "-home")
+        try:
+            s.call("initialize", {"rootUri": "file://" + clone, "capabilities": {}})
+            s.send({"jsonrpc": "2.0", "method": "initialized", "params": {}})
+            r = s.call("engram/recall", {"query": QUERY})
+            answered = time.perf_counter()
+            assert r["rows"], "recall found nothing in the clone"
+            return (answered - start) * 1000
+        finally:
+            s.close()
+
+    try:
+        out["fresh clone -> first recall"] = median_ms(fresh_clone, runs)
+    finally:
+        shutil.rmtree(clone, ignore_errors=True)
+        shutil.rmtree(clone + "-home", ignore_errors=True)
     return out
 
 
@@ -199,6 +245,7 @@ def main():
     ap.add_argument("--engram", default=os.path.join(TOP, "build", "engram"))
     ap.add_argument("--sizes", default="10000,100000")
     ap.add_argument("--runs", type=int, default=5)
+    ap.add_argument("--repo-files", type=int, default=20000)
     ap.add_argument("--keep", help="build the workspaces here and leave them")
     a = ap.parse_args()
     engram = os.path.abspath(a.engram)
@@ -213,14 +260,14 @@ def main():
         shutil.copy(path, os.path.join(results_dir, "git-hot-paths.prev.json"))
     work = a.keep or tempfile.mkdtemp(prefix="engram-git-bench-")
     results = {"machine": {"cores": os.cpu_count(), "load": os.getloadavg()[0]},
-               "runs": a.runs, "sizes": {}}
+               "runs": a.runs, "repo_files": a.repo_files, "sizes": {}}
     try:
         for n in sizes:
             dir = os.path.join(work, f"ws-{n}")
             home = os.path.join(work, f"home-{n}")
             if not os.path.exists(dir):
                 t = time.time()
-                build(engram, dir, home, n)
+                build(engram, dir, home, n, a.repo_files)
                 print(f"built {n:,} claims in git in {time.time() - t:.0f} s", file=sys.stderr)
             results["sizes"][str(n)] = measure(engram, dir, home, a.runs)
     finally:
@@ -230,7 +277,7 @@ def main():
     with open(path, "w") as f:
         json.dump(results, f, indent=2, sort_keys=True)
         f.write("\n")
-    print(f"{'row':24} {'claims':>8} {'median ms':>10} {'target':>7} {'previous':>9}")
+    print(f"{'row':28} {'claims':>8} {'median ms':>10} {'target':>7} {'previous':>9}")
     for n in sizes:
         for row, ms in results["sizes"][str(n)].items():
             before = prev.get("sizes", {}).get(str(n), {}).get(row)
@@ -239,7 +286,7 @@ def main():
                 change = (ms - before) / before if before else 0
                 mark = f" {change:+.0%}" + (" <-" if abs(change) > 0.2 else "")
             target = TARGETS.get(row)
-            print(f"{row:24} {n:>8,} {ms:>10.1f} {target if target else '':>7} "
+            print(f"{row:28} {n:>8,} {ms:>10.1f} {target if target else '':>7} "
                   f"{before if before else '':>9}{mark}")
     print(f"load average {results['machine']['load']:.2f} before, "
           f"{results['machine']['load_after']:.2f} after, {os.cpu_count()} cores")

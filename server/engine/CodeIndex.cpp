@@ -5,9 +5,11 @@
 // go when it left its file? (A move to another file is reported as `moved`,
 // not `orphaned`.) Files are re-parsed only when their mtime or size changed,
 // so reopening a workspace costs a directory walk. The walk is lazy for the
-// CLI (the first check that needs it) and runs after start-up in the server.
+// CLI (the first check that needs it) and runs on a thread of its own from a
+// server's start-up (Engine::CodeWalker).
 #include "engine/Engine.h"
 #include "engine/Tier.h"
+#include "index/Sqlite.h"
 #include "syntax/Languages.h"
 #include "syntax/Symbols.h"
 #include "util/Fs.h"
@@ -22,6 +24,7 @@
 #include <mutex>
 #include <thread>
 #include <unordered_map>
+#include <utility>
 
 namespace engram {
 
@@ -68,15 +71,22 @@ Engine::Tier* Engine::codeTier(bool create) {
     return codeOnly_.get();
 }
 
-CodeIndexReport Engine::indexCode(const std::function<void(size_t, size_t)>& progress,
-                                  bool listFiles) {
+namespace {
+
+// The walk itself: what it reads is the root and the index it is handed, so
+// it runs on the calling thread (the CLI) or on a thread of its own with a
+// connection of its own (a server's start-up, Engine::CodeWalker). With
+// `cancel` set part-way, what was written stays (each file's rows are
+// whole) and nothing is dropped.
+CodeIndexReport walkCode(const std::string& root, Index& index,
+                         const std::function<void(size_t, size_t)>& progress,
+                         const std::atomic<bool>* cancel) {
     CodeIndexReport r;
-    Tier* t = codeTier();
-    if (!t) return r;
     namespace fs = std::filesystem;
+    auto cancelled = [&] { return cancel && cancel->load(std::memory_order_relaxed); };
 
     std::unordered_map<std::string, FileStat> known;
-    for (auto& [path, st] : t->index->codeFiles())
+    for (auto& [path, st] : index.codeFiles())
         known[path] = st;
 
     // Parsing is the cost, and files are independent: a pool of threads,
@@ -99,7 +109,7 @@ CodeIndexReport Engine::indexCode(const std::function<void(size_t, size_t)>& pro
     std::deque<Slot*> todo; // guarded by mu
     bool walked = false;    // guarded by mu: no more slots will come
     auto extract = [&](Slot& s) {
-        if (auto text = readFile(opts_.root + "/" + s.rel)) {
+        if (auto text = !cancelled() ? readFile(root + "/" + s.rel) : std::nullopt) {
             s.read = true;
             s.bytes = int64_t(text->size());
             auto symbols =
@@ -154,9 +164,8 @@ CodeIndexReport Engine::indexCode(const std::function<void(size_t, size_t)>& pro
 
     // The source files of the workspace, by walking it.
     std::error_code ec;
-    fs::recursive_directory_iterator it(opts_.root, fs::directory_options::skip_permission_denied,
-                                        ec);
-    for (; !ec && it != fs::recursive_directory_iterator(); it.increment(ec)) {
+    fs::recursive_directory_iterator it(root, fs::directory_options::skip_permission_denied, ec);
+    for (; !ec && it != fs::recursive_directory_iterator() && !cancelled(); it.increment(ec)) {
         const auto& entry = *it;
         std::string name = entry.path().filename().string();
         std::error_code entryEc; // an entry that vanished is skipped, not a failed walk
@@ -169,7 +178,7 @@ CodeIndexReport Engine::indexCode(const std::function<void(size_t, size_t)>& pro
             continue;
         }
         if (!entry.is_regular_file(entryEc) || !syntax::languageForPath(name)) continue;
-        auto rel = relativeToRoot(opts_.root, entry.path().string());
+        auto rel = relativeToRoot(root, entry.path().string());
         auto st = statFile(entry.path().string());
         if (!rel || !st || st->size > kMaxSourceBytes) continue;
         ++r.files;
@@ -187,10 +196,11 @@ CodeIndexReport Engine::indexCode(const std::function<void(size_t, size_t)>& pro
     // directory that vanished, EMFILE, EIO) has not seen every file: what it
     // did not reach is not gone, so nothing is dropped from the index.
     if (ec) r.error = ec.message();
+    if (cancelled()) r.error = "cancelled";
     endWalk();
     if (pool.empty()) work(); // too few files for the threads
 
-    // Many files to write: a cache that holds the transaction.
+    // Many files to write: a cache that holds each transaction.
     struct Cache {
         Index& index;
         explicit Cache(Index& i, bool large)
@@ -198,8 +208,13 @@ CodeIndexReport Engine::indexCode(const std::function<void(size_t, size_t)>& pro
             if (large) index.setWriteCache(64);
         }
         ~Cache() { index.setWriteCache(0); }
-    } cache(*t->index, slots.size() >= kThreadedFrom);
-    auto tx = t->index->writeScope();
+    } cache(index, slots.size() >= kThreadedFrom);
+    // Written in transactions of a few hundred files, not one: another
+    // writer of the index (a remember, another engram) waits for one batch,
+    // not for the whole first walk of a large repository.
+    constexpr size_t kFilesPerTransaction = 256;
+    std::unique_ptr<sql::Transaction> tx;
+    size_t inTx = 0;
     for (size_t j = 0; j < slots.size(); ++j) {
         Slot& s = slots[j];
         s.done.wait(false, std::memory_order_acquire);
@@ -208,28 +223,137 @@ CodeIndexReport Engine::indexCode(const std::function<void(size_t, size_t)>& pro
         r.symbols += s.symbols.size();
         r.bytes += s.bytes;
         ++r.parsed;
-        t->index->putCodeFile(s.rel, s.st, s.symbols);
+        if (!tx) tx.reset(new sql::Transaction(index.writeScope()));
+        index.putCodeFile(s.rel, s.st, s.symbols);
         s.symbols = {};
+        if (++inTx == kFilesPerTransaction) {
+            tx->commit();
+            tx.reset();
+            inTx = 0;
+        }
     }
     pool.clear();
+    if (!tx) tx.reset(new sql::Transaction(index.writeScope()));
     if (r.error.empty())
         for (auto& [gone, st] : known) {
-            t->index->dropCodeFile(gone);
+            index.dropCodeFile(gone);
             ++r.removed;
         }
-    // Caches of the code index's names are keyed by this (Listing.cpp).
-    if (r.parsed || r.removed) t->index->bumpCodeGeneration();
-    tx.commit();
+    // Caches of the code index's names are keyed by this (Listing.cpp), and
+    // kept anchor health that was not all intact (Health.cpp).
+    if (r.parsed || r.removed) index.bumpCodeGeneration();
+    tx->commit();
+    if (progress) progress(slots.size(), slots.size());
+    return r;
+}
+
+} // namespace
+
+CodeIndexReport Engine::indexCode(const std::function<void(size_t, size_t)>& progress,
+                                  bool listFiles) {
+    // One walk at a time: a server's start-up walk is waited for (and
+    // adopted) first, and usually leaves nothing to parse.
+    awaitCodeWalk();
+    Tier* t = codeTier();
+    if (!t) return {};
+    CodeIndexReport r = walkCode(opts_.root, *t->index, progress, nullptr);
     codeIndexedIn_ = t->index.get();
     lastCodeWalk_ = std::chrono::steady_clock::now();
     // The walk's companion: the workspace's files as git sees them, which
     // the hot paths read instead of listing (engine/Listing.cpp).
     if (listFiles) relist();
-    if (progress) progress(slots.size(), slots.size());
     return r;
 }
 
+// A server's start-up walk: a stat per source file (a parse per changed
+// one), which grows with the repository, so it runs beside the requests
+// rather than before them, on a connection of its own.
+class Engine::CodeWalker {
+public:
+    CodeWalker(Tier* tier, std::string root, std::string hold)
+        : tier(tier)
+        , index(tier->index.get())
+        , own_(std::make_unique<Index>(*tier->store))
+        , thread_([this, root = std::move(root), hold = std::move(hold)] {
+            waitWhileHeld(hold, &cancel_);
+            try {
+                report_ = walkCode(
+                    root, *own_,
+                    [this](size_t done, size_t total) {
+                        done_.store(done, std::memory_order_relaxed);
+                        total_.store(total, std::memory_order_relaxed);
+                    },
+                    &cancel_);
+            } catch (const std::exception& e) {
+                report_.error = e.what();
+            }
+            finished_.store(true, std::memory_order_release);
+        }) {}
+    ~CodeWalker() { cancel_.store(true); }
+    // The tier and index it walked for: adopted only into that very one.
+    Tier* const tier;
+    const Index* const index;
+    bool finished() const { return finished_.load(std::memory_order_acquire); }
+    std::pair<size_t, size_t> progress() const {
+        return {done_.load(std::memory_order_relaxed), total_.load(std::memory_order_relaxed)};
+    }
+    // Waits for the thread; the report once it ended.
+    const CodeIndexReport& report() {
+        if (thread_.joinable()) thread_.join();
+        return report_;
+    }
+
+private:
+    std::unique_ptr<Index> own_;
+    std::atomic<bool> cancel_{false}, finished_{false};
+    std::atomic<size_t> done_{0}, total_{0};
+    CodeIndexReport report_;
+    std::jthread thread_; // last: joined before the members it writes go
+};
+
+void Engine::CodeWalkerEnd::operator()(CodeWalker* w) const {
+    delete w;
+}
+
+bool Engine::startCodeWalk() {
+    if (codeWalk_) return true;
+    Tier* t = codeTier();
+    if (!t) return false;
+    try {
+        codeWalk_.reset(new CodeWalker(t, opts_.root, opts_.reconcileHold));
+    } catch (const std::exception&) {
+        return false; // no second connection: the walk runs when first needed
+    }
+    return true;
+}
+
+std::pair<size_t, size_t> Engine::codeWalkProgress() const {
+    return codeWalk_ ? codeWalk_->progress() : std::pair<size_t, size_t>{0, 0};
+}
+
+std::optional<CodeIndexReport> Engine::adoptCodeWalk(bool wait) {
+    if (walkEnded_) return std::exchange(walkEnded_, std::nullopt);
+    if (!codeWalk_ || (!wait && !codeWalk_->finished())) return std::nullopt;
+    auto walk = std::move(codeWalk_);
+    CodeIndexReport r = walk->report();
+    Tier* t = walk->tier;
+    // Written through another connection: this one's count of code changes
+    // moves too, so counts that depended on the code index are taken again.
+    if (t->index.get() == walk->index && r.error != "cancelled") {
+        codeIndexedIn_ = t->index.get();
+        lastCodeWalk_ = std::chrono::steady_clock::now();
+        if (r.parsed || r.removed) t->index->noteCodeChanged();
+    }
+    return r;
+}
+
+void Engine::awaitCodeWalk() {
+    // Kept for the server, which reports the walk's end (adoptCodeWalk).
+    if (codeWalk_) walkEnded_ = adoptCodeWalk(true);
+}
+
 std::vector<CodeSymbol> Engine::symbolsWithShape(const std::string& shape) {
+    awaitCodeWalk(); // where a definition went is judged on the walked index
     Tier* t = codeTier();
     if (!t) return {};
     if (codeIndexedIn_ != t->index.get()) indexCode({}, false);

@@ -67,7 +67,13 @@ Engine::Engine(EngineOptions opts)
         configErrors_.push_back(e);
 }
 
+void waitWhileHeld(const std::string& hold, const std::atomic<bool>* cancel) {
+    while (!hold.empty() && !(cancel && cancel->load()) && ::access(hold.c_str(), F_OK) == 0)
+        std::this_thread::sleep_for(std::chrono::milliseconds(10));
+}
+
 Engine::~Engine() {
+    codeWalk_.reset(); // its thread writes through a store of tiers_
     try {
         flushUsage();
     } catch (const std::exception&) {
@@ -163,8 +169,7 @@ void Engine::startScan(Tier& t, bool opening) {
             // Behind the requests: one thread, at a lower priority (a
             // thread's own nice value on Linux), so answers keep a core.
             ::setpriority(PRIO_PROCESS, id_t(::syscall(SYS_gettid)), 10);
-            while (!hold.empty() && !cancel->load() && ::access(hold.c_str(), F_OK) == 0)
-                std::this_thread::sleep_for(std::chrono::milliseconds(10));
+            waitWhileHeld(hold, cancel.get());
             return scanClaims(index, dir, true, checked.get(), cancel.get(), false);
         });
     if (opening) t.swept = false;

@@ -17,14 +17,13 @@
 #include "store/Store.h"
 #include "util/TreeWatch.h"
 
+#include <atomic>
 #include <chrono>
 #include <functional>
 #include <map>
 #include <memory>
 #include <set>
 #include <string>
-#include <unordered_map>
-#include <unordered_set>
 #include <vector>
 
 namespace engram {
@@ -51,9 +50,11 @@ struct EngineOptions {
     // ENGRAM_INLINE_RECONCILE_MAX overrides it.
     int64_t inlineReconcileMax = 0;
     // A test seam (ENGRAM_TEST_HOLD_RECONCILE): while a file exists at this
-    // path the start-up sweep waits to begin, so a test observes the answers
-    // served before it finishes for as long as it likes, then removes the
-    // file. Empty, and inert, unless the variable is set.
+    // path the start-up sweep, the listing of the workspace and the code
+    // index's walk (each on a thread of its own) wait to begin, so a test
+    // observes the answers served before they finish for as long as it
+    // likes, then removes the file. Empty, and inert, unless the variable is
+    // set (waitWhileHeld).
     std::string reconcileHold{};
     // Long-lived servers watch the directories of anchored files (inotify),
     // so engram/status looks again only at files reported changed instead
@@ -97,6 +98,10 @@ struct ReverifyFileResult {
     int stamped = 0;
     std::vector<std::string> refused; // "FILE:LINE `ref`: state (why)"
 };
+
+// Waits while the file at `hold` exists (EngineOptions::reconcileHold), or
+// until `cancel` is set; returns at once for an empty path.
+void waitWhileHeld(const std::string& hold, const std::atomic<bool>* cancel);
 
 struct CodeIndexReport {
     size_t files = 0;       // source files in the workspace
@@ -237,6 +242,16 @@ public:
     // workspace's files are listed again too (relist()).
     CodeIndexReport indexCode(const std::function<void(size_t, size_t)>& progress = {},
                               bool listFiles = true);
+    // Servers: the same walk on a thread of its own, with a connection of
+    // its own, so a large repository delays no request; false when there is
+    // no code index to walk. Whatever needs the walked index (where a
+    // definition went, a judging scan, indexCode) waits for it; the rest
+    // answers meanwhile. adoptCodeWalk() takes its report once it ended
+    // (waiting for it with `wait`); codeWalkProgress() is (done, total)
+    // while it writes.
+    bool startCodeWalk();
+    std::optional<CodeIndexReport> adoptCodeWalk(bool wait = false);
+    std::pair<size_t, size_t> codeWalkProgress() const;
 
     // Instruction files (BRIEF 14): which there are, as the last listing of
     // the workspace found them (engine/Listing.cpp; no process, whoever
@@ -406,8 +421,6 @@ private:
     // them; a server's listing on a thread of its own.
     static bool instructionFileIn(const std::vector<std::string>& globs, const std::string& rel);
     std::function<bool(const std::string&)> instructionTest();
-    // nullptr when the workspace was never listed.
-    std::shared_ptr<const std::vector<std::string>> listedFiles(Tier* code);
     void adoptListing();
     void maybeRelistInBackground(Tier* code, bool now);
     class Lister;
@@ -415,38 +428,19 @@ private:
         void operator()(Lister* l) const;
     };
     std::unique_ptr<Lister, ListerEnd> lister_;
-    std::shared_ptr<const std::vector<std::string>> everyFiles_;
-    int64_t everyKey_ = 0;
+    class CodeWalker;
+    struct CodeWalkerEnd { // cancels and joins its thread (engine/CodeIndex.cpp)
+        void operator()(CodeWalker* w) const;
+    };
+    std::unique_ptr<CodeWalker, CodeWalkerEnd> codeWalk_;
+    std::optional<CodeIndexReport> walkEnded_; // adopted by a wait, not yet reported
+    void awaitCodeWalk();
     std::chrono::steady_clock::time_point listedAt_{};
     std::vector<std::string> instructionFiles_;
     int64_t instructionKey_ = 0;
     const Index* instructionIndex_ = nullptr; // the index instructionKey_ is of
     bool instructionsLoaded_ = false;
     std::chrono::steady_clock::time_point instructionsLooked_{};
-    // What judging an instruction file looks names up in, built once per
-    // listing (files) and per change of the code index (symbols), so a
-    // keystroke in an open instruction file rebuilds neither.
-    struct FileNames {
-        std::shared_ptr<const std::vector<std::string>> files;            // sorted
-        std::unordered_map<std::string, std::vector<std::string>> byName; // base name -> files
-        std::unordered_set<std::string> dirs;
-        // Modules by their last part: each file's path without its
-        // extension, and each directory (`agents.testing` -> agents/testing.py).
-        std::unordered_multimap<std::string, std::string> modules;
-    };
-    struct SymbolNames {
-        struct Name {
-            std::string path, qualified;
-        };
-        // By the last part of the name ("validate" -> TokenValidator.validate).
-        std::unordered_multimap<std::string, Name> byLast;
-    };
-    // Both of the code tier, or nullptr: never listed; no code index.
-    std::shared_ptr<const FileNames> fileNames(Tier* code);
-    std::shared_ptr<const SymbolNames> symbolNames(Tier* code);
-    std::shared_ptr<const FileNames> fileNames_;
-    std::shared_ptr<const SymbolNames> symbolNames_;
-    std::pair<const Index*, int64_t> symbolNamesKey_{nullptr, -1};
     std::vector<CodeSymbol> symbolsWithShape(const std::string& shape);
 };
 

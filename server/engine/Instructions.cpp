@@ -486,22 +486,6 @@ std::map<std::string, Anchor> readStamps(const std::string& path) {
 
 } // namespace
 
-std::shared_ptr<const Engine::SymbolNames> Engine::symbolNames(Tier* code) {
-    if (!code) return nullptr;
-    std::pair<const Index*, int64_t> key{code->index.get(), code->index->generations().code};
-    if (symbolNames_ && symbolNamesKey_ == key) return symbolNames_;
-    auto n = std::make_shared<SymbolNames>();
-    for (auto& s : code->index->codeSymbols()) {
-        std::string dotted = normaliseName(s.qualified); // `a::b` and `a.b` alike
-        auto dot = dotted.find_last_of('.');
-        n->byLast.emplace(dot == std::string::npos ? dotted : dotted.substr(dot + 1),
-                          SymbolNames::Name{std::move(s.path), std::move(s.qualified)});
-    }
-    symbolNames_ = std::move(n);
-    symbolNamesKey_ = key;
-    return symbolNames_;
-}
-
 InstructionScan Engine::scanInstructions(const std::optional<std::string>& onlyFile,
                                          const std::string* text, bool searchHistory) {
     InstructionScan scan;
@@ -509,8 +493,10 @@ InstructionScan Engine::scanInstructions(const std::optional<std::string>& onlyF
     // Judging (check, status, findings) builds or refreshes the code index,
     // and with it the listing of the workspace's files; recall and the hook
     // read them as they are, never walking the workspace on their path.
-    if (searchHistory)
+    if (searchHistory) {
+        awaitCodeWalk();
         if (Tier* code = codeTier(); code && codeIndexedIn_ != code->index.get()) indexCode();
+    }
     std::vector<std::string> files = instructionFiles();
     if (onlyFile) {
         files.clear();
@@ -521,47 +507,53 @@ InstructionScan Engine::scanInstructions(const std::optional<std::string>& onlyF
     Tier* project = tier("project");
     const std::string storeDir = project ? project->store->dir() : opts_.root + "/.engram";
 
-    // The workspace's files and the code index's names, as this process
-    // last read them (kept while neither changed: a keystroke reloads
-    // nothing). Without a listing, what only the whole list could tell is
-    // counted not judged, as without a code index.
-    static const FileNames kNoFiles;
-    static const SymbolNames kNoSymbols;
+    // The workspace's files and the code index's names, looked up one
+    // name at a time in the code tier's index (indexed queries: what a
+    // judgement reads grows with its references, not with the repository).
+    // Without a listing, what only the whole list could tell is counted not
+    // judged, as without a code index.
     Tier* code = codeTier(false);
     Asked asked(git, code ? code->index.get() : nullptr, searchHistory, opts_.root);
-    auto fileNamesNow = fileNames(code);
-    const FileNames& names = fileNamesNow ? *fileNamesNow : kNoFiles;
-    const bool listed = fileNamesNow != nullptr;
+    const bool listed = code && code->index->generations().files != 0;
+    Index* names = listed ? code->index.get() : nullptr;
     scan.listed = listed;
-    static const std::vector<std::string> kNoList;
-    const std::vector<std::string>& every = names.files ? *names.files : kNoList;
-    const auto& byName = names.byName;
-    const auto& dirs = names.dirs;
-    const auto& modules = names.modules;
-    std::shared_ptr<const SymbolNames> symbolNamesNow;
-    const SymbolNames* symbols = &kNoSymbols;
-    bool indexed = false; // a code index to look names up in
-    auto loadSymbols = [&] {
-        if (symbolNamesNow) return;
-        symbolNamesNow = symbolNames(code);
-        if (!symbolNamesNow)
-            symbolNamesNow = std::shared_ptr<const SymbolNames>(&kNoSymbols, [](auto*) {});
-        symbols = symbolNamesNow.get();
-        // Nothing indexed, by this process or an earlier one, or no listing
-        // of the files: no index.
-        indexed =
-            listed && code && (codeIndexedIn_ == code->index.get() || !symbols->byLast.empty());
+    // Nothing indexed, by this process or an earlier one, or no listing of
+    // the files: no index to look names up in.
+    const bool indexed =
+        names && (codeIndexedIn_ == code->index.get() || code->index->anyCodeSymbols());
+    constexpr int kMaxNamed = 4096; // definitions or files of one name looked at
+    auto symbolsNamed = [&](const std::string& last) {
+        return indexed ? names->symbolsNamed(last, kMaxNamed) : std::vector<CodeSymbol>{};
     };
-    // The files a module is: a file stem's files, or a directory's own (the
-    // listing is sorted: one range of it).
-    auto moduleFiles = [&](const std::string& module) {
+    auto byBaseName = [&](const std::string& name) {
+        return names ? names->filesNamed(name, kMaxNamed) : std::vector<std::string>{};
+    };
+    auto isDir = [&](const std::string& path) { return names && names->isListedDir(path); };
+    // Modules by their last part: each file's path without its extension,
+    // and each directory (`agents.testing` -> agents/testing.py).
+    auto modulesNamed = [&](const std::string& last) {
         std::vector<std::string> out;
-        bool dir = dirs.count(module) > 0;
-        std::string prefix = module + (dir ? "/" : ".");
-        for (auto it = std::lower_bound(every.begin(), every.end(), prefix);
-             it != every.end() && it->starts_with(prefix) && out.size() < kMaxModuleFiles; ++it)
-            if (!dir || it->find('/', prefix.size()) == std::string::npos) out.push_back(*it);
+        if (!names) return out;
+        for (auto& f : names->filesWithStem(last, kMaxNamed)) {
+            auto slash = f.find_last_of('/');
+            out.push_back((slash == std::string::npos ? "" : f.substr(0, slash + 1)) + last);
+        }
+        for (auto& d : names->dirsNamed(last, kMaxNamed))
+            out.push_back(std::move(d));
         return out;
+    };
+    // The files a module is: a file stem's files, or a directory's own (one
+    // range of the listing).
+    auto moduleFiles = [&](const std::string& module) {
+        if (!names) return std::vector<std::string>{};
+        bool dir = isDir(module);
+        std::string prefix = module + (dir ? "/" : ".");
+        return names->filesUnder(
+            prefix,
+            [&](const std::string& f) {
+                return !dir || f.find('/', prefix.size()) == std::string::npos;
+            },
+            kMaxModuleFiles);
     };
     std::map<std::string, std::optional<std::string>> texts;
     auto textOf = [&](const std::string& rel) -> const std::optional<std::string>& {
@@ -585,16 +577,15 @@ InstructionScan Engine::scanInstructions(const std::optional<std::string>& onlyF
         auto parts = splitDots(symbol);
         static const std::set<std::string> receivers = {"this", "self", "cls", "super"};
         if (receivers.count(parts[0])) return Otherwise::Drop;
-        if (auto it = byName.find(r.written); it != byName.end()) { // `go.mod`
-            ir.target = it->second.front();
+        if (auto where = byBaseName(r.written); !where.empty()) { // `go.mod`
+            ir.target = where.front();
             return Otherwise::Ok;
         }
         bool call = r.written.ends_with(")");
         auto member = [&](const std::vector<std::string>& files, const std::string& name) {
-            auto [b, e] = symbols->byLast.equal_range(name);
-            for (auto it = b; it != e; ++it)
-                if (std::find(files.begin(), files.end(), it->second.path) != files.end())
-                    return it->second.path + "#" + it->second.qualified;
+            for (auto& sym : symbolsNamed(name))
+                if (std::find(files.begin(), files.end(), sym.path) != files.end())
+                    return sym.path + "#" + sym.qualified;
             if (!call)
                 for (auto& f : files)
                     if (auto& t = textOf(f); t && declaredIn(*t, name)) return f;
@@ -605,9 +596,11 @@ InstructionScan Engine::scanInstructions(const std::optional<std::string>& onlyF
             for (size_t i = 0; i < k; ++i)
                 path += (i ? "/" : "") + parts[i];
             std::string module;
-            auto [b, e] = modules.equal_range(parts[k - 1]);
-            for (auto it = b; it != e && module.empty(); ++it)
-                if (it->second == path || it->second.ends_with("/" + path)) module = it->second;
+            for (auto& m : modulesNamed(parts[k - 1]))
+                if (m == path || m.ends_with("/" + path)) {
+                    module = m;
+                    break;
+                }
             if (module.empty()) continue;
             if (k == parts.size()) {
                 ir.target = module;
@@ -627,15 +620,16 @@ InstructionScan Engine::scanInstructions(const std::optional<std::string>& onlyF
             return Otherwise::Dangling;
         }
         bool typeName = parts[0][0] >= 'A' && parts[0][0] <= 'Z';
-        if (parts.size() >= 2 && symbols->byLast.count(parts[0])) {
+        auto owners = parts.size() >= 2 ? symbolsNamed(parts[0]) : std::vector<CodeSymbol>{};
+        if (!owners.empty()) {
             // A type of the repository's without that member is dangling; a
             // lower-case first part (`env.X`, `request.json`) may as well be
             // a variable or someone else's object.
             std::vector<std::string> files;
-            auto [b, e] = symbols->byLast.equal_range(parts[0]);
-            for (auto it = b; it != e && files.size() < kMaxModuleFiles; ++it)
-                if (std::find(files.begin(), files.end(), it->second.path) == files.end())
-                    files.push_back(it->second.path);
+            for (auto it = owners.begin(); it != owners.end() && files.size() < kMaxModuleFiles;
+                 ++it)
+                if (std::find(files.begin(), files.end(), it->path) == files.end())
+                    files.push_back(it->path);
             if (auto found = member(files, parts.back()); !found.empty()) {
                 ir.target = found;
                 return Otherwise::Ok;
@@ -646,10 +640,6 @@ InstructionScan Engine::scanInstructions(const std::optional<std::string>& onlyF
             return Otherwise::Dangling;
         }
         return Otherwise::Drop;
-    };
-    auto byBaseName = [&](const std::string& name) {
-        auto it = byName.find(name);
-        return it == byName.end() ? std::vector<std::string>{} : it->second;
     };
     auto exists = [&](const std::string& rel) {
         return statFile(opts_.root + "/" + rel).has_value() || anchorer_.hasDocument(rel);
@@ -796,8 +786,8 @@ InstructionScan Engine::scanInstructions(const std::optional<std::string>& onlyF
                         unmistakable =
                             isDir(first) || (!fileDir.empty() && isDir(fileDir + "/" + first));
                     else if (hasDir)
-                        unmistakable = dirs.count(first) || byName.count(first) ||
-                                       (!fileDir.empty() && dirs.count(fileDir + "/" + first));
+                        unmistakable = isDir(first) || !byBaseName(first).empty() ||
+                                       (!fileDir.empty() && isDir(fileDir + "/" + first));
                     else
                         unmistakable = instructions::knownExtension(
                             r.path.substr(r.path.find_last_of('.') + 1));
@@ -805,11 +795,8 @@ InstructionScan Engine::scanInstructions(const std::optional<std::string>& onlyF
                 if (!unmistakable) continue;
                 // `.test.ts`, `.lock.yml`: a suffix files share, not a file.
                 if (auto base = r.path.substr(r.path.find_last_of('/') + 1);
-                    base.starts_with('.') && base.find('.', 1) != std::string::npos &&
-                    std::any_of(every.begin(), every.end(), [&](const std::string& f) {
-                        return f.ends_with(base) && f.size() > base.size() &&
-                               f[f.size() - base.size() - 1] != '/';
-                    }))
+                    base.starts_with('.') && base.find('.', 1) != std::string::npos && names &&
+                    names->namesShareSuffix(base))
                     continue;
                 ir.state = "dangling";
                 ir.why = "no file or directory '" + places.front() + "' in the workspace";
@@ -827,7 +814,6 @@ InstructionScan Engine::scanInstructions(const std::optional<std::string>& onlyF
             }
 
             // A symbol: where it is now.
-            loadSymbols();
             std::string symbol = r.symbol;
             std::vector<std::pair<std::string, std::string>> now; // (path, qualified)
             if (r.form == RefForm::PathSymbol) {
@@ -841,12 +827,12 @@ InstructionScan Engine::scanInstructions(const std::optional<std::string>& onlyF
                 now.emplace_back(found, symbol);
             } else {
                 std::string last = symbol.substr(symbol.find_last_of('.') + 1);
-                auto [b, e] = symbols->byLast.equal_range(last);
+                auto named = symbolsNamed(last);
                 std::set<std::pair<std::string, std::string>> hits;
-                for (auto it = b; it != e; ++it) {
-                    std::string n = normaliseName(it->second.qualified);
+                for (auto& sym : named) {
+                    std::string n = normaliseName(sym.qualified);
                     if (n == symbol || n.ends_with("." + symbol))
-                        hits.emplace(it->second.path, it->second.qualified);
+                        hits.emplace(sym.path, sym.qualified);
                 }
                 if (hits.empty()) {
                     // A module prefix: `auth.TokenValidator` in auth.py.
@@ -855,13 +841,12 @@ InstructionScan Engine::scanInstructions(const std::optional<std::string>& onlyF
                         std::string module = symbol.substr(0, dot), rest = symbol.substr(dot + 1);
                         std::string modulePath = module;
                         std::replace(modulePath.begin(), modulePath.end(), '.', '/');
-                        for (auto it = b; it != e; ++it) {
-                            std::string n = normaliseName(it->second.qualified);
-                            std::string stem =
-                                it->second.path.substr(0, it->second.path.find_last_of('.'));
+                        for (auto& sym : named) {
+                            std::string n = normaliseName(sym.qualified);
+                            std::string stem = sym.path.substr(0, sym.path.find_last_of('.'));
                             if ((n == rest || n.ends_with("." + rest)) &&
                                 (stem == modulePath || stem.ends_with("/" + modulePath)))
-                                hits.emplace(it->second.path, it->second.qualified);
+                                hits.emplace(sym.path, sym.qualified);
                         }
                     }
                 }

@@ -146,32 +146,47 @@ ListingChange diff(const std::vector<std::string>& before,
 // A listing taken on a thread of its own (servers), and what it found.
 class Engine::Lister {
 public:
-    Lister(Tier* tier, std::string root, std::shared_ptr<const std::vector<std::string>> before,
-           std::vector<std::string> instructionsBefore,
-           std::function<bool(const std::string&)> instruction)
+    // The listing it compares with is read on its thread too, through a
+    // connection of its own (the whole table: a row per file).
+    Lister(Tier* tier, std::string root, std::function<bool(const std::string&)> instruction,
+           std::string hold)
         : tier(tier)
         , index(tier ? tier->index.get() : nullptr)
-        , thread_([this, root = std::move(root), before = std::move(before),
-                   instructionsBefore = std::move(instructionsBefore),
-                   instruction = std::move(instruction)] {
-            auto now = std::make_shared<std::vector<std::string>>(Engine::listWorkspace(root));
-            change_ = diff(*before, instructionsBefore, *now, instruction);
-            files_ = std::move(now);
+        , own_(tier ? std::make_unique<Index>(*tier->store) : nullptr)
+        , thread_([this, root = std::move(root), instruction = std::move(instruction),
+                   hold = std::move(hold)] {
+            waitWhileHeld(hold, &cancel_);
+            std::vector<std::string> before, instructionsBefore;
+            try {
+                if (own_) {
+                    auto snapshot = own_->readScope();
+                    generation_ = own_->generations().files;
+                    before = own_->listedFiles();
+                    instructionsBefore = own_->listedInstructionFiles();
+                }
+            } catch (const std::exception&) {
+                generation_ = -1; // not adopted: the next listing tries again
+            }
+            auto now = Engine::listWorkspace(root);
+            change_ = diff(before, instructionsBefore, now, instruction);
             done_.store(true, std::memory_order_release);
         }) {}
+    ~Lister() { cancel_.store(true); }
     // The index it lists for: adopted only into that very one (no look at
     // the file system to know it is still open).
     Tier* const tier;
     const Index* const index;
     bool done() const { return done_.load(std::memory_order_acquire); }
-    // Only once done().
+    // Only once done(): the change, and the listing generation it is a
+    // change from.
     ListingChange& change() { return change_; }
-    std::shared_ptr<const std::vector<std::string>> files() { return files_; }
+    int64_t generation() const { return generation_; }
 
 private:
-    std::atomic<bool> done_{false};
+    std::unique_ptr<Index> own_;
+    std::atomic<bool> done_{false}, cancel_{false};
+    int64_t generation_ = 0;
     ListingChange change_;
-    std::shared_ptr<const std::vector<std::string>> files_;
     std::jthread thread_; // last: joined before the members it writes go
 };
 
@@ -221,13 +236,11 @@ std::function<bool(const std::string&)> Engine::instructionTest() {
 void Engine::relist() {
     Tier* code = codeTier();
     lister_.reset();
-    auto now = std::make_shared<std::vector<std::string>>(listWorkspace(opts_.root));
+    auto now = listWorkspace(opts_.root);
     listedAt_ = std::chrono::steady_clock::now();
     if (!code) return;
     code->index->applyListing(diff(code->index->listedFiles(),
-                                   code->index->listedInstructionFiles(), *now, instructionTest()));
-    everyFiles_ = std::move(now);
-    everyKey_ = code->index->generations().files;
+                                   code->index->listedInstructionFiles(), now, instructionTest()));
 }
 
 void Engine::adoptListing() {
@@ -235,13 +248,11 @@ void Engine::adoptListing() {
     auto lister = std::move(lister_);
     Tier* code = lister->tier;
     if (!code || code->index.get() != lister->index) return;
-    // The listing was taken against the copy this process had: applied to
-    // the index only if that copy is still the index's (another process may
-    // have listed meanwhile; the next listing settles it).
-    if (code->index->generations().files != everyKey_) return;
+    // The listing was taken against the index as the thread read it:
+    // applied only if no other listing was applied since (another process
+    // may have listed meanwhile; the next listing settles it).
+    if (code->index->generations().files != lister->generation()) return;
     code->index->applyListing(lister->change());
-    everyFiles_ = lister->files();
-    everyKey_ = code->index->generations().files;
 }
 
 void Engine::maybeRelistInBackground(bool now) {
@@ -259,46 +270,11 @@ void Engine::maybeRelistInBackground(Tier* code, bool now) {
     auto at = std::chrono::steady_clock::now();
     if (!now && at - listedAt_ < kRelistAfter) return;
     listedAt_ = at;
-    auto before = listedFiles(code);
-    if (!before) before = std::make_shared<const std::vector<std::string>>();
-    lister_.reset(
-        new Lister(code, opts_.root, before,
-                   code ? code->index->listedInstructionFiles() : std::vector<std::string>{},
-                   instructionTest()));
-}
-
-std::shared_ptr<const std::vector<std::string>> Engine::listedFiles(Tier* code) {
-    adoptListing();
-    if (!code) return nullptr;
-    auto key = code->index->generations().files;
-    if (key == 0) return nullptr; // never listed
-    if (!everyFiles_ || everyKey_ != key) {
-        everyFiles_ = std::make_shared<const std::vector<std::string>>(code->index->listedFiles());
-        everyKey_ = key;
+    try {
+        lister_.reset(new Lister(code, opts_.root, instructionTest(), opts_.reconcileHold));
+    } catch (const std::exception&) {
+        // No second connection: listed again when next due.
     }
-    return everyFiles_;
-}
-
-std::shared_ptr<const Engine::FileNames> Engine::fileNames(Tier* code) {
-    auto every = listedFiles(code);
-    if (!every) return nullptr;
-    if (fileNames_ && fileNames_->files == every) return fileNames_;
-    auto n = std::make_shared<FileNames>();
-    n->files = every;
-    for (auto& f : *every) {
-        size_t from = 0;
-        for (size_t s = f.find('/'); s != std::string::npos; from = s + 1, s = f.find('/', from))
-            n->dirs.insert(f.substr(0, s));
-        std::string base = f.substr(from);
-        n->byName[base].push_back(f);
-        auto dot = base.find_last_of('.');
-        std::string stem = dot != std::string::npos && dot > 0 ? f.substr(0, from + dot) : f;
-        n->modules.emplace(stem.substr(from), stem);
-    }
-    for (auto& d : n->dirs)
-        n->modules.emplace(d.substr(d.find_last_of('/') + 1), d);
-    fileNames_ = std::move(n);
-    return fileNames_;
 }
 
 std::vector<std::string> Engine::instructionFiles() {

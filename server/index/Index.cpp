@@ -31,9 +31,16 @@ static constexpr int64_t kApplicationId = 0x656e6772;
 // version 7 or 8 gets them in place (open()), not by a rebuild.
 static const char* kListingSchema = R"SQL(
 CREATE TABLE IF NOT EXISTS workspace_files(path TEXT PRIMARY KEY,
-  instruction INTEGER NOT NULL DEFAULT 0) WITHOUT ROWID;
+  instruction INTEGER NOT NULL DEFAULT 0, name TEXT NOT NULL, stem TEXT NOT NULL,
+  rname TEXT NOT NULL) WITHOUT ROWID;
 CREATE INDEX IF NOT EXISTS workspace_instructions ON workspace_files(instruction)
   WHERE instruction = 1;
+CREATE INDEX IF NOT EXISTS workspace_names ON workspace_files(name);
+CREATE INDEX IF NOT EXISTS workspace_stems ON workspace_files(stem);
+CREATE INDEX IF NOT EXISTS workspace_rnames ON workspace_files(rname);
+CREATE TABLE IF NOT EXISTS workspace_dirs(path TEXT PRIMARY KEY, name TEXT NOT NULL)
+  WITHOUT ROWID;
+CREATE INDEX IF NOT EXISTS workspace_dir_names ON workspace_dirs(name);
 CREATE TABLE IF NOT EXISTS code_meta(k INTEGER PRIMARY KEY CHECK (k = 0),
   files_generation INTEGER NOT NULL, code_generation INTEGER NOT NULL);
 INSERT OR IGNORE INTO code_meta(k, files_generation, code_generation) VALUES (0, 0, 0);
@@ -47,6 +54,28 @@ CREATE TABLE IF NOT EXISTS anchor_health(path TEXT PRIMARY KEY, changes INTEGER 
   intact INTEGER NOT NULL, drifted INTEGER NOT NULL, moved INTEGER NOT NULL,
   orphaned INTEGER NOT NULL, unjudged INTEGER NOT NULL, not_judged TEXT NOT NULL)
   WITHOUT ROWID;
+)SQL";
+
+// The code index's definitions, by shape (where an anchor went), by file,
+// and by the last part of the name (instruction files' names are looked up
+// by it: `validate` -> TokenValidator.validate).
+static const char* kCodeSymbolsSchema = R"SQL(
+CREATE TABLE code_symbols(path TEXT NOT NULL, qualified TEXT NOT NULL, kind TEXT,
+  hash TEXT, shape TEXT, last TEXT NOT NULL);
+CREATE INDEX code_symbols_shape ON code_symbols(shape);
+CREATE INDEX code_symbols_path ON code_symbols(path);
+CREATE INDEX code_symbols_last ON code_symbols(last);
+)SQL";
+
+// From versions 7 to 9, what version 10 changed: the listing and the code
+// index gain the columns names are looked up by. Both are derived from the
+// workspace, so they start again empty (never listed; every file parsed
+// again by the next walk) rather than being rebuilt row by row.
+static const char* kNamesMigration = R"SQL(
+DROP TABLE IF EXISTS workspace_files;
+DROP TABLE IF EXISTS workspace_dirs;
+DROP TABLE IF EXISTS code_symbols;
+DELETE FROM code_files;
 )SQL";
 
 static const char* kSchema = R"SQL(
@@ -96,10 +125,7 @@ CREATE TABLE anchor_paths(path TEXT PRIMARY KEY, anchors INTEGER NOT NULL,
   changes INTEGER NOT NULL) WITHOUT ROWID;
 CREATE TABLE code_files(path TEXT PRIMARY KEY, file_mtime INTEGER, file_size INTEGER)
   WITHOUT ROWID;
-CREATE TABLE code_symbols(path TEXT NOT NULL, qualified TEXT NOT NULL, kind TEXT,
-  hash TEXT, shape TEXT);
-CREATE INDEX code_symbols_shape ON code_symbols(shape);
-CREATE INDEX code_symbols_path ON code_symbols(path);
+
 CREATE TABLE broken(file TEXT PRIMARY KEY, line INTEGER, message TEXT,
                     file_mtime INTEGER, file_size INTEGER, file_ino INTEGER NOT NULL DEFAULT 0);
 CREATE TABLE stats(k INTEGER PRIMARY KEY CHECK (k = 0),
@@ -231,11 +257,15 @@ void Index::open(bool allowRecreate) {
                                   std::to_string(kSchemaVersion) +
                                   "); run a newer engram, or delete the file to rebuild it",
                               {{"path", path_}, {"schema_version", ver}});
-        } else if (ver == 7 || ver == 8) {
-            // What versions 8 and 9 added is derived from the workspace, not
+        } else if (ver >= 7 && ver < kSchemaVersion) {
+            // What versions 8 to 10 added is derived from the workspace, not
             // from claim files: added in place, so an upgrade costs no rebuild.
             sql::Transaction tx(db_);
+            db_.exec(kNamesMigration);
+            db_.exec(kCodeSymbolsSchema);
             db_.exec(kListingSchema);
+            db_.exec("UPDATE code_meta SET files_generation = 0, "
+                     "code_generation = code_generation + 1");
             db_.exec("PRAGMA user_version = " + std::to_string(kSchemaVersion));
             tx.commit();
         } else if (ver < kSchemaVersion) {
@@ -280,6 +310,7 @@ void Index::createAnchorPathTriggers() {
 void Index::createSchema() {
     sql::Transaction tx(db_);
     db_.exec(kSchema);
+    db_.exec(kCodeSymbolsSchema);
     db_.exec(kListingSchema);
     createSecondaryIndexes();
     createInsertTrigger();
@@ -337,8 +368,21 @@ void Index::prepare() {
         "INSERT OR REPLACE INTO code_files(path, file_mtime, file_size) VALUES (?1, ?2, ?3)");
     dropCodeFile_ = db_.prepare("DELETE FROM code_files WHERE path = ?1");
     dropCodeSymbols_ = db_.prepare("DELETE FROM code_symbols WHERE path = ?1");
-    putCodeSymbol_ = db_.prepare("INSERT INTO code_symbols(path, qualified, kind, hash, shape) "
-                                 "VALUES (?1, ?2, ?3, ?4, ?5)");
+    putCodeSymbol_ = db_.prepare("INSERT INTO code_symbols(path, qualified, kind, hash, "
+                                 "shape, last) VALUES (?1, ?2, ?3, ?4, ?5, ?6)");
+    selectSymbolsNamed_ =
+        db_.prepare("SELECT path, qualified FROM code_symbols WHERE last = ?1 LIMIT ?2");
+    selectFilesNamed_ =
+        db_.prepare("SELECT path FROM workspace_files WHERE name = ?1 ORDER BY path LIMIT ?2");
+    selectStems_ =
+        db_.prepare("SELECT path FROM workspace_files WHERE stem = ?1 ORDER BY path LIMIT ?2");
+    selectDirsNamed_ =
+        db_.prepare("SELECT path FROM workspace_dirs WHERE name = ?1 ORDER BY path LIMIT ?2");
+    selectDir_ = db_.prepare("SELECT 1 FROM workspace_dirs WHERE path = ?1");
+    selectUnder_ = db_.prepare(
+        "SELECT path FROM workspace_files WHERE path >= ?1 AND path < ?2 ORDER BY path");
+    selectRnames_ =
+        db_.prepare("SELECT 1 FROM workspace_files WHERE rname > ?1 AND rname < ?2 LIMIT 1");
     selectShape_ = db_.prepare(
         "SELECT path, qualified, kind, hash, shape FROM code_symbols WHERE shape = ?1 LIMIT 50");
     selectFact_ = db_.prepare("SELECT value FROM history_facts WHERE key = ?1");
@@ -471,6 +515,13 @@ std::vector<std::pair<std::string, std::string>> Index::lookupPlans() {
         {"shape", &selectShape_},
         {"instruction files", &selectInstructionFiles_},
         {"history fact", &selectFact_},
+        {"symbols by last name", &selectSymbolsNamed_},
+        {"files by name", &selectFilesNamed_},
+        {"files by stem", &selectStems_},
+        {"directories by name", &selectDirsNamed_},
+        {"directory", &selectDir_},
+        {"files under a prefix", &selectUnder_},
+        {"file names by suffix", &selectRnames_},
     };
     for (auto& [name, stmt] : lookups) {
         auto plan = db_.prepare("EXPLAIN QUERY PLAN " + stmt->sql());
@@ -895,7 +946,7 @@ void Index::putCodeFile(const std::string& path, const FileStat& st,
     dropCodeSymbols_.bind(1, path).exec();
     for (auto& c : symbols) {
         putCodeSymbol_.bind(1, path).bind(2, c.qualified).bind(3, c.kind).bind(4, c.hash);
-        putCodeSymbol_.bind(5, c.shape).exec();
+        putCodeSymbol_.bind(5, c.shape).bind(6, lastNamePart(c.qualified)).exec();
     }
     putCodeFile_.bind(1, path).bind(2, st.mtimeNs).bind(3, st.size).exec();
     ++codeChanges_;
@@ -940,20 +991,142 @@ std::vector<std::string> Index::listedFiles() {
     return out;
 }
 
+namespace {
+
+// The words a listed path is looked up by: its base name, the base name
+// without its extension (a module's name: `db` for src/db.py; a name with
+// no extension, or a leading dot only, is its own), and the base name
+// reversed (files sharing a suffix: `.test.ts`).
+struct PathNames {
+    std::string name, stem, rname;
+    explicit PathNames(const std::string& path) {
+        auto slash = path.find_last_of('/');
+        name = path.substr(slash == std::string::npos ? 0 : slash + 1);
+        auto dot = name.find_last_of('.');
+        stem = dot != std::string::npos && dot > 0 ? name.substr(0, dot) : name;
+        rname.assign(name.rbegin(), name.rend());
+    }
+};
+
+// The first string after every string that starts with `prefix`.
+std::string pastPrefix(std::string prefix) {
+    while (!prefix.empty() && static_cast<unsigned char>(prefix.back()) == 0xFF)
+        prefix.pop_back();
+    if (!prefix.empty()) prefix.back() = char(static_cast<unsigned char>(prefix.back()) + 1);
+    return prefix;
+}
+
+} // namespace
+
+std::string lastNamePart(std::string_view qualified) {
+    size_t from = 0;
+    if (auto dot = qualified.rfind('.'); dot != std::string_view::npos) from = dot + 1;
+    if (auto colons = qualified.rfind("::"); colons != std::string_view::npos)
+        from = std::max(from, colons + 2);
+    return std::string(qualified.substr(from));
+}
+
 bool Index::applyListing(const ListingChange& change) {
     bool never = generations().files == 0;
     if (change.empty() && !never) return false;
     sql::Transaction tx(db_);
     auto del = db_.prepare("DELETE FROM workspace_files WHERE path = ?1");
-    for (auto& p : change.removed)
+    std::set<std::string> emptied; // directories a removed file was in
+    for (auto& p : change.removed) {
         del.bind(1, p).exec();
-    auto put =
-        db_.prepare("INSERT OR REPLACE INTO workspace_files(path, instruction) VALUES (?1, ?2)");
-    for (auto& [p, instruction] : change.added)
-        put.bind(1, p).bind(2, int64_t(instruction ? 1 : 0)).exec();
+        for (auto s = p.find_last_of('/'); s != std::string::npos && s > 0;
+             s = p.find_last_of('/', s - 1))
+            emptied.insert(p.substr(0, s));
+    }
+    auto put = db_.prepare("INSERT OR REPLACE INTO workspace_files(path, instruction, name, "
+                           "stem, rname) VALUES (?1, ?2, ?3, ?4, ?5)");
+    auto putDir = db_.prepare("INSERT OR IGNORE INTO workspace_dirs(path, name) VALUES (?1, ?2)");
+    for (auto& [p, instruction] : change.added) {
+        PathNames n(p);
+        put.bind(1, p).bind(2, int64_t(instruction ? 1 : 0)).bind(3, n.name).bind(4, n.stem);
+        put.bind(5, n.rname).exec();
+        for (auto s = p.find_last_of('/'); s != std::string::npos && s > 0;
+             s = p.find_last_of('/', s - 1)) {
+            std::string dir = p.substr(0, s);
+            putDir.bind(1, dir).bind(2, PathNames(dir).name).exec();
+        }
+    }
+    // A directory stays listed while a file under it is.
+    auto dropDir = db_.prepare("DELETE FROM workspace_dirs WHERE path = ?1");
+    for (auto& d : emptied) {
+        selectUnder_.bind(1, d + "/").bind(2, pastPrefix(d + "/"));
+        bool holds = selectUnder_.step();
+        selectUnder_.reset();
+        if (!holds) dropDir.bind(1, d).exec();
+    }
     db_.exec("UPDATE code_meta SET files_generation = files_generation + 1");
     tx.commit();
     return true;
+}
+
+std::vector<std::string> Index::column(sql::Stmt& s) {
+    std::vector<std::string> out;
+    while (s.step())
+        out.push_back(s.text(0));
+    s.reset();
+    return out;
+}
+
+std::vector<CodeSymbol> Index::symbolsNamed(const std::string& last, int limit) {
+    std::vector<CodeSymbol> out;
+    selectSymbolsNamed_.bind(1, last).bind(2, limit);
+    while (selectSymbolsNamed_.step())
+        out.push_back({selectSymbolsNamed_.text(0), selectSymbolsNamed_.text(1), "", "", ""});
+    selectSymbolsNamed_.reset();
+    return out;
+}
+
+std::vector<std::string> Index::filesNamed(const std::string& name, int limit) {
+    selectFilesNamed_.bind(1, name).bind(2, limit);
+    return column(selectFilesNamed_);
+}
+
+std::vector<std::string> Index::filesWithStem(const std::string& stem, int limit) {
+    selectStems_.bind(1, stem).bind(2, limit);
+    return column(selectStems_);
+}
+
+std::vector<std::string> Index::dirsNamed(const std::string& name, int limit) {
+    selectDirsNamed_.bind(1, name).bind(2, limit);
+    return column(selectDirsNamed_);
+}
+
+bool Index::isListedDir(const std::string& path) {
+    selectDir_.bind(1, path);
+    bool found = selectDir_.step();
+    selectDir_.reset();
+    return found;
+}
+
+std::vector<std::string> Index::filesUnder(const std::string& prefix,
+                                           const std::function<bool(const std::string&)>& keep,
+                                           size_t limit) {
+    std::vector<std::string> out;
+    selectUnder_.bind(1, prefix).bind(2, pastPrefix(prefix));
+    while (out.size() < limit && selectUnder_.step()) {
+        std::string p = selectUnder_.text(0);
+        if (!keep || keep(p)) out.push_back(std::move(p));
+    }
+    selectUnder_.reset();
+    return out;
+}
+
+bool Index::anyCodeSymbols() {
+    auto s = db_.prepare("SELECT 1 FROM code_symbols LIMIT 1");
+    return s.step();
+}
+
+bool Index::namesShareSuffix(const std::string& suffix) {
+    std::string r(suffix.rbegin(), suffix.rend());
+    selectRnames_.bind(1, r).bind(2, pastPrefix(r));
+    bool found = selectRnames_.step();
+    selectRnames_.reset();
+    return found;
 }
 
 std::optional<std::string> Index::historyFact(const std::string& key) {

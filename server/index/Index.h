@@ -15,8 +15,10 @@
 #include "model/Claim.h"
 #include "util/Fs.h"
 
+#include <functional>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 namespace engram {
@@ -51,6 +53,11 @@ struct CodeSymbol {
     std::string hash;
     std::string shape;
 };
+
+// The last part of a qualified name, `.` and `::` alike
+// (`TokenValidator::validate` -> `validate`): what instruction files' names
+// are looked up by in the code index.
+std::string lastNamePart(std::string_view qualified);
 
 // Anchor states over live anchored claims as engram/status last counted
 // them (every tier), and when (Unix seconds).
@@ -152,7 +159,7 @@ public:
     // a term and nothing more (detail=none, no column sizes): recall reads
     // posting lists of single terms and document frequencies, and ranks
     // from the rows themselves.
-    static constexpr int kSchemaVersion = 9;
+    static constexpr int kSchemaVersion = 10;
 
     // Opens or creates the index beside the store's claims. A missing,
     // corrupt or older index is recreated empty (sync() then fills it).
@@ -227,6 +234,9 @@ public:
     // Code files this Index object put or dropped: anchor states that looked
     // for a moved symbol elsewhere are stale once it changes.
     uint64_t codeChanges() const { return codeChanges_; }
+    // The code index was written through another connection (a server's
+    // start-up walk on its own thread).
+    void noteCodeChanged() { ++codeChanges_; }
     std::vector<CodeSymbol> symbolsWithShape(const std::string& shape);
 
     // The workspace's files as the last full listing found them (git's view,
@@ -239,7 +249,25 @@ public:
     Generations generations(); // one row: cheap enough for every request
     void bumpCodeGeneration();
     std::vector<std::string> listedInstructionFiles(); // sorted
-    std::vector<std::string> listedFiles();            // sorted; every row
+    std::vector<std::string> listedFiles();
+    // Names looked up in the listing and the code index one at a time, each
+    // an indexed query (instruction files' references are judged this way:
+    // what a judgement reads grows with the references, not the repository).
+    // Definitions whose name ends in `last` (lastNamePart); listed files by
+    // base name, by base name without extension, and under a path prefix
+    // (those `keep` accepts, up to `limit`); directories by their own name,
+    // and whether one is listed; whether some listed file's base name ends
+    // in `suffix` without being it.
+    std::vector<CodeSymbol> symbolsNamed(const std::string& last, int limit);
+    std::vector<std::string> filesNamed(const std::string& name, int limit);
+    std::vector<std::string> filesWithStem(const std::string& stem, int limit);
+    std::vector<std::string> dirsNamed(const std::string& name, int limit);
+    bool isListedDir(const std::string& path);
+    std::vector<std::string> filesUnder(const std::string& prefix,
+                                        const std::function<bool(const std::string&)>& keep,
+                                        size_t limit);
+    bool namesShareSuffix(const std::string& suffix);
+    bool anyCodeSymbols(); // sorted; every row
     // Writes a listing's change (and marks the workspace listed even when
     // it is empty). False when nothing was written.
     bool applyListing(const ListingChange& change);
@@ -311,7 +339,9 @@ private:
         selectRecentStatus_, selectAnchoredIn_, selectAnchoredLive_, selectSpan_, upsertBroken_,
         deleteBroken_, putCodeFile_, dropCodeFile_, dropCodeSymbols_, putCodeSymbol_, selectShape_,
         selectContentHash_, selectContribution_, selectGenerations_, selectInstructionFiles_,
-        selectFact_;
+        selectFact_, selectSymbolsNamed_, selectFilesNamed_, selectStems_, selectDirsNamed_,
+        selectDir_, selectUnder_, selectRnames_;
+    static std::vector<std::string> column(sql::Stmt& s);
 };
 
 } // namespace engram

@@ -67,46 +67,61 @@ void LspServer::indexCodeWithProgress(lsp::Folder& f) {
     // Only a workspace with memory needs its code indexed (for moves across
     // files); the first write to a new store indexes lazily.
     if (!statFile(f.engine.projectDir() + "/claims")) return;
-    std::string token = "engram-index-" + std::to_string(++serverRequests_);
+    // The workspace's files are listed on a thread (a process whose cost
+    // grows with the repository), and the code index is walked on another
+    // (a stat per source file): nothing waits for either.
+    f.engine.maybeRelistInBackground(true);
+    if (!f.engine.startCodeWalk()) return;
+    f.codeWalking = true;
+    if (!workDoneProgress_) return;
+    f.codeWalkToken = "engram-index-" + std::to_string(++serverRequests_);
     // Several folders each get their own progress, named after the folder.
     std::string title = "engram: indexing code";
     if (folders_->size() > 1) {
         auto slash = f.root().find_last_of('/');
         title += " in " + f.root().substr(slash == std::string::npos ? 0 : slash + 1);
     }
-    if (workDoneProgress_) {
-        reply({{"jsonrpc", "2.0"},
-               {"id", token},
-               {"method", "window/workDoneProgress/create"},
-               {"params", {{"token", token}}}});
-        reply(protocol::notification(
-            "$/progress",
-            {{"token", token},
-             {"value",
-              {{"kind", "begin"}, {"title", title}, {"percentage", 0}, {"cancellable", false}}}}));
-    }
-    // The workspace's files are listed on a thread (a process whose cost
-    // grows with the repository): nothing waits for it.
-    f.engine.maybeRelistInBackground(true);
-    auto report = f.engine.indexCode(
-        [&](size_t done, size_t total) {
-            if (!workDoneProgress_ || total == 0) return;
+    reply({{"jsonrpc", "2.0"},
+           {"id", f.codeWalkToken},
+           {"method", "window/workDoneProgress/create"},
+           {"params", {{"token", f.codeWalkToken}}}});
+    reply(protocol::notification(
+        "$/progress",
+        {{"token", f.codeWalkToken},
+         {"value",
+          {{"kind", "begin"}, {"title", title}, {"percentage", 0}, {"cancellable", false}}}}));
+}
+
+void LspServer::pollCodeWalk(lsp::Folder& f) {
+    if (!f.codeWalking) return;
+    auto report = f.engine.adoptCodeWalk();
+    if (!report) {
+        auto [done, total] = f.engine.codeWalkProgress();
+        if (!f.codeWalkToken.empty() && total > 0 && done != f.codeWalkReported) {
+            f.codeWalkReported = done;
             reply(protocol::notification(
                 "$/progress",
-                {{"token", token},
+                {{"token", f.codeWalkToken},
                  {"value",
                   {{"kind", "report"},
                    {"message", std::to_string(done) + "/" + std::to_string(total) + " files"},
                    {"percentage", int(100 * done / total)}}}}));
-        },
-        false);
-    if (workDoneProgress_)
+        }
+        return;
+    }
+    codeWalkEnded(f, *report);
+}
+
+void LspServer::codeWalkEnded(lsp::Folder& f, const CodeIndexReport& report) {
+    f.codeWalking = false;
+    if (!f.codeWalkToken.empty())
         reply(protocol::notification(
-            "$/progress", {{"token", token},
+            "$/progress", {{"token", f.codeWalkToken},
                            {"value",
                             {{"kind", "end"},
                              {"message", std::to_string(report.files) + " files, " +
                                              std::to_string(report.parsed) + " parsed"}}}}));
+    f.codeWalkToken.clear();
     logLine("code index of " + f.root() + ": " + std::to_string(report.files) + " files, " +
             std::to_string(report.parsed) + " parsed, " + std::to_string(report.symbols) +
             " symbols, " + std::to_string(report.removed) + " removed" +
@@ -114,6 +129,9 @@ void LspServer::indexCodeWithProgress(lsp::Folder& f) {
                  ? ", " + std::to_string(report.skippedDirs) + " directories too deep to enter"
                  : "") +
             (report.error.empty() ? "" : "; the walk stopped early (" + report.error + ")"));
+    // Anchors judged before the walk ended may have been judged on the
+    // code index as the last session left it.
+    if (report.parsed || report.removed) republishOpen(f.root());
 }
 
 void LspServer::ensureWatching() {

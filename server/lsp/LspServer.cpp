@@ -103,6 +103,7 @@ void LspServer::pollReconcile() {
     if (exitCode_) return;
     for (auto* f : folders_->all()) {
         try {
+            pollCodeWalk(*f);
             bool was = f->engine.reconciling();
             if (!f->engine.pollReconcile().empty()) republishOpen(f->root());
             // The check's file tables are gone: hand their pages back, as

@@ -80,6 +80,9 @@ private:
     // Indexes the folder's code, showing work-done progress when the client
     // supports it.
     void indexCodeWithProgress(lsp::Folder& f);
+    // Reports the start-up walk's progress, and its end once it ended.
+    void pollCodeWalk(lsp::Folder& f);
+    void codeWalkEnded(lsp::Folder& f, const CodeIndexReport& report);
     // Watches stores created after start-up, catching up with their files.
     void ensureWatching();
     void onClaimsChanged(const std::string& root, const std::set<std::string>& ids, bool full);

@@ -40,6 +40,11 @@ struct Folder {
     const std::string& root() const { return engine.root(); }
     Engine engine;
     ClaimsWatch watch;
+    // The start-up walk of the code index, running on the engine's thread
+    // for it: its $/progress token (empty without workDoneProgress).
+    bool codeWalking = false;
+    std::string codeWalkToken;
+    size_t codeWalkReported = 0; // files done when progress was last reported
 };
 
 // An EngramError whose reply also lists the bound roots as `data.options`

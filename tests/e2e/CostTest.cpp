@@ -3,11 +3,11 @@
 // from outside it, the processes it starts, the files and directories it
 // opens or stats, and the rows it reads from its index
 // (support/cost_shim.c). The same requests go to a store of 1,000 claims
-// and to one of 25,000, each in a git repository with its claims committed
-// and a hundred more not yet committed, as after a day's work; what a hot
-// path asks of the system must be the same for both, and it starts no
-// process. A feature that puts work proportional to the store on one of
-// these paths fails here, however fast the machine.
+// in the sample repository and to one of 25,000 beside 3,000 more source
+// files, each in a git repository with its claims committed and a hundred
+// more not yet committed, as after a day's work; what a hot path asks of
+// the system must be the same for both, and it starts no process. A feature that puts work
+// proportional to the store on one of these paths fails here, however fast the machine.
 #include "Client.h"
 
 #include <algorithm>
@@ -115,15 +115,25 @@ std::string bulkId(int i) {
     return id + "0000000";
 }
 
-// The sample workspace with an instruction file, one claim anchored to
-// code, `claims` more committed and a hundred not yet committed.
+// The sample workspace with an instruction file, `sources` more source
+// files, one claim anchored to code, `claims` more committed and a hundred
+// not yet committed.
 struct Workspace {
     TempDir root, home;
     std::string anchored;
     int claims = 0; // besides the two written by remember
-    explicit Workspace(int claims)
+    Workspace(int claims, int sources)
         : claims(claims + 100) {
         copySampleWorkspace(root.path());
+        for (int i = 0; i < sources; ++i) {
+            std::string dir = root.path() + "/lib/pkg" + std::to_string(i / 100);
+            std::filesystem::create_directories(dir);
+            std::string code;
+            for (int k = 0; k < 5; ++k)
+                code += "def fn_" + std::to_string(i) + "_" + std::to_string(k) +
+                        "(value):\n    return value + " + std::to_string(k) + "\n\n";
+            spew(dir + "/mod" + std::to_string(i % 100) + ".py", code);
+        }
         spew(root.path() + "/CLAUDE.md",
              "# Notes\n\nTokens are checked by `TokenValidator.validate` in src/auth.py.\n\n"
              "# Pool\n\nPooled connections open through `connect()` in `src/db.py`; the old "
@@ -278,13 +288,15 @@ std::map<std::string, Counts> measure(Workspace& w) {
 TEST_CASE("what each hot path asks of the system does not grow with the store, and starts no "
           "process",
           "[e2e][cost]") {
-    Workspace small(1000), large(25000);
+    Workspace small(1000, 0), large(25000, 3000);
     auto a = measure(small);
     auto b = measure(large);
     for (auto& [path, counts] : a) {
         // Printed on every run: the figures ARCHITECTURE.md quotes.
-        WARN(path << ": 1,100 claims " << counts << ", 25,100 claims " << b[path]);
-        INFO(path << ": 1,100 claims " << counts << ", 25,100 claims " << b[path]);
+        WARN(path << ": 1,100 claims " << counts << ", 25,100 claims and 3,000 more source files "
+                  << b[path]);
+        INFO(path << ": 1,100 claims " << counts << ", 25,100 claims and 3,000 more source files "
+                  << b[path]);
         CHECK(counts == b[path]);
         CHECK(counts.processes() == 0);
     }

@@ -314,7 +314,7 @@ TEST_CASE("every keyed lookup is planned through an index, never a walk of all c
     Index idx(f.store);
     idx.sync();
     auto plans = idx.lookupPlans();
-    REQUIRE(plans.size() == 9);
+    REQUIRE(plans.size() == 16);
     for (auto& [name, plan] : plans) {
         INFO(name << ": " << plan);
         CHECK(plan.find("SCAN") == std::string::npos);
@@ -325,6 +325,60 @@ TEST_CASE("every keyed lookup is planned through an index, never a walk of all c
     // Read on every recall: the few instruction files, not the workspace's files.
     CHECK(plans[7].second.find("workspace_instructions") != std::string::npos);
     CHECK(plans[8].second.find("PRIMARY KEY") != std::string::npos);
+    // Instruction files' names, looked up one at a time.
+    CHECK(plans[9].second.find("code_symbols_last") != std::string::npos);
+    CHECK(plans[10].second.find("workspace_names") != std::string::npos);
+    CHECK(plans[11].second.find("workspace_stems") != std::string::npos);
+    CHECK(plans[12].second.find("workspace_dir_names") != std::string::npos);
+    CHECK(plans[14].second.find("PRIMARY KEY") != std::string::npos);
+    CHECK(plans[15].second.find("workspace_rnames") != std::string::npos);
+}
+
+TEST_CASE("listed files and definitions are found by name, one indexed query each") {
+    Fixture f;
+    Index idx(f.store);
+    ListingChange c;
+    c.added = {{"src/auth/tokens.py", false}, {"src/db.py", false},       {"go.mod", false},
+               {"web/app.test.ts", false},    {"web/lib/util.ts", false}, {"AGENTS.md", true}};
+    REQUIRE(idx.applyListing(c));
+    CHECK(idx.filesNamed("db.py", 10) == std::vector<std::string>{"src/db.py"});
+    CHECK(idx.filesNamed("go.mod", 10) == std::vector<std::string>{"go.mod"});
+    CHECK(idx.filesWithStem("tokens", 10) == std::vector<std::string>{"src/auth/tokens.py"});
+    CHECK(idx.dirsNamed("auth", 10) == std::vector<std::string>{"src/auth"});
+    CHECK(idx.dirsNamed("lib", 10) == std::vector<std::string>{"web/lib"});
+    CHECK(idx.isListedDir("src"));
+    CHECK(idx.isListedDir("web/lib"));
+    CHECK_FALSE(idx.isListedDir("src/db.py"));
+    CHECK_FALSE(idx.isListedDir("sr"));
+    // Under a prefix, in order, as `keep` filters them (a directory's own
+    // files, not its subdirectories').
+    auto own = idx.filesUnder(
+        "web/", [](const std::string& p) { return p.find('/', 4) == std::string::npos; }, 10);
+    CHECK(own == std::vector<std::string>{"web/app.test.ts"});
+    CHECK(idx.filesUnder("src/", {}, 1).size() == 1);
+    // A suffix files share (`.test.ts`), not a file's whole name.
+    CHECK(idx.namesShareSuffix(".test.ts"));
+    CHECK_FALSE(idx.namesShareSuffix("app.test.ts"));
+    CHECK_FALSE(idx.namesShareSuffix(".spec.ts"));
+    // A directory goes with its last file.
+    ListingChange gone;
+    gone.removed = {"web/lib/util.ts"};
+    REQUIRE(idx.applyListing(gone));
+    CHECK_FALSE(idx.isListedDir("web/lib"));
+    CHECK(idx.isListedDir("web"));
+    CHECK(idx.dirsNamed("lib", 10).empty());
+
+    CHECK_FALSE(idx.anyCodeSymbols());
+    idx.putCodeFile("src/auth/tokens.py", FileStat{1, 2},
+                    {{"src/auth/tokens.py", "TokenValidator.validate", "method", "h", "s"},
+                     {"src/auth/tokens.py", "ns::Pool::validate", "function", "h", "s"}});
+    CHECK(idx.anyCodeSymbols());
+    auto named = idx.symbolsNamed("validate", 10);
+    REQUIRE(named.size() == 2);
+    CHECK(idx.symbolsNamed("Pool", 10).empty()); // by the last part only
+    CHECK(lastNamePart("ns::Pool::validate") == "validate");
+    CHECK(lastNamePart("a.b::c") == "c");
+    CHECK(lastNamePart("plain") == "plain");
 }
 
 TEST_CASE("a scan of the claims directory names every file added, removed, replaced or "
