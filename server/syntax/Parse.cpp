@@ -386,6 +386,10 @@ private:
     // pieces instead.
     bool take(const TSTree* tree, const Context& context, uint32_t keepBegin, uint32_t keepEnd,
               bool original) {
+        // A piece's parse sees the brackets written after it: a piece cut
+        // from it may reach over them, past the end of the text, where no
+        // range may end (found by fuzzing, symbols-go/regression-piece-past-end).
+        keepEnd = std::min(keepEnd, size_);
         Spans replaced;
         TSNode root = ts_tree_root_node(tree);
         if (!ts_node_is_error(root)) {

@@ -607,6 +607,32 @@ TEST_CASE("the symbol digests' SHA-256 equals libsodium's for any input and any 
     }
 }
 
+// Found by fuzzing (fixtures/fuzz/symbols-go/regression-piece-past-end; its
+// text in fixtures/regressions/): a piece cut from a piece's own parse
+// reached over the closing bracket written after it, and an unclosed struct
+// at the end of the file ended one byte past the text.
+TEST_CASE("a definition left open at the end of a file ends with the file, in any grammar",
+          "[symbols]") {
+    std::ifstream in(fixturesDir() + "/regressions/go-piece-past-end.go", std::ios::binary);
+    REQUIRE(in);
+    std::stringstream ss;
+    ss << in.rdbuf();
+    std::string text = ss.str();
+    REQUIRE(text.size() == 653);
+    auto syms = extractSymbols("go", text);
+    bool open = false;
+    for (const auto& s : syms) {
+        INFO(s.qualified << " [" << s.startByte << ", " << s.endByte << ")");
+        CHECK(s.startByte <= s.endByte);
+        CHECK(s.endByte <= text.size());
+        open = open || (s.qualified == "Server" && s.hasError && s.endByte == text.size());
+    }
+    CHECK(open); // still found, marked as holding an error
+    Document doc("go", text);
+    for (const auto& s : doc.symbols())
+        CHECK(s.endByte <= text.size());
+}
+
 // Found by fuzzing (fixtures/fuzz/symbols-cpp/regression-range-past-end): a
 // directive closing a file without a newline, inside an unclosed body, was
 // mapped back from the canonical text one byte past the end of the file.
