@@ -155,6 +155,10 @@ def build(engram, dir, home, n, repo_files):
             subprocess.run(["git", "add", "-A"], cwd=dir, check=True, env=env)
             subprocess.run(["git", "commit", "-q", "-m", "claims"], cwd=dir, check=True,
                            env=env)
+            # Packed, as a repository in use is; and no gc in the background
+            # later, racing the clones below for the objects it moves.
+            subprocess.run(["git", "gc", "-q"], cwd=dir, check=True, env=env)
+            subprocess.run(["git", "config", "gc.auto", "0"], cwd=dir, check=True)
         with open(os.path.join(claims, "c-b%010d.md" % i), "w") as f:
             f.write(claim(i, anchor))
     # The day's writes were a while ago.

@@ -1,6 +1,7 @@
 // engram_bench: the performance benchmarks of BRIEF section 10, as one program.
 //
-// For each store size it generates a synthetic store of claim files, then
+// For each store size it generates a synthetic store of claim files in a git
+// repository (committed but for the last 200, as after a day's work), then
 // measures what a user of that store pays: rebuilding the index with the real
 // `engram reindex`, spawning `engram serve` to its initialize reply, recall
 // in-process (Engine::recall) and over the wire (one long-lived server), a
@@ -21,6 +22,7 @@
 #include "text/Tokenize.h"
 #include "util/Fs.h"
 
+#include <algorithm>
 #include <csignal>
 #include <cstdio>
 #include <cstring>
@@ -228,6 +230,51 @@ struct SizeRun {
                       {"generation_seconds", g.seconds}};
         progress("generated " + std::to_string(g.claims) + " claims (" +
                  std::to_string(g.bytes / 1024) + " KiB) in " + std::to_string(g.seconds) + " s");
+    }
+
+    // Where users keep a store: a git repository with the claims committed,
+    // all but the last few hundred written (a day's work not yet committed).
+    // The commit is made with `git fast-import`, one pack for every blob: a
+    // million loose objects would cost gigabytes of disk and minutes; then
+    // `git reset` fills git's index from it (a hash of each committed file).
+    void commitToGit() {
+        auto t0 = Clock::now();
+        std::vector<std::string> names;
+        const std::string claims = root + "/.engram/claims";
+        for (auto& e : fs::directory_iterator(claims))
+            names.push_back(e.path().filename().string());
+        std::sort(names.begin(), names.end());
+        size_t committed = names.size() > 200 ? names.size() - 200 : 0;
+        std::string stream;
+        std::vector<std::pair<std::string, size_t>> files; // path in the repository, mark
+        auto blob = [&](const std::string& rel, const std::string& path) {
+            std::ifstream in(path, std::ios::binary);
+            std::string data((std::istreambuf_iterator<char>(in)), {});
+            files.emplace_back(rel, files.size() + 1);
+            stream += "blob\nmark :" + std::to_string(files.size()) + "\ndata " +
+                      std::to_string(data.size()) + "\n" + data + "\n";
+        };
+        for (size_t i = 0; i < committed; ++i)
+            blob(".engram/claims/" + names[i], claims + "/" + names[i]);
+        for (auto& e : fs::directory_iterator(root + "/.engram"))
+            if (e.is_regular_file() && e.path().filename().string().rfind("index.sqlite", 0) != 0)
+                blob(".engram/" + e.path().filename().string(), e.path().string());
+        stream += "commit refs/heads/main\ncommitter bench <bench@example.com> 1790000000 +0000\n"
+                  "data 7\nclaims\n";
+        for (auto& [rel, mark] : files)
+            stream += "M 100644 :" + std::to_string(mark) + " " + rel + "\n";
+        stream += "\n";
+        std::string out;
+        if (runToExit({"git", "init", "-q", "-b", "main", root}) != 0 ||
+            runWithInput({"git", "-C", root, "fast-import", "--quiet"}, stream, out) != 0 ||
+            runToExit({"git", "-C", root, "reset", "-q"}) != 0)
+            throw std::runtime_error("committing the store to git failed");
+        double s = msBetween(t0, Clock::now()) / 1000.0;
+        j["store"]["git"] = {
+            {"committed", committed}, {"uncommitted", names.size() - committed}, {"seconds", s}};
+        progress("committed " + std::to_string(committed) + " claim files to git (" +
+                 std::to_string(names.size() - committed) + " left uncommitted) in " +
+                 std::to_string(s) + " s");
     }
 
     // 1. `engram reindex`, the user-facing rebuild: with an index already
@@ -739,6 +786,7 @@ int main(int argc, char** argv) {
         {"clock", "std::chrono::steady_clock"},
         {"percentiles", "nearest rank, no outliers removed"},
         {"page_cache", "warm: claim files were just written, nothing is dropped between runs"},
+        {"repository", "each store in a git repository, its claims committed but the last 200"},
         {"spawn_runs", opt.spawnRuns},
         {"remember_runs", opt.rememberRuns},
         {"wire_timing", "from just before the request write to the complete reply frame"},
@@ -755,6 +803,7 @@ int main(int argc, char** argv) {
             run.root = run.dir + "/root";
             run.home = run.dir + "/home";
             run.generate();
+            run.commitToGit();
             run.rebuild();
             run.freshClone();
             run.spawn();

@@ -178,8 +178,15 @@ CodeIndexReport walkCode(const std::string& root, Index& index,
             continue;
         }
         if (!entry.is_regular_file(entryEc) || !syntax::languageForPath(name)) continue;
-        auto rel = relativeToRoot(root, entry.path().string());
-        auto st = statFile(entry.path().string());
+        // The walk enters no linked directory, so a path it reached is the
+        // root's unless the file itself is a link (whose target is judged:
+        // a realpath, a syscall per component, for links alone).
+        std::error_code linkEc;
+        const std::string& full = entry.path().native();
+        auto rel = root == "/" || entry.is_symlink(linkEc) || full.size() <= root.size() + 1
+                       ? relativeToRoot(root, full)
+                       : std::optional<std::string>(full.substr(root.size() + 1));
+        auto st = statFile(full);
         if (!rel || !st || st->size > kMaxSourceBytes) continue;
         ++r.files;
         auto k = known.find(*rel);

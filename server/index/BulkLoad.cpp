@@ -19,6 +19,7 @@
 #include <condition_variable>
 #include <cstdlib>
 #include <mutex>
+#include <pthread.h>
 #include <thread>
 
 namespace engram {
@@ -88,6 +89,7 @@ void loadClaimFiles(const std::string& dir, Consume&& consume) {
     bool stop = false;
 
     auto work = [&] {
+        ::pthread_setname_np(::pthread_self(), "engram-load"); // named in profiles and top
         for (;;) {
             size_t c;
             {

@@ -10,6 +10,7 @@
 
 #include <catch2/catch.hpp>
 #include <cctype>
+#include <filesystem>
 
 using namespace engram;
 using namespace engram::test;
@@ -351,6 +352,16 @@ TEST_CASE("the code index parses a workspace of many files (on several threads) 
     CHECK(again.files == files + 1);
     CHECK(again.parsed == 2); // the edited file and the new one
     CHECK(engine.get(id).anchorState == "moved");
+
+    // A linked file is indexed only when it leads to the workspace's own.
+    TempDir outside;
+    outside.write("secret.py", "def leaked():\n    return 1\n");
+    std::filesystem::create_symlink(outside.path() + "/secret.py", root.path() + "/d0/leak.py");
+    std::filesystem::create_symlink(root.path() + "/moved/elsewhere.py",
+                                    root.path() + "/d0/alias.py");
+    auto linked = engine.indexCode();
+    CHECK(linked.files == files + 2); // alias.py, not leak.py
+    CHECK(linked.parsed == 1);
 }
 
 namespace {
