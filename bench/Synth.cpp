@@ -8,6 +8,7 @@
 #include "model/Claim.h"
 #include "store/ClaimFile.h"
 #include "store/Store.h"
+#include "syntax/Symbols.h"
 #include "util/Time.h"
 
 #include <algorithm>
@@ -411,6 +412,7 @@ GeneratedStore generateStore(const std::string& root, const Vocabulary& v, uint6
             a.symbol = sym;
             a.language = kLangs[e];
             a.nodeKind = "function";
+            a.rules = syntax::kDigestRules; // as today's engram stamps them
             c.anchors.push_back(a);
         }
         if (rng.chance(0.10))

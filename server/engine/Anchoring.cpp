@@ -190,16 +190,35 @@ bool Anchorer::tooLarge(const std::string& rel) const {
     return st && st->size > int64_t(kMaxAnchoredFileBytes);
 }
 
+namespace {
+
+// An anchor's normalised workspace-relative path, as anchors hold them: its
+// lexical form is its workspace-relative form.
+bool plainRelative(const std::string& p) {
+    return !p.empty() && p[0] != '/' && p.find("..") == std::string::npos &&
+           p.find("./") == std::string::npos && p.find("//") == std::string::npos;
+}
+
+} // namespace
+
+std::optional<std::string> Anchorer::confined(const std::string& relPath) {
+    if (readScopes_ == 0) return relativeToRoot(root_, relPath);
+    auto [it, added] = confined_.try_emplace(relPath);
+    if (added) it->second = relativeToRoot(root_, relPath);
+    return it->second;
+}
+
 const Anchorer::CachedFile* Anchorer::load(const std::string& relPath) {
-    std::optional<std::string> rel;
-    if (readScopes_ > 0) {
-        auto [it, added] = confined_.try_emplace(relPath);
-        if (added) it->second = relativeToRoot(root_, relPath);
-        rel = it->second;
-    } else {
-        rel = relativeToRoot(root_, relPath);
-    }
+    // A plain path is looked up as written, and judged against the root (a
+    // realpath: a syscall per component) only when there is something to
+    // read: a file that is not there is one stat (a store whose anchors
+    // point at deleted files has one per anchor).
+    const bool plain = plainRelative(relPath);
+    std::optional<std::string> rel =
+        plain ? std::optional<std::string>(relPath) : confined(relPath);
     if (!rel) return nullptr;
+    bool document = open_.count(*rel) || openPlain_.count(*rel);
+    if (plain && document && !confined(relPath)) return nullptr;
     if (auto doc = open_.find(*rel); doc != open_.end()) {
         // The unsaved buffer, re-parsed incrementally; copied into the view
         // only when it changed since the last look.
@@ -214,10 +233,10 @@ const Anchorer::CachedFile* Anchorer::load(const std::string& relPath) {
         }
         return &f;
     }
-    if (auto plain = openPlain_.find(*rel); plain != openPlain_.end()) {
+    if (auto plainDoc = openPlain_.find(*rel); plainDoc != openPlain_.end()) {
         CachedFile& f = overlay_[*rel];
         if (f.revision != revisions_[*rel]) {
-            f.text = plain->second;
+            f.text = plainDoc->second;
             f.language.clear();
             f.symbols.clear();
             f.unreadable.clear();
@@ -227,16 +246,20 @@ const Anchorer::CachedFile* Anchorer::load(const std::string& relPath) {
     }
     if (readScopes_ > 0)
         if (auto seen = read_.find(*rel); seen != read_.end()) return seen->second;
-    const CachedFile* loaded = loadFile(*rel);
+    const CachedFile* loaded = nullptr;
+    auto st = statFile(root_ + "/" + *rel);
+    if (st && (!plain || confined(relPath))) loaded = loadFile(*rel, *st);
+    if (!st) cache_.erase(*rel);
     if (readScopes_ > 0) read_[*rel] = loaded;
     return loaded;
 }
 
-const Anchorer::CachedFile* Anchorer::loadFile(const std::string& rel) {
-    // A stat first: a file past the bound is not read at all (every check
-    // of an anchor there would otherwise read 16 MiB to learn it).
+const Anchorer::CachedFile* Anchorer::loadFile(const std::string& rel, const FileStat& st) {
+    // By its stat first: a file past the bound is not read at all (every
+    // check of an anchor there would otherwise read 16 MiB to learn it).
     std::optional<std::string> text;
-    if (!tooLarge(rel)) text = readFile(root_ + "/" + rel, nullptr, {kMaxAnchoredFileBytes});
+    if (st.size <= int64_t(kMaxAnchoredFileBytes))
+        text = readFile(root_ + "/" + rel, nullptr, {kMaxAnchoredFileBytes});
     if (!text || text->size() > kMaxAnchoredFileBytes) {
         cache_.erase(rel);
         return nullptr;

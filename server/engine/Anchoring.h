@@ -154,7 +154,10 @@ private:
     // nullptr when the file is missing or outside the root.
     bool tooLarge(const std::string& rel) const; // past the size engram reads
     const CachedFile* load(const std::string& relPath);
-    const CachedFile* loadFile(const std::string& rel); // from disk, through cache_
+    // From disk, through cache_, the file's stat taken.
+    const CachedFile* loadFile(const std::string& rel, const FileStat& st);
+    // relPath as confined to the root (relativeToRoot), kept per ReadScope.
+    std::optional<std::string> confined(const std::string& relPath);
     // The anchored symbol in another file (same shape and kind), if any.
     std::optional<AnchorCheck> findElsewhere(const Anchor& a);
     // The shapes of a file's symbols taken with `formerName` masked as
