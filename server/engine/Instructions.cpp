@@ -522,8 +522,10 @@ InstructionScan Engine::scanInstructions(const std::optional<std::string>& onlyF
     const bool indexed =
         names && (codeIndexedIn_ == code->index.get() || code->index->anyCodeSymbols());
     constexpr int kMaxNamed = 4096; // definitions or files of one name looked at
+    // Definitions are looked up wherever there is a code index, listed or
+    // not (a server's walk can end before its first listing).
     auto symbolsNamed = [&](const std::string& last) {
-        return indexed ? names->symbolsNamed(last, kMaxNamed) : std::vector<CodeSymbol>{};
+        return code ? code->index->symbolsNamed(last, kMaxNamed) : std::vector<CodeSymbol>{};
     };
     auto byBaseName = [&](const std::string& name) {
         return names ? names->filesNamed(name, kMaxNamed) : std::vector<std::string>{};
