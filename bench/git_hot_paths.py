@@ -141,6 +141,9 @@ def build(engram, dir, home, n, repo_files):
     env = dict(os.environ, GIT_AUTHOR_NAME="bench", GIT_AUTHOR_EMAIL="bench@example.com",
                GIT_COMMITTER_NAME="bench", GIT_COMMITTER_EMAIL="bench@example.com")
     subprocess.run(["git", "init", "-q", "-b", "main"], cwd=dir, check=True)
+    # No gc in the background (the commit would start one): it races the
+    # explicit one below and the clones for the objects it moves.
+    subprocess.run(["git", "config", "gc.auto", "0"], cwd=dir, check=True)
     base = [engram, "--root", dir, "--home", home]
     run(base + ["init"])
     r = run(base + ["--json", "remember", "connect opens a pooled connection", "--label",
@@ -155,10 +158,8 @@ def build(engram, dir, home, n, repo_files):
             subprocess.run(["git", "add", "-A"], cwd=dir, check=True, env=env)
             subprocess.run(["git", "commit", "-q", "-m", "claims"], cwd=dir, check=True,
                            env=env)
-            # Packed, as a repository in use is; and no gc in the background
-            # later, racing the clones below for the objects it moves.
+            # Packed, as a repository in use is.
             subprocess.run(["git", "gc", "-q"], cwd=dir, check=True, env=env)
-            subprocess.run(["git", "config", "gc.auto", "0"], cwd=dir, check=True)
         with open(os.path.join(claims, "c-b%010d.md" % i), "w") as f:
             f.write(claim(i, anchor))
     # The day's writes were a while ago.
