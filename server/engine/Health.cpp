@@ -8,6 +8,8 @@
 #include "util/Process.h"
 
 #include <charconv>
+#include <functional>
+#include <memory>
 #include <unordered_map>
 
 namespace engram {
@@ -57,8 +59,20 @@ NotJudged decodeNotJudged(std::string_view s) {
 
 // Keys that describe the file on disk; an open buffer's ("document N") and
 // one taken within the racy window ("") hold only for this process.
+bool isDocumentKey(const std::string& key) {
+    return key.compare(0, 9, "document ") == 0;
+}
+
 bool lastingKey(const std::string& key) {
-    return !key.empty() && key.compare(0, 9, "document ") != 0;
+    return !key.empty() && !isDocumentKey(key);
+}
+
+// A key as FileHealth keeps it: a 64-bit hash, 0 for none (a key that
+// hashes to 0 is kept as 1: it is then only ever counted again).
+uint64_t hashKey(const std::string& key) {
+    if (key.empty()) return 0;
+    uint64_t h = std::hash<std::string>{}(key);
+    return h ? h : 1;
 }
 
 } // namespace
@@ -109,11 +123,15 @@ void Engine::addAnchorHealth(Tier& t, StatusResult::AnchorHealth& total, NotJudg
                     const FileHealthRow& row = k->second;
                     bool intact = row.drifted + row.moved + row.orphaned + row.unjudged == 0;
                     if (intact || row.codeGeneration == codeGeneration) {
-                        h.counts = {row.intact, row.drifted, row.moved, row.orphaned, row.unjudged};
-                        h.notJudged = decodeNotJudged(row.notJudged);
+                        h.counts = {int32_t(row.intact), int32_t(row.drifted), int32_t(row.moved),
+                                    int32_t(row.orphaned), int32_t(row.unjudged)};
+                        h.notJudged.reset();
+                        if (auto reasons = decodeNotJudged(row.notJudged); !reasons.empty())
+                            h.notJudged = std::make_unique<NotJudged>(std::move(reasons));
                         h.allIntact = intact;
                         h.codeChanges = code;
-                        h.contentKey = row.contentKey;
+                        h.key = hashKey(row.contentKey);
+                        h.document = false;
                         h.counted = true;
                         h.stale = false; // not reported changed: its key is compared below
                     }
@@ -125,7 +143,7 @@ void Engine::addAnchorHealth(Tier& t, StatusResult::AnchorHealth& total, NotJudg
     }
     auto recount = [&](const std::string& path, Tier::FileHealth& h, uint64_t code) {
         h.counts = {};
-        h.notJudged = {};
+        h.notJudged.reset();
         h.codeChanges = code;
         h.counted = true;
         for (auto rowid : t.index->anchoredIn(path, 1 << 30)) {
@@ -143,7 +161,8 @@ void Engine::addAnchorHealth(Tier& t, StatusResult::AnchorHealth& total, NotJudg
                     ++h.counts.moved;
                 } else if (s == "unjudged") {
                     ++h.counts.unjudged;
-                    h.notJudged.add(chk.reason);
+                    if (!h.notJudged) h.notJudged = std::make_unique<NotJudged>();
+                    h.notJudged->add(chk.reason);
                 } else {
                     ++h.counts.orphaned;
                 }
@@ -156,7 +175,7 @@ void Engine::addAnchorHealth(Tier& t, StatusResult::AnchorHealth& total, NotJudg
     for (auto& [path, h] : t.health) {
         bool look = h.stale || !h.watched || !h.counted ||
                     (!h.allIntact && h.codeChanges != code) || anchorer_.hasDocument(path) ||
-                    h.contentKey.compare(0, 9, "document ") == 0;
+                    h.document;
         if (look) {
             // Watched before it is looked at: a change after the look is
             // then always reported.
@@ -166,7 +185,7 @@ void Engine::addAnchorHealth(Tier& t, StatusResult::AnchorHealth& total, NotJudg
             // rewrite can keep the size and put the mtime back. A count
             // taken from the index is judged by its key, as git judges its
             // index's entries by their stat.
-            bool current = h.counted && !h.stale && !key.empty() && h.contentKey == key &&
+            bool current = h.counted && !h.stale && !key.empty() && h.key == hashKey(key) &&
                            (h.allIntact || h.codeChanges == code);
             if (!current) {
                 recount(path, h, code);
@@ -174,9 +193,10 @@ void Engine::addAnchorHealth(Tier& t, StatusResult::AnchorHealth& total, NotJudg
                     write.push_back({path, h.changes, key, codeGeneration, healthRules(),
                                      h.counts.intact, h.counts.drifted, h.counts.moved,
                                      h.counts.orphaned, h.counts.unjudged,
-                                     encodeNotJudged(h.notJudged)});
+                                     h.notJudged ? encodeNotJudged(*h.notJudged) : ""});
             }
-            h.contentKey = key;
+            h.key = hashKey(key);
+            h.document = isDocumentKey(key);
             // Within the racy window the key proves nothing: look again.
             h.stale = key.empty();
         }
@@ -185,7 +205,7 @@ void Engine::addAnchorHealth(Tier& t, StatusResult::AnchorHealth& total, NotJudg
         total.moved += h.counts.moved;
         total.orphaned += h.counts.orphaned;
         total.unjudged += h.counts.unjudged;
-        if (notJudged) notJudged->add(h.notJudged);
+        if (notJudged && h.notJudged) notJudged->add(*h.notJudged);
     }
     if (!write.empty()) try {
             t.index->putFileHealth(write);

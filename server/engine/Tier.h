@@ -7,6 +7,7 @@
 #include <atomic>
 #include <future>
 #include <map>
+#include <memory>
 #include <unordered_map>
 
 namespace engram {
@@ -44,16 +45,23 @@ struct Engine::Tier {
     // a save, a checkout), or, when something in it was not intact, the
     // code index changed (a symbol may have moved to another file). With a
     // TreeWatch, "its text may have" is an event; without one, a stat.
+    // A server keeps one per anchored file for as long as it runs, so it is
+    // kept small (a store of a million claims can anchor hundreds of
+    // thousands of files): the key as a hash, the counts in 32 bits, the
+    // reasons only where some anchor was not judged.
     struct FileHealth {
         int64_t changes = 0;      // Index::anchorPaths' counter when counted
-        std::string contentKey;   // Anchorer::contentKey when counted
         uint64_t codeChanges = 0; // the code index's changes when counted
+        uint64_t key = 0;         // Anchorer::contentKey when counted, hashed (0: none)
+        struct Counts {
+            int32_t intact = 0, drifted = 0, moved = 0, orphaned = 0, unjudged = 0;
+        } counts;
         bool allIntact = true;
-        bool counted = false; // counts hold for `changes`
-        bool watched = false; // a change to the file's text will be reported
-        bool stale = true;    // reported changed (or new): look again
-        StatusResult::AnchorHealth counts;
-        NotJudged notJudged; // of counts.unjudged, by reason
+        bool counted = false;  // counts hold for `changes`
+        bool watched = false;  // a change to the file's text will be reported
+        bool stale = true;     // reported changed (or new): look again
+        bool document = false; // the key was an open document's: looked at every time
+        std::unique_ptr<NotJudged> notJudged; // of counts.unjudged, by reason
     };
     // Ordered, so a directory's files are one range (a directory renamed).
     std::map<std::string, FileHealth> health;
