@@ -63,6 +63,14 @@ one() {
     ENGRAM_FUZZ_TARGET="$t" "$fuzz" -runs="$n" -seed=1 -detect_leaks=0 "${common[@]}" \
         "$corpus" $seeds >"$log" 2>&1 || rc=$?
     end=$(date +%s)
+    # Stopped from outside (SIGINT or SIGTERM: libFuzzer's exit code 72) is
+    # no verdict on the code: nothing more runs and nothing is recorded, the
+    # campaign's count stays as its last finished part left it.
+    if ((rc == 72)); then
+        ((fresh)) && rm -rf "$corpus"
+        printf '%-22s stopped from outside; nothing recorded\n' "$t"
+        return "$rc"
+    fi
     # Also after a failure: LeakSanitizer's check at exit can report a leak
     # the campaign made without naming its input; this pass names it.
     ENGRAM_FUZZ_TARGET="$t" "$fuzz" -runs=0 -detect_leaks=1 "${common[@]}" \
