@@ -280,27 +280,32 @@ public:
     CodeWalker(Tier* tier, std::string root, std::string hold)
         : tier(tier)
         , index(tier->index.get())
-        , own_(std::make_unique<Index>(*tier->store))
-        , thread_([this, root = std::move(root), hold = std::move(hold)] {
-            waitWhileHeld(hold, &cancel_);
-            try {
-                report_ = walkCode(
-                    root, *own_,
-                    [this](size_t done, size_t total) {
-                        done_.store(done, std::memory_order_relaxed);
-                        total_.store(total, std::memory_order_relaxed);
-                    },
-                    &cancel_);
-            } catch (const std::exception& e) {
-                report_.error = e.what();
-            }
-            finished_.store(true, std::memory_order_release);
-        }) {}
+        , thread_(
+              [this, store = tier->store.get(), root = std::move(root), hold = std::move(hold)] {
+                  waitWhileHeld(hold, &cancel_);
+                  try {
+                      // Opened on this thread: no request waits for it.
+                      own_ = std::make_unique<Index>(*store);
+                      opened_ = true;
+                      report_ = walkCode(
+                          root, *own_,
+                          [this](size_t done, size_t total) {
+                              done_.store(done, std::memory_order_relaxed);
+                              total_.store(total, std::memory_order_relaxed);
+                          },
+                          &cancel_);
+                  } catch (const std::exception& e) {
+                      report_.error = e.what();
+                  }
+                  finished_.store(true, std::memory_order_release);
+              }) {}
     ~CodeWalker() { cancel_.store(true); }
     // The tier and index it walked for: adopted only into that very one.
     Tier* const tier;
     const Index* const index;
     bool finished() const { return finished_.load(std::memory_order_acquire); }
+    // Once finished: whether it had a connection to walk into.
+    bool opened() const { return opened_; }
     std::pair<size_t, size_t> progress() const {
         return {done_.load(std::memory_order_relaxed), total_.load(std::memory_order_relaxed)};
     }
@@ -312,6 +317,7 @@ public:
 
 private:
     std::unique_ptr<Index> own_;
+    bool opened_ = false; // read once the thread is joined
     std::atomic<bool> cancel_{false}, finished_{false};
     std::atomic<size_t> done_{0}, total_{0};
     CodeIndexReport report_;
@@ -346,7 +352,7 @@ std::optional<CodeIndexReport> Engine::adoptCodeWalk(bool wait) {
     Tier* t = walk->tier;
     // Written through another connection: this one's count of code changes
     // moves too, so counts that depended on the code index are taken again.
-    if (t->index.get() == walk->index && r.error != "cancelled") {
+    if (t->index.get() == walk->index && walk->opened() && r.error != "cancelled") {
         codeIndexedIn_ = t->index.get();
         lastCodeWalk_ = std::chrono::steady_clock::now();
         if (r.parsed || r.removed) t->index->noteCodeChanged();

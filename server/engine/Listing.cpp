@@ -152,12 +152,14 @@ public:
            std::string hold)
         : tier(tier)
         , index(tier ? tier->index.get() : nullptr)
-        , own_(tier ? std::make_unique<Index>(*tier->store) : nullptr)
-        , thread_([this, root = std::move(root), instruction = std::move(instruction),
-                   hold = std::move(hold)] {
+        , thread_([this, store = tier ? tier->store.get() : nullptr, root = std::move(root),
+                   instruction = std::move(instruction), hold = std::move(hold)] {
             waitWhileHeld(hold, &cancel_);
             std::vector<std::string> before, instructionsBefore;
             try {
+                // Opened here, not by the thread that asked: opening reads
+                // the file's header and schema, work no request should count.
+                if (store) own_ = std::make_unique<Index>(*store);
                 if (own_) {
                     auto snapshot = own_->readScope();
                     generation_ = own_->generations().files;
