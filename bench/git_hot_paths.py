@@ -61,6 +61,14 @@ class Lsp:
         self.root = root
         self.next = 0
 
+    @classmethod
+    def started(cls, engram, root, home):
+        """A server past initialize and initialized, bound to root."""
+        s = cls(engram, root, home)
+        s.call("initialize", {"rootUri": "file://" + root, "capabilities": {}})
+        s.send({"jsonrpc": "2.0", "method": "initialized", "params": {}})
+        return s
+
     def send(self, obj):
         self.p.stdin.write(frame(obj))
         self.p.stdin.flush()
@@ -190,10 +198,8 @@ def measure(engram, dir, home, runs):
     # call, timed alone, right after.
     def first_recall(status=False):
         start = time.perf_counter()
-        s = Lsp(engram, dir, home)
+        s = Lsp.started(engram, dir, home)
         try:
-            s.call("initialize", {"rootUri": "file://" + dir, "capabilities": {}})
-            s.send({"jsonrpc": "2.0", "method": "initialized", "params": {}})
             r = s.call("engram/recall", {"query": QUERY})
             answered = time.perf_counter()
             assert r["rows"], "recall found nothing"
@@ -226,10 +232,8 @@ def measure(engram, dir, home, runs):
         shutil.rmtree(clone + "-home", ignore_errors=True)
         run(["git", "clone", "-q", dir, clone])
         start = time.perf_counter()
-        s = Lsp(engram, clone, clone + "-home")
+        s = Lsp.started(engram, clone, clone + "-home")
         try:
-            s.call("initialize", {"rootUri": "file://" + clone, "capabilities": {}})
-            s.send({"jsonrpc": "2.0", "method": "initialized", "params": {}})
             r = s.call("engram/recall", {"query": QUERY})
             answered = time.perf_counter()
             assert r["rows"], "recall found nothing in the clone"

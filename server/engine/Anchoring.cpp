@@ -322,10 +322,8 @@ std::string Anchorer::contentKey(const std::string& relPath) {
     // resolved the slow way. No realpath here (a syscall per component, and
     // status asks for every anchored file): the key only says whether to
     // look again, and the look itself (load) refuses a path that leads out.
-    bool plain = !relPath.empty() && relPath[0] != '/' && relPath.find("..") == std::string::npos &&
-                 relPath.find("./") == std::string::npos && relPath.find("//") == std::string::npos;
-    std::optional<std::string> rel =
-        plain ? std::optional<std::string>(relPath) : relativeToRoot(root_, relPath);
+    std::optional<std::string> rel = plainRelative(relPath) ? std::optional<std::string>(relPath)
+                                                            : relativeToRoot(root_, relPath);
     if (!rel) return "outside";
     if (open_.count(*rel) || openPlain_.count(*rel))
         return "document " + std::to_string(revisions_[*rel]);

@@ -1197,14 +1197,6 @@ std::vector<CodeSymbol> Index::symbolsWithShape(const std::string& shape) {
     return out;
 }
 
-std::vector<CodeSymbol> Index::codeSymbols() {
-    std::vector<CodeSymbol> out;
-    auto st = db_.prepare("SELECT path, qualified, kind, hash, shape FROM code_symbols");
-    while (st.step())
-        out.push_back({st.text(0), st.text(1), st.text(2), st.text(3), st.text(4)});
-    return out;
-}
-
 std::pair<int64_t, int64_t> Index::rowidSpan() {
     std::pair<int64_t, int64_t> out{0, 0};
     if (selectSpan_.step()) out = {selectSpan_.int64(0), selectSpan_.int64(1)};

@@ -286,9 +286,6 @@ public:
     // any more dropped in the same transaction.
     std::vector<FileHealthRow> fileHealth();
     void putFileHealth(const std::vector<FileHealthRow>& rows);
-    // Every definition in the code index (instruction files' names are
-    // looked up among them, engine/Instructions.cpp).
-    std::vector<CodeSymbol> codeSymbols();
     sql::Transaction writeScope() { return sql::Transaction(db_, true); }
     // The page cache for a large write (the code index's first fill), in
     // MiB; 0 restores the default. With the default 2 MB, SQLite spills the
