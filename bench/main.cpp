@@ -620,9 +620,23 @@ struct SizeRun {
         if (int rc = c.stop(); rc != 0)
             throw std::runtime_error("engram serve exited " + std::to_string(rc));
 
+        // A server started after another one counted: the first status takes
+        // the counts that server kept in the index (one stat per anchored
+        // file's key), as every editor restart does.
+        double statusKept = 0;
+        {
+            LspChild again(engramArgs({"serve"}));
+            again.request("initialize", initializeParams());
+            again.notify("initialized", nlohmann::json::object());
+            again.request("engram/status", nlohmann::json::object(), &statusKept);
+            if (int rc = again.stop(); rc != 0)
+                throw std::runtime_error("engram serve exited " + std::to_string(rc));
+        }
+
         j["recall_wire_ms"] = mix.toJson();
         j["remember_wire_ms"] = bench::toJson(summarize(remember), remember);
         j["status_wire_ms"] = {{"first", statusFirst},
+                               {"first_of_next_server", statusKept},
                                {"repeated", bench::toJson(summarize(status), status)},
                                {"anchors_counted", anchored}};
         j["memory_kb"] = {{"idle_rss", idle.rssKb},
@@ -755,9 +769,16 @@ std::vector<Row> tableRows(const nlohmann::json& sizes, const std::vector<std::s
             int64_t anchors = sw["anchors_counted"].get<int64_t>();
             std::string what =
                 "engram/status over the wire, " + std::to_string(anchors) + " anchors";
-            rows.push_back({what + ", first call", name, "1",
-                            fmt(sw["first"].get<double>()) + " ms", "", "", "", ""});
+            rows.push_back({what + ", first call after a rebuild", name, "1",
+                            fmt(sw["first"].get<double>()) + " ms", "", "", "(counts every file)",
+                            ""});
             bool aimed = anchors >= 100000;
+            if (sw.contains("first_of_next_server")) {
+                double ms = sw["first_of_next_server"].get<double>();
+                rows.push_back({what + ", first call of the next server", name, "1",
+                                fmt(ms) + " ms", "", "", million ? "<= 100 ms" : "",
+                                million ? verdict(ms <= 100) : ""});
+            }
             lat(what + ", repeated", sw["repeated"], " ms", 1,
                 aimed ? "p95 <= 10 ms (100k anchored)" : "",
                 aimed ? verdict(sw["repeated"]["p95"].get<double>() <= 10) : "");
