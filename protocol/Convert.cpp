@@ -41,8 +41,28 @@ static const json* member(const json& j, const char* key) {
     return it == j.end() || it->is_null() ? nullptr : &*it;
 }
 
+static thread_local ReadLog* tlReadLog = nullptr;
+
+ReadLog::ReadLog()
+    : outer_(tlReadLog) {
+    tlReadLog = this;
+}
+
+ReadLog::~ReadLog() {
+    tlReadLog = outer_;
+}
+
+void ReadLog::note(const std::string& path) {
+    if (tlReadLog) tlReadLog->paths_.insert(path);
+}
+
+const json* Params::lookup(const char* key) const {
+    if (tlReadLog) ReadLog::note(field(key));
+    return member(j_, key);
+}
+
 std::optional<std::string> Params::optString(const char* key) const {
-    const json* v = member(j_, key);
+    const json* v = lookup(key);
     if (!v) return std::nullopt;
     if (!v->is_string())
         throw invalidField(field(key), std::string("expected a string, got ") + typeName(*v));
@@ -56,7 +76,7 @@ std::string Params::reqString(const char* key) const {
 }
 
 std::optional<double> Params::optNumber(const char* key) const {
-    const json* v = member(j_, key);
+    const json* v = lookup(key);
     if (!v) return std::nullopt;
     if (!v->is_number())
         throw invalidField(field(key), std::string("expected a number, got ") + typeName(*v));
@@ -64,7 +84,7 @@ std::optional<double> Params::optNumber(const char* key) const {
 }
 
 std::optional<int> Params::optInt(const char* key) const {
-    const json* v = member(j_, key);
+    const json* v = lookup(key);
     if (!v) return std::nullopt;
     if (!v->is_number_integer())
         throw invalidField(field(key), std::string("expected an integer, got ") + typeName(*v));
@@ -74,7 +94,7 @@ std::optional<int> Params::optInt(const char* key) const {
 }
 
 std::optional<bool> Params::optBool(const char* key) const {
-    const json* v = member(j_, key);
+    const json* v = lookup(key);
     if (!v) return std::nullopt;
     if (!v->is_boolean())
         throw invalidField(field(key), std::string("expected a boolean, got ") + typeName(*v));
@@ -82,14 +102,14 @@ std::optional<bool> Params::optBool(const char* key) const {
 }
 
 const json* Params::optObject(const char* key) const {
-    const json* v = member(j_, key);
+    const json* v = lookup(key);
     if (v && !v->is_object())
         throw invalidField(field(key), std::string("expected an object, got ") + typeName(*v));
     return v;
 }
 
 const json* Params::optArray(const char* key) const {
-    const json* v = member(j_, key);
+    const json* v = lookup(key);
     if (v && !v->is_array())
         throw invalidField(field(key), std::string("expected an array, got ") + typeName(*v));
     return v;
@@ -154,6 +174,17 @@ AnchorSpec parseAnchorSpec(const json& j, const std::string& path) {
     return a;
 }
 
+std::vector<Evidence> parseEvidence(const Params& p) {
+    std::vector<Evidence> out;
+    if (const json* ev = p.optArray("evidence")) {
+        for (size_t i = 0; i < ev->size(); ++i) {
+            Params e((*ev)[i], p.field("evidence[" + std::to_string(i) + "]"));
+            out.push_back({e.reqString("type"), e.reqString("value")});
+        }
+    }
+    return out;
+}
+
 RememberRequest parseRemember(const json& params) {
     Params p(params);
     RememberRequest r;
@@ -167,20 +198,7 @@ RememberRequest parseRemember(const json& params) {
         for (size_t i = 0; i < anchors->size(); ++i)
             r.anchors.push_back(
                 parseAnchorSpec((*anchors)[i], "anchors[" + std::to_string(i) + "]"));
-    if (const json* ev = p.optArray("evidence")) {
-        for (size_t i = 0; i < ev->size(); ++i) {
-            Params e((*ev)[i], "evidence[" + std::to_string(i) + "]");
-            // {"path": "src/a.py"} or {"type": "path", "value": "src/a.py"}
-            Evidence out;
-            for (const char* t : {"path", "url", "command", "note"})
-                if (auto v = e.optString(t)) out = {t, *v};
-            if (out.type.empty()) {
-                out.type = e.reqString("type");
-                out.value = e.reqString("value");
-            }
-            r.evidence.push_back(out);
-        }
-    }
+    r.evidence = parseEvidence(p);
     r.tier = p.optString("tier").value_or("project");
     r.forceReason = p.optString("force_reason").value_or("");
     return r;

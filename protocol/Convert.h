@@ -11,11 +11,31 @@
 #include "protocol/JsonRpc.h"
 
 #include <optional>
+#include <set>
 #include <string>
 #include <string_view>
 #include <vector>
 
 namespace engram::protocol {
+
+// While a ReadLog lives on a thread, every member a Params on that thread
+// looks up is noted by its path ("anchors[0].path"), present or not. The
+// schema test compares what each operation's parser looks at with what its
+// schema declares (tests/unit/SchemaDriftTest.cpp); outside a test no log
+// exists and a lookup costs one thread-local load more.
+class ReadLog {
+public:
+    ReadLog();
+    ~ReadLog();
+    ReadLog(const ReadLog&) = delete;
+    ReadLog& operator=(const ReadLog&) = delete;
+    const std::set<std::string>& paths() const { return paths_; }
+    static void note(const std::string& path);
+
+private:
+    std::set<std::string> paths_;
+    ReadLog* outer_;
+};
 
 // Typed, path-aware access to one JSON object of parameters.
 class Params {
@@ -35,10 +55,14 @@ public:
     }
 
 private:
+    const json* lookup(const char* key) const;
+
     const json& j_;
     std::string path_;
 };
 
+// The `evidence` array of p: {type, value} items.
+std::vector<Evidence> parseEvidence(const Params& p);
 RememberRequest parseRemember(const json& params);
 RecallRequest parseRecall(const json& params);
 PromoteRequest parsePromote(const json& params);

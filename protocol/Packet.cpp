@@ -82,24 +82,6 @@ std::string str(const json& j, const char* key) {
     return it != j.end() && it->is_string() ? it->get<std::string>() : std::string();
 }
 
-std::vector<Evidence> parseEvidence(const Params& p) {
-    std::vector<Evidence> out;
-    if (const json* ev = p.optArray("evidence")) {
-        for (size_t i = 0; i < ev->size(); ++i) {
-            Params e((*ev)[i], p.field("evidence[" + std::to_string(i) + "]"));
-            Evidence one;
-            for (const char* t : {"path", "url", "command", "note"})
-                if (auto v = e.optString(t)) one = {t, *v};
-            if (one.type.empty()) {
-                one.type = e.reqString("type");
-                one.value = e.reqString("value");
-            }
-            out.push_back(one);
-        }
-    }
-    return out;
-}
-
 } // namespace
 
 DelegateRequest parseDelegate(const json& params) {

@@ -100,12 +100,17 @@ Outcome runLearn(Call& call, const json& params) {
 Outcome runAnchors(Call& call, const json& params) {
     Params p(params);
     std::string path;
-    if (auto uri = p.optString("uri")) { // editors name documents by URI
+    auto uri = p.optString("uri"); // editors name documents by URI
+    auto file = p.optString("path");
+    if (uri && file) throw invalidField("path", "give either path or uri, not both");
+    if (uri) {
         auto local = uriToPath(*uri);
         if (!local) throw invalidField("uri", "must be a file:// URI");
         path = *local;
+    } else if (file) {
+        path = *file;
     } else {
-        path = p.reqString("path");
+        throw invalidField("path", "is required (or uri)");
     }
     Engine& engine = call.engine();
     auto found = engine.anchorsIn(path); // refuses paths outside the root
@@ -149,16 +154,16 @@ Outcome runReview(Call& call, const json& params) {
 
 Outcome runCheck(Call& call, const json& params) {
     Params p(params);
-    Engine& engine = call.engine();
-    FindingsOptions fo;
-    if (auto path = p.optString("path")) fo.path = confinedPath(engine.root(), "path", *path);
-    if (auto ref = p.optString("changed_since")) {
-        if (ref->empty() || (*ref)[0] == '-')
-            throw invalidField("changed_since", "is not a git ref");
-        fo.changed = engine.changedSince(*ref);
-    }
+    auto path = p.optString("path");
+    auto ref = p.optString("changed_since");
+    if (ref && (ref->empty() || (*ref)[0] == '-'))
+        throw invalidField("changed_since", "is not a git ref");
     auto max = p.optInt("max_findings").value_or(100);
     if (max < 1 || max > 1000) throw invalidField("max_findings", "must be between 1 and 1000");
+    Engine& engine = call.engine(); // the path is judged against the root it routes to
+    FindingsOptions fo;
+    if (path) fo.path = confinedPath(engine.root(), "path", *path);
+    if (ref) fo.changed = engine.changedSince(*ref);
     fo.keep = size_t(max);
     return Outcome(findingsReportJson(checkFindings(engine, fo)));
 }

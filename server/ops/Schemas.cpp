@@ -279,7 +279,29 @@ json idArg() {
                     "The claim id (c-...), as recall or remember returned it");
 }
 
+// Exactly one of the member groups (each alternative names its members'
+// types: strict validators want a required member defined beside it).
+void oneOfGroups(json& target, const std::vector<Names>& groups) {
+    json alternatives = json::array();
+    for (auto& group : groups) {
+        json properties = json::object();
+        for (auto& member : group)
+            properties[member] = {{"type", target["properties"][member]["type"]}};
+        alternatives.push_back({{"properties", std::move(properties)}, {"required", group}});
+    }
+    target["oneOf"] = std::move(alternatives);
+}
+
 json anchorIn() {
+    json line = object({{"line", integer("0-based line")}}, {"line"});
+    json range = object({{"start_line", integer("1-based, inclusive")},
+                         {"end_line", integer("1-based, inclusive (default: start_line)")},
+                         {"start", line},
+                         {"end", line}},
+                        {},
+                        "A line range (for code without a grammar): start_line and end_line, "
+                        "or an LSP range's start and end (only their lines count)");
+    oneOfGroups(range, {{"start_line"}, {"start", "end"}});
     json anchor = object(
         {
             {"path", str("Workspace-relative path of the file (absolute paths inside the root "
@@ -290,20 +312,12 @@ json anchorIn() {
             {"position", object({{"line", integer("0-based line")},
                                  {"character", integer("0-based, UTF-16 code units")}},
                                 {"line"}, "The innermost definition around this position")},
-            {"range", object({{"start_line", integer("1-based, inclusive")},
-                              {"end_line", integer("1-based, inclusive")}},
-                             {"start_line"}, "A line range (for code without a grammar)")},
+            {"range", std::move(range)},
         },
         {},
         "Where the claim points: a symbol, a position, a line range, or (path alone) the whole "
         "file");
-    // One of path and uri, never both (each alternative names its member's
-    // type: strict validators want a required member defined beside it).
-    json alternatives = json::array();
-    for (const char* member : {"path", "uri"})
-        alternatives.push_back(
-            {{"properties", {{member, {{"type", "string"}}}}}, {"required", {member}}});
-    anchor["oneOf"] = std::move(alternatives);
+    oneOfGroups(anchor, {{"path"}, {"uri"}});
     return anchor;
 }
 
@@ -488,9 +502,12 @@ json reverifyFileOutput() {
 }
 
 json anchorsInput() {
-    return input({{"path", str("Workspace-relative path of a source file")},
+    // One of the two is required. Not said with a top-level oneOf, which
+    // some clients refuse in a tool's schema; the parser names both.
+    return input({{"path", str("Workspace-relative path of a source file (this or uri is "
+                               "required)")},
                   {"uri", str("The file as a file:// URI, instead of path")}},
-                 {"path"});
+                 {});
 }
 
 json anchorsOutput() {

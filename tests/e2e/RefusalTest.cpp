@@ -296,6 +296,8 @@ void place(json& at, const json& schema, const Field& f, size_t i, const json& v
 }
 
 json withValue(json args, const json& inputSchema, const Field& f, const json& value) {
+    // A uri is given instead of a path (anchors refuses both at once).
+    if (f.steps.size() == 1 && f.steps[0] == "uri") args.erase("path");
     place(args, inputSchema, f, 0, value);
     return args;
 }

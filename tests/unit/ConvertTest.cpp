@@ -26,7 +26,7 @@ TEST_CASE("remember parameters are parsed with their nested shapes") {
         "confidence": 0.9,
         "anchors": [{"path": "src/a.py"}, {"path": "b.txt", "range": {"start_line": 2, "end_line": 4}},
                     {"uri": "file:///w/c.py", "position": {"line": 9, "character": 0}}],
-        "evidence": [{"path": "src/a.py"}, {"type": "note", "value": "seen in review"}],
+        "evidence": [{"type": "path", "value": "src/a.py"}, {"type": "note", "value": "seen in review"}],
         "tier": "medulla", "unknown_field": true})"));
     CHECK(r.text == "t");
     CHECK(*r.confidence == Approx(0.9));
