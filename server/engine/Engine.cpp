@@ -3,6 +3,7 @@
 
 #include "engine/Anchoring.h"
 #include "engine/Tier.h"
+#include "index/Reconcile.h"
 #include "model/Error.h"
 #include "store/ClaimFile.h"
 #include "store/Registry.h"
@@ -211,9 +212,10 @@ std::vector<std::string> Engine::pollReconcile() {
         } else if (auto known = t.index->settledDirMark();
                    !known || dirMark(t.store->claimsDir()) != known) {
             // Changed since it was last known completely (engram's own
-            // writes, or others' the watch has already brought in): check
-            // it again, so the next start-up need not.
-            startScan(t, false);
+            // writes, or others' the watch has already brought in): a watch
+            // that saw every entry change vouches for the new mark; without
+            // one, every file is checked again, so the next start-up need not.
+            if (settleByWatch(t) == Settle::Unknown) startScan(t, false);
         }
     };
     for (auto& t : tiers_)
@@ -221,6 +223,65 @@ std::vector<std::string> Engine::pollReconcile() {
     for (auto& t : others_)
         poll(*t);
     return changed;
+}
+
+void Engine::vouchForClaims(ClaimsQuiet quiet) {
+    claimsQuiet_ = std::move(quiet);
+}
+
+Engine::Settle Engine::settleByWatch(Tier& t) {
+    // The project's directory only, watched since before its start-up check
+    // (which left the index's listing equal to the directory's: compared
+    // file by file, or the directory still as last known; a sweep for
+    // in-place writes may still run, but those never move the mark): every
+    // entry created, removed or renamed since is in the watch's queue the
+    // moment it happens, and `quiet` has brought each one in. As a scan
+    // records its mark (settledListing): the clock first, the directory's
+    // mark, the watch drained, the mark again; recorded only when both agree
+    // and the mark is a tick older than the clock, so a later change moves it.
+    if (!claimsQuiet_ || &t != tiers_[0].get() || t.name != "project") return Settle::Unknown;
+    const std::string dir = t.store->claimsDir();
+    int64_t startedNs = realtimeNs();
+    auto before = dirMark(dir);
+    std::optional<bool> quiet;
+    try {
+        quiet = claimsQuiet_();
+    } catch (const std::exception&) {
+        return Settle::Unknown;
+    }
+    if (!quiet) return Settle::Unknown;
+    if (!*quiet) return Settle::NotYet;
+    auto after = dirMark(dir);
+    if (!settledListing(before, after, startedNs))
+        return before && after && *before == *after ? Settle::NotYet : Settle::Unknown;
+    try {
+        auto lock = t.store->lock();
+        if (dirMark(dir) != before) return Settle::NotYet;
+        t.index->recordDirMark(*before);
+    } catch (const std::exception&) {
+        return Settle::Unknown; // a read-only or full index: the next start-up compares
+    }
+    return Settle::Recorded;
+}
+
+void Engine::settleBeforeExit() {
+    if (!claimsQuiet_ || tiers_.empty() || !tiers_[0]->index) return;
+    Tier& t = *tiers_[0];
+    try {
+        auto known = t.index->settledDirMark();
+        auto now = dirMark(t.store->claimsDir());
+        if (!now || now == known) return;
+        // Written within the clock's last tick: wait it out when that is
+        // short (a filesystem with whole-second mtimes would take seconds;
+        // its next start-up compares every file instead).
+        int64_t window = racyWindowNs(*now);
+        int64_t wait = now->mtimeNs + window - realtimeNs();
+        if (wait > 0 && window <= 50'000'000)
+            std::this_thread::sleep_for(std::chrono::nanoseconds(wait + 1'000'000));
+        settleByWatch(t);
+    } catch (const std::exception&) {
+        // Exiting regardless: the next start-up compares every file.
+    }
 }
 
 void Engine::recheckClaims() {

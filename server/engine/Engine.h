@@ -236,6 +236,20 @@ public:
     // Checks every project claim file against the index again, in the
     // background (a watch that could not see some changes until now).
     void recheckClaims();
+    // A server whose watch of the project's claims directory started before
+    // its start-up check vouches for the directory's entries through this.
+    // `quiet` reads what the watch has queued and answers true when
+    // everything it saw is in the index, false when some of it is still to
+    // be brought in (asked again later), nullopt when it cannot vouch (it
+    // lost events, or bringing them in failed). The settled mark is then
+    // kept current after engram's own writes without a scan of every file
+    // (ARCHITECTURE.md, "Start-up without a scan").
+    using ClaimsQuiet = std::function<std::optional<bool>()>;
+    void vouchForClaims(ClaimsQuiet quiet);
+    // Before a server exits: its last writes' mark is recorded once the
+    // clock's tick is past (at most a few tens of milliseconds), so the
+    // next start-up need not compare every file.
+    void settleBeforeExit();
 
     // Brings the workspace's code index up to date (engine/CodeIndex.cpp);
     // progress(done, total) is called now and then. With listFiles, the
@@ -392,6 +406,10 @@ private:
     int64_t started_;
     std::vector<std::unique_ptr<Tier>> tiers_;
     std::vector<std::unique_ptr<Tier>> others_; // other registered projects, opened on demand
+    ClaimsQuiet claimsQuiet_;                   // vouchForClaims
+    // What keeping the project's settled mark by the watch concluded.
+    enum class Settle { Recorded, NotYet, Unknown };
+    Settle settleByWatch(Tier& t);
     bool registered_ = false;
     bool teamChecked_ = false;
     Anchorer anchorer_;

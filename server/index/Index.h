@@ -177,6 +177,10 @@ public:
     // settled: while the directory still has this inode and mtime, no claim
     // file was added, removed, renamed or replaced since.
     std::optional<DirMark> settledDirMark();
+    // Records the directory as fully known, on the word of a watch that saw
+    // every entry change since the index last matched it (Engine's
+    // settleByWatch; a scan records its own).
+    void recordDirMark(const DirMark& m);
     // Drops everything and re-reads every claim file.
     SyncReport rebuild(std::string reason);
 
@@ -321,7 +325,6 @@ private:
     void setBroken(const std::string& file, int line, const std::string& msg, const FileStat& st);
     IndexedClaim rowToClaim(sql::Stmt& s);
     SyncReport syncImpl(const std::vector<std::string>& ids);
-    void recordDirMark(const DirMark& m);
 
     const Store& store_;
     std::string path_;

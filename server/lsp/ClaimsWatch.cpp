@@ -62,12 +62,29 @@ void ClaimsWatch::stop() {
     watcher_ = ClaimWatcher(dir_); // closes the descriptor
     ids_.clear();
     full_ = false;
+    lost_ = false; // a restart is followed by a start-up check (Folders.cpp)
+}
+
+std::optional<bool> ClaimsWatch::quiet() {
+    if (!watcher_.watching() || lost_) return std::nullopt;
+    onReadable();
+    if (lost_) return std::nullopt;
+    return ids_.empty() && !full_;
+}
+
+void ClaimsWatch::flush() {
+    if (!watcher_.watching()) return;
+    onReadable();
+    if (ids_.empty() && !full_) return;
+    if (timer_) uv_timer_stop(timer_);
+    onQuiet();
 }
 
 void ClaimsWatch::onReadable() {
     auto changes = watcher_.drain();
     if (!changes.any()) return;
     full_ |= changes.full;
+    lost_ |= changes.full; // what it missed is found by a scan, not vouched for
     ids_.insert(changes.ids.begin(), changes.ids.end());
     uv_timer_start(
         timer_, [](uv_timer_t* t) { static_cast<ClaimsWatch*>(t->data)->onQuiet(); }, kQuietMs, 0);

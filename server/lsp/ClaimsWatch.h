@@ -11,6 +11,7 @@
 #include "store/ClaimWatcher.h"
 
 #include <functional>
+#include <optional>
 #include <set>
 #include <string>
 #include <uv.h>
@@ -37,6 +38,15 @@ public:
     // changed the watch (the caller re-checks the files).
     bool completeWatch() { return watcher_.completeWatch(); }
     const std::string& dir() const { return dir_; }
+    // Whether every change the watch saw since it started is in the index
+    // (Engine::vouchForClaims): reads what the kernel queued; false while a
+    // burst waits for its callback, nullopt once events were lost (or the
+    // callback said a sync failed: lost()) or nothing is watched.
+    std::optional<bool> quiet();
+    // Runs the callback now for a burst still waiting (before exiting).
+    void flush();
+    // The changes handed to the callback did not all reach the index.
+    void lost() { lost_ = true; }
 
 private:
     void onReadable();
@@ -50,6 +60,7 @@ private:
     uv_timer_t* timer_ = nullptr;
     std::set<std::string> ids_;
     bool full_ = false;
+    bool lost_ = false; // since it started: an overflow, or a failed sync
 };
 
 } // namespace engram::lsp

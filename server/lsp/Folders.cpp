@@ -44,6 +44,9 @@ void LspServer::startupSync(const std::string& root) {
     } catch (const std::exception& e) {
         logLine("watching " + f->watch.dir() + " failed: " + e.what());
     }
+    // Watched from before the check below (or, started later, before the
+    // check ensureWatching makes): it vouches for the directory's entries.
+    f->engine.vouchForClaims([f] { return f->watch.quiet(); });
     for (auto& r : f->engine.refresh())
         if (r.added || r.updated || r.removed || r.broken || r.rebuilt)
             logLine("index sync of " + root + ": +" + std::to_string(r.added) + " ~" +
@@ -161,6 +164,7 @@ void LspServer::onClaimsChanged(const std::string& root, const std::set<std::str
         }
     } catch (const std::exception& e) {
         logLine("index sync of " + root + " after a file change failed: " + e.what());
+        f->watch.lost(); // not all in: the watch no longer vouches for the directory
     }
     republishOpen(root);
 }

@@ -58,8 +58,18 @@ std::unique_ptr<Folder> Workspaces::remove(const std::string& root) {
 }
 
 void Workspaces::stopWatching() {
-    for (auto& f : folders_)
+    for (auto& f : folders_) {
+        // A burst still waiting for its callback is brought in, and the
+        // mark of the last writes kept, so the next start-up need not
+        // compare every claim file.
+        try {
+            f->watch.flush();
+            f->engine.settleBeforeExit();
+        } catch (const std::exception&) {
+            // Stopping regardless: the next start-up compares every file.
+        }
         f->watch.stop();
+    }
 }
 
 std::vector<std::string> Workspaces::roots() const {

@@ -141,6 +141,7 @@ int McpServer::run() {
     }
     channel_.flush();
     logLine("input closed");
+    workspaces_.settleBeforeExit();
     return 0;
 }
 

@@ -22,7 +22,50 @@ std::string joined(const std::vector<std::string>& roots) {
 
 Workspace::Workspace(EngineOptions opts)
     : engine(std::move(opts))
-    , watcher(engine.projectDir() + "/claims") {}
+    , watcher(engine.projectDir() + "/claims") {
+    // The watch starts at binding, before the engine first opens the index
+    // and checks it against the files: it vouches for the entries since.
+    engine.vouchForClaims([this]() -> std::optional<bool> {
+        if (!watcher.watching() || lost) return std::nullopt;
+        auto now = watcher.drain();
+        pending.full |= now.full;
+        pending.ids.insert(now.ids.begin(), now.ids.end());
+        if (pending.full) return std::nullopt;
+        return pending.ids.empty();
+    });
+}
+
+void Workspace::applyChanges() {
+    auto now = watcher.drain();
+    ClaimChanges changes = std::move(pending);
+    pending = {};
+    changes.full |= now.full;
+    changes.ids.insert(now.ids.begin(), now.ids.end());
+    try {
+        if (changes.full) {
+            lost = true; // what it missed is found by the check below, not vouched for
+            watcher.start();
+            engine.refresh();
+        } else if (!changes.ids.empty()) {
+            std::vector<std::string> ids(changes.ids.begin(), changes.ids.end());
+            engine.refresh(&ids);
+        }
+    } catch (...) {
+        lost = true;
+        throw;
+    }
+}
+
+void Workspaces::settleBeforeExit() {
+    for (auto& w : list_) {
+        try {
+            if (w->watcher.watching()) w->applyChanges();
+            w->engine.settleBeforeExit();
+        } catch (const std::exception& e) {
+            logLine("keeping the claims directory's mark at exit failed: " + std::string(e.what()));
+        }
+    }
+}
 
 Workspaces::Workspaces(std::string home, std::string version)
     : home_(std::move(home))
@@ -103,14 +146,7 @@ void Workspaces::catchUp(Workspace& ws) {
         if (ws.watcher.start()) ws.engine.refresh();
         return;
     }
-    auto changes = ws.watcher.drain();
-    if (changes.full) {
-        ws.watcher.start();
-        ws.engine.refresh();
-    } else if (!changes.ids.empty()) {
-        std::vector<std::string> ids(changes.ids.begin(), changes.ids.end());
-        ws.engine.refresh(&ids);
-    }
+    ws.applyChanges();
     // Start-up is over: in-place writes are watched too, and the files
     // checked again for any made before (see store/ClaimWatcher.h).
     if (!ws.engine.reconciling() && ws.watcher.completeWatch()) ws.engine.recheckClaims();

@@ -24,10 +24,20 @@ struct Workspace {
     Workspace(EngineOptions opts);
     Engine engine;
     ClaimWatcher watcher;
+    // Changes the watch reported that are not yet in the index (read by
+    // the engine's vouching, applied by the next catch-up).
+    ClaimChanges pending;
+    bool lost = false; // the watch missed events, or applying some failed
+
+    // Applies what the watch reported since the last time.
+    void applyChanges();
 };
 
 class Workspaces {
 public:
+    // Before exiting: what the watch reported is applied and the mark of
+    // the session's writes kept (Engine::settleBeforeExit).
+    void settleBeforeExit();
     Workspaces(std::string home, std::string version);
 
     // Replaces the bound roots (canonical paths); `source` is what the

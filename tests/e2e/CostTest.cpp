@@ -274,6 +274,29 @@ std::map<std::string, Counts> measure(Workspace& w) {
         s.waitDiagnostics(notesUri, 2);
     });
 
+    // A session that writes and ends: the next start-up finds the claims
+    // directory as its watch left it, not changed (which would compare every
+    // claim file before the first answer).
+    s.call("engram/remember",
+           {{"text", "Refunds are batched by the pelican job"}, {"agent", "human:tester"}});
+    REQUIRE(s.request("shutdown", nullptr).contains("result"));
+    s.notify("exit", nullptr);
+    REQUIRE(s.waitExit() == 0);
+    {
+        Meter again;
+        const std::string hold = again.dir.path() + "/hold";
+        spew(hold, "");
+        ServerOptions ao;
+        ao.home = w.home.path();
+        ao.env = again.env();
+        ao.env.push_back("ENGRAM_TEST_HOLD_RECONCILE=" + hold);
+        Server next(ao);
+        next.initialize(w.root.path());
+        REQUIRE_FALSE(next.call("engram/recall", {{"query", "refunds pelican"}})["rows"].empty());
+        out["spawn to the first recall after a session wrote"] = again.read();
+        std::filesystem::remove(hold);
+    }
+
     Meter hook;
     json input = {{"hook_event_name", "SessionStart"}, {"cwd", w.root.path()}};
     auto r = runCli({"--home", w.home.path(), "hook"}, hook.env(), input.dump());
@@ -304,5 +327,5 @@ TEST_CASE("what each hot path asks of the system does not grow with the store, a
     // thread, may add to a prompt's wait.
     CHECK(a["hook session start"].processesOfAnyThread() == 0);
     CHECK(b["hook session start"].processesOfAnyThread() == 0);
-    CHECK(a.size() == 10);
+    CHECK(a.size() == 11);
 }

@@ -323,3 +323,50 @@ TEST_CASE("a large claims directory is watched for entries at once and for in-pl
     CHECK(seen("c-edit2.md"));
     stop(*server);
 }
+
+TEST_CASE("a server's own writes leave the next start-up without a comparison of every file, on "
+          "both surfaces",
+          "[e2e][startup]") {
+    // A session that writes a claim and ends at once (an MCP session, an
+    // editor closed) changed the directory's entries: without its watch's
+    // word the next start-up would compare every claim file before its first
+    // answer. With it, the next server finds the directory as last known:
+    // its check of files rewritten in place runs on a thread, held here, so
+    // its first answer says the store is not reconciled yet, and serves the
+    // new claim (in the index since it was written).
+    for (bool mcp : {false, true}) {
+        INFO((mcp ? "engram mcp" : "engram serve"));
+        Site site(true);
+        std::string id;
+        {
+            ServerOptions o;
+            o.home = site.home.path();
+            o.env = site.env;
+            o.mcp = mcp;
+            if (mcp) o.args = {"--root", site.root.path()};
+            Server writer(o);
+            const std::string text = "Refunds are batched by the pelican job";
+            json args = {{"text", text}, {"agent", "human:tester"}};
+            if (mcp) {
+                writer.initializeMcp();
+                json r = writer.call("tools/call", {{"name", "remember"}, {"arguments", args}});
+                id = r["structuredContent"]["claim"]["id"];
+                writer.closeStdin(); // the session ends
+                REQUIRE(writer.waitExit() == 0);
+            } else {
+                writer.initialize(site.root.path());
+                waitReconciled(writer);
+                id = writer.call("engram/remember", args)["claim"]["id"];
+                stop(writer);
+            }
+        }
+        site.holdReconcile();
+        auto next = site.start();
+        json r = next->call("engram/recall", {{"query", "refunds batched pelican"}});
+        CHECK(hasRow(r, id));
+        CHECK_FALSE(reconciled(r["envelope"]));
+        site.releaseReconcile();
+        waitReconciled(*next);
+        stop(*next);
+    }
+}
