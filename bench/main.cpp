@@ -570,6 +570,20 @@ struct SizeRun {
         // bring the page cache and SQLite's cache to a steady state.
         for (const char* q : {"cache", "token refresh", "parseJson", "database migration"})
             c.request("engram/recall", {{"query", q}, {"limit", 10}});
+        // Idle: the start-up check of every claim file (on a thread, seconds
+        // at 1M claims, its tables handed back when it is applied) is over;
+        // recall's envelope says so. Measured before it, the figure is
+        // whatever part of the check the moment caught.
+        auto reconciled = [](const nlohmann::json& r) {
+            if (!r.contains("envelope") || !r["envelope"].contains("stores")) return false;
+            for (auto& s : r["envelope"]["stores"])
+                if (s.value("exists", false) && !s.value("reconciled", true)) return false;
+            return true;
+        };
+        for (int i = 0; i < 600; ++i) {
+            if (reconciled(c.request("engram/recall", {{"query", "cache"}, {"limit", 1}}))) break;
+            std::this_thread::sleep_for(std::chrono::milliseconds(100));
+        }
         std::this_thread::sleep_for(std::chrono::milliseconds(200));
         Memory idle = readMemory(c.pid());
 
