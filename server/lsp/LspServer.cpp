@@ -398,7 +398,10 @@ json LspServer::runOperation(const ops::Operation& op, const json& params) {
     if (unbound && out.is_object() && out.contains("envelope"))
         explainUnbound(out["envelope"], *unbound);
     if (op.effect != ops::Effect::Read) {
-        folder->watch.start(); // the first write creates the claims directory
+        // The first write creates the claims directory: watched from now,
+        // and brought up to date with anything written there before the
+        // watch began (so the watch can vouch for the directory's entries).
+        if (folder->watch.start()) folder->engine.refresh();
         republishOpen();
     }
     return out;
