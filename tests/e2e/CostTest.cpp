@@ -177,23 +177,36 @@ struct Workspace {
     }
 };
 
+// A server spawned under the meter with its start-up check of the claim
+// files held until it goes: what its first answers themselves cost, not
+// whether the check (a thread of its own) happened to end before them.
+struct HeldStart {
+    Meter meter;
+    std::string hold = meter.dir.path() + "/hold";
+    Server server;
+    explicit HeldStart(Workspace& w)
+        : server(options(w, meter, hold)) {
+        server.initialize(w.root.path());
+    }
+    ~HeldStart() { std::filesystem::remove(hold); }
+    static ServerOptions options(Workspace& w, const Meter& m, const std::string& hold) {
+        spew(hold, "");
+        ServerOptions o;
+        o.home = w.home.path();
+        o.env = m.env();
+        o.env.push_back("ENGRAM_TEST_HOLD_RECONCILE=" + hold);
+        return o;
+    }
+};
+
 // What each hot path asked of the system, in a server that has settled
 // (its start-up reconcile done), and for the session-start hook.
 std::map<std::string, Counts> measure(Workspace& w) {
     std::map<std::string, Counts> out;
     {
-        // The start-up check of the claim files is held until the first
-        // answer is out: what that answer itself cost, not whether the
-        // check (a thread of its own) happened to end before it.
-        Meter start;
-        const std::string hold = start.dir.path() + "/hold";
-        spew(hold, "");
-        ServerOptions o;
-        o.home = w.home.path();
-        o.env = start.env();
-        o.env.push_back("ENGRAM_TEST_HOLD_RECONCILE=" + hold);
-        Server s(o);
-        s.initialize(w.root.path());
+        HeldStart held(w);
+        Server& s = held.server;
+        auto& start = held.meter;
         REQUIRE_FALSE(s.call("engram/recall", {{"query", "ledger subsystem"}})["rows"].empty());
         out["spawn to the first recall"] = start.read();
         // A server's first status: the anchors' health as the last count
@@ -202,7 +215,6 @@ std::map<std::string, Counts> measure(Workspace& w) {
         json st = s.call("engram/status", {});
         REQUIRE(st["anchor_health"]["intact"] == int64_t(w.claims + 2));
         out["first status"] = start.read() - out["spawn to the first recall"];
-        std::filesystem::remove(hold);
     }
     Meter m;
     ServerOptions o;
@@ -283,18 +295,10 @@ std::map<std::string, Counts> measure(Workspace& w) {
     s.notify("exit", nullptr);
     REQUIRE(s.waitExit() == 0);
     {
-        Meter again;
-        const std::string hold = again.dir.path() + "/hold";
-        spew(hold, "");
-        ServerOptions ao;
-        ao.home = w.home.path();
-        ao.env = again.env();
-        ao.env.push_back("ENGRAM_TEST_HOLD_RECONCILE=" + hold);
-        Server next(ao);
-        next.initialize(w.root.path());
-        REQUIRE_FALSE(next.call("engram/recall", {{"query", "refunds pelican"}})["rows"].empty());
-        out["spawn to the first recall after a session wrote"] = again.read();
-        std::filesystem::remove(hold);
+        HeldStart next(w);
+        REQUIRE_FALSE(
+            next.server.call("engram/recall", {{"query", "refunds pelican"}})["rows"].empty());
+        out["spawn to the first recall after a session wrote"] = next.meter.read();
     }
 
     Meter hook;
