@@ -1,5 +1,5 @@
 // The tier-all recall benchmark: one machine with many registered project
-// stores, recall fanned out over all of them (BRIEF 10 / the tiers issue).
+// stores, recall fanned out over all of them (invariant 18).
 #pragma once
 #include "Synth.h"
 

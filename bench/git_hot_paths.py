@@ -17,7 +17,7 @@ and a few hundred more not yet committed, the index and code index built
                           a `git clone` of the workspace (no index, no code
                           index), spawn to the first recall answered
 
-It prints a table with each row's target (BRIEF section 10) and the figure
+It prints a table with each row's target (README, "Benchmarks") and the figure
 of the previous results file beside it, marking a change of more than 20%,
 and writes bench/results/git-hot-paths.json (keeping the previous one as
 git-hot-paths.prev.json). Timings on a shared machine are noisy: read the

@@ -1,4 +1,4 @@
-// engram_bench: the performance benchmarks of BRIEF section 10, as one program.
+// engram_bench: engram's performance benchmarks (README, "Benchmarks"), as one program.
 //
 // For each store size it generates a synthetic store of claim files in a git
 // repository (committed but for the last 200, as after a day's work), then
@@ -720,7 +720,7 @@ std::vector<Row> tableRows(const nlohmann::json& sizes, const std::vector<std::s
         size_t claims = s["store"]["claims"].get<size_t>();
         bool million = claims >= 1000000;
         auto& rb = s["rebuild_seconds"];
-        // BRIEF 10: 3 s at 100k, 15 s at 1M (both cores).
+        // The targets: 3 s at 100k, 15 s at 1M (both cores).
         double rbAim = million ? 15.0 : 3.0;
         std::string rbAimText = big ? (million ? "<= 15 s" : "<= 3 s") : "";
         lat("index rebuild: engram reindex, index present", rb["existing_index"], " s", 1,

@@ -8,7 +8,7 @@
 
 namespace engram::protocol {
 
-static const char* typeName(const json& j) {
+const char* typeName(const json& j) {
     switch (j.type()) {
     case json::value_t::null:
         return "null";
@@ -304,7 +304,7 @@ json toJson(const Claim& c) {
     if (!c.acceptedBy.empty()) j["accepted_by"] = c.acceptedBy;
     if (!c.packetId.empty()) j["packet_id"] = c.packetId;
     if (!c.contentHash.empty()) j["content_hash"] = c.contentHash;
-    // Team memory (BRIEF 12): the versions a merge kept beside this one,
+    // Team memory (ARCHITECTURE.md, "Team memory"): the versions a merge kept beside this one,
     // and whether the file still holds git's conflict markers.
     if (!c.diverged.empty()) {
         json d = json::array();
@@ -480,16 +480,6 @@ json toJson(const GetResult& r) {
         if (json at = currentJson(r.places[i]); !at.is_null()) j["anchors"][i]["current"] = at;
     }
     return {{"claim", j}, {"history", history}};
-}
-
-json toJson(const LearnResult& r) {
-    return {{"claim", toJson(r.claim)},
-            {"tier", r.tier},
-            {"feedback",
-             {{"correct", r.claim.feedback.correct},
-              {"wrong", r.claim.feedback.wrong},
-              {"partial", r.claim.feedback.partial},
-              {"contested", r.claim.feedback.contested()}}}};
 }
 
 json toJson(const StatusResult& r) {

@@ -37,6 +37,9 @@ private:
     ReadLog* outer_;
 };
 
+// "a string", "an array"...: what a value is, for errors.
+const char* typeName(const json& j);
+
 // Typed, path-aware access to one JSON object of parameters.
 class Params {
 public:
@@ -50,6 +53,8 @@ public:
     // The nested object/array or nullptr when absent; throws when mistyped.
     const json* optObject(const char* key) const;
     const json* optArray(const char* key) const;
+    // The member as it is, nullptr when absent or null (noted like the rest).
+    const json* optValue(const char* key) const { return lookup(key); }
     std::string field(const std::string& key) const {
         return path_.empty() ? key : path_ + "." + key;
     }
@@ -76,7 +81,6 @@ json toJson(const RememberResult& r);
 json toJson(const RecallRow& r);
 json toJson(const RecallResult& r);
 json toJson(const GetResult& r);
-json toJson(const LearnResult& r);
 json toJson(const StatusResult& r);
 json toJson(const InstructionHit& h);
 json toJson(const SyncReport& r);

@@ -67,4 +67,55 @@ json notification(const std::string& method, json params) {
     return {{"jsonrpc", "2.0"}, {"method", method}, {"params", std::move(params)}};
 }
 
+bool isResponse(const json& msg) {
+    return msg.is_object() && !msg.contains("method") &&
+           (msg.contains("result") || msg.contains("error"));
+}
+
+bool validId(const json& id) {
+    return id.is_string() || id.is_number_integer();
+}
+
+Checked checkMessage(json msg) {
+    auto invalid = [](const json& id, const std::string& field, const std::string& message) {
+        json data = json::object();
+        if (!field.empty()) data["field"] = field;
+        return Checked{std::nullopt, errorReply(id, code::InvalidRequest, "InvalidRequest", message,
+                                                std::move(data))};
+    };
+    if (!msg.is_object()) return invalid(nullptr, "", "a JSON-RPC message must be an object");
+    auto m = msg.find("method");
+    if (isResponse(msg)) {
+        Incoming in;
+        in.kind = Incoming::Kind::Response;
+        in.id = msg.value("id", json());
+        in.message = std::move(msg);
+        return {std::move(in), std::nullopt};
+    }
+    auto idIt = msg.find("id");
+    const bool hasId = idIt != msg.end();
+    if (hasId && !validId(*idIt))
+        return invalid(nullptr, "id", "id: must be a string or an integer");
+    json id = hasId ? *idIt : json(nullptr);
+    // Without a method there is no telling a notification from a request:
+    // answered either way, with the id if there is one.
+    if (m == msg.end()) return invalid(id, "method", "method: is required");
+    if (!m->is_string()) return invalid(id, "method", "method: expected a string");
+    auto dropped = [&](const std::string& field, const std::string& message) {
+        return hasId ? invalid(id, field, message) : Checked{};
+    };
+    if (msg.value("jsonrpc", json()) != "2.0")
+        return dropped("jsonrpc", "jsonrpc: must be \"2.0\"");
+    json params = msg.contains("params") ? std::move(msg["params"]) : json(nullptr);
+    if (!params.is_null() && !params.is_object() && !params.is_array())
+        return dropped("params", "params: must be an object or an array");
+    if (params.is_array() && params.empty()) params = nullptr;
+    Incoming in;
+    in.kind = hasId ? Incoming::Kind::Request : Incoming::Kind::Notification;
+    in.id = std::move(id);
+    in.method = m->get<std::string>();
+    in.params = std::move(params);
+    return {std::move(in), std::nullopt};
+}
+
 } // namespace engram::protocol

@@ -4,9 +4,10 @@
 // -32010..-32019 (JSON-RPC's implementation-defined range) and always carry
 // their name as `data.kind` so clients need not memorise numbers.
 #pragma once
-#include "model/Error.h"
+#include "util/Error.h"
 
 #include <nlohmann/json.hpp>
+#include <optional>
 #include <string>
 
 namespace engram::protocol {
@@ -42,5 +43,35 @@ json errorReply(const json& id, int code, const std::string& kind, const std::st
 json errorReply(const json& id, const EngramError& e);
 json resultReply(const json& id, json result);
 json notification(const std::string& method, json params);
+
+// One incoming JSON-RPC message, checked by the rules both servers share
+// (ARCHITECTURE.md, "One JSON-RPC front end"), in this order:
+//   not an object                         InvalidRequest, id null
+//   no method, but a result or an error   a response (kind Response)
+//   an id that is not a string or integer InvalidRequest, id null
+//   no method, or not a string            InvalidRequest
+//   jsonrpc not "2.0"                     InvalidRequest
+//   params not an object, array or null   InvalidRequest
+// A notification that fails a check gets no reply (there is no id to answer
+// with); everything else that fails gets its error reply, with the id when
+// the id itself is usable. An empty params array is no params: some
+// clients (Neovim's, from an empty Lua table) send one for "none", and
+// every engram method takes named parameters.
+struct Incoming {
+    enum class Kind { Request, Notification, Response };
+    Kind kind = Kind::Request;
+    json id;            // null for a notification
+    std::string method; // empty for a response
+    json params;        // an object, an array or null
+    json message;       // a response as it came
+};
+struct Checked {
+    std::optional<Incoming> message; // the message, when it passed
+    std::optional<json> reply;       // the error reply to send, when it did not
+};
+Checked checkMessage(json msg);
+bool validId(const json& id);
+// An object with no method and a result or an error.
+bool isResponse(const json& msg);
 
 } // namespace engram::protocol

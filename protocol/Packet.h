@@ -1,4 +1,4 @@
-// Delegation packets, contributions and review on the wire (BRIEF 6).
+// Delegation packets, contributions and review on the wire (README, "Delegation").
 //
 // The engine composes a packet as a plain struct; this layer gives it its
 // JSON form and its identity: `packet_id` is the lower-case hex SHA-256 of

@@ -1,4 +1,4 @@
-// engram_code_bench: code-indexing and re-anchoring benchmarks (BRIEF section 10).
+// engram_code_bench: code-indexing and re-anchoring benchmarks (README, "Benchmarks").
 //
 // Several aims of section 10 concern code rather than claims: indexing a
 // workspace at no less than 80% of raw tree-sitter parse throughput per
@@ -27,9 +27,9 @@
 
 #include "engine/Anchoring.h"
 #include "engine/Engine.h"
-#include "model/Error.h"
 #include "syntax/Languages.h"
 #include "syntax/Symbols.h"
+#include "util/Error.h"
 #include "util/Fs.h"
 
 #include <nlohmann/json.hpp>

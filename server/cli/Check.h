@@ -1,4 +1,4 @@
-// `engram check`: memory diagnostics headless, for CI (BRIEF 7 and 9).
+// `engram check`: memory diagnostics headless, for CI (README, "CI").
 //
 // Prints the engine's findings as text (one `path:line:col: severity: code:
 // message` line each, then a summary), as one JSON object, or as SARIF 2.1.0,
@@ -27,7 +27,7 @@ struct CheckOptions {
     // body changed (on the instruction files of 38 public repositories,
     // none of the 11 drifts found had made its sentence wrong).
     bool failOnGiven = false;
-    // A git ref: only findings about what changed since it (BRIEF 12).
+    // A git ref: only findings about what changed since it (README, "CI").
     std::string changedSince;
     // At most this many findings are listed (0: all), like a compiler's
     // error limit: a clone with a million broken files must not print a

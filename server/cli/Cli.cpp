@@ -4,10 +4,8 @@
 #include "cli/Args.h"
 #include "cli/Check.h"
 #include "engine/Engine.h"
-#include "lsp/Log.h"
 #include "lsp/LspServer.h"
 #include "mcp/McpServer.h"
-#include "model/Error.h"
 #include "ops/Hook.h"
 #include "ops/Operation.h"
 #include "ops/Terminal.h"
@@ -19,7 +17,9 @@
 #include "store/Merge.h"
 #include "store/Store.h"
 #include "syntax/Languages.h"
+#include "util/Error.h"
 #include "util/Fs.h"
+#include "util/Log.h"
 #include "util/Paths.h"
 #include "util/Process.h"
 
@@ -113,7 +113,7 @@ exit codes: 0 ok, 1 findings or refusal, 2 usage error
 std::string usage() {
     std::string out = kUsageHead;
     for (auto& op : ops::operations())
-        if (op.cli.name) out += op.cli.help;
+        if (!op.cli.name.empty()) out += op.cli.help;
     return out + kUsageTail;
 }
 
@@ -630,7 +630,7 @@ int run(int argc, char** argv) {
         {"help", {}},
     };
     for (auto& op : ops::operations()) {
-        if (!op.cli.name) continue;
+        if (op.cli.name.empty()) continue;
         FlagSpec& spec = commands[op.cli.name];
         for (auto& f : op.cli.flags) {
             if (f.kind == ops::FlagKind::Switch) {

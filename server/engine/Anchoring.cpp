@@ -4,9 +4,9 @@
 #include "model/NotJudged.h"
 
 #include "index/Reconcile.h"
-#include "model/Error.h"
 #include "model/NotJudged.h"
 #include "syntax/Languages.h"
+#include "util/Error.h"
 #include "util/Fs.h"
 #include "util/Hash.h"
 #include "util/Paths.h"

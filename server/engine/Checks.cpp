@@ -1,8 +1,8 @@
 // Validation shared by the engine's writes (see Checks.h).
 #include "engine/Checks.h"
 
-#include "model/Error.h"
 #include "secrets/SecretScan.h"
+#include "util/Error.h"
 #include "util/Utf8.h"
 
 namespace engram {

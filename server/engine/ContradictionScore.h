@@ -1,8 +1,7 @@
 // How well the contradiction rules (Modality.h) do on a labelled set of claim
 // pairs: precision and recall per rule, on the development and the held-out
-// part. A rule earns its place by its measured precision (BRIEF 7), so the
-// unit test and the benchmark both compute it here, from
-// fixtures/contradictions/pairs.tsv.
+// part. A rule earns its place by its measured precision (ARCHITECTURE.md, "Contradiction rules"),
+// so the unit test and the benchmark both compute it here, from fixtures/contradictions/pairs.tsv.
 #pragma once
 #include <string>
 #include <string_view>

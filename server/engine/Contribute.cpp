@@ -1,4 +1,4 @@
-// Contributions from sub-agents and their review (BRIEF 6).
+// Contributions from sub-agents and their review (README, "Delegation").
 //
 // A contribution is stored as a frontier claim in the project store: it is
 // on disk (and travels with git like any claim) but no default read shows
@@ -18,8 +18,8 @@
 #include "engine/Engine.h"
 #include "engine/Modality.h"
 #include "engine/Tier.h"
-#include "model/Error.h"
 #include "text/Content.h"
+#include "util/Error.h"
 #include "util/Fs.h"
 #include "util/Time.h"
 

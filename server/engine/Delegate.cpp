@@ -1,5 +1,5 @@
 // Delegation packets: a bounded, deterministic memory slice for a sub-agent
-// (BRIEF 6), the workspace binding it was composed on, and the packet key.
+// (README, "Delegation"), the workspace binding it was composed on, and the packet key.
 //
 // Selection reuses recall's bounded ranking for text relevance (the task and
 // the symbols as the query, over the project and the medulla only: another
@@ -16,7 +16,7 @@
 // signature.
 #include "engine/Engine.h"
 #include "engine/Tier.h"
-#include "model/Error.h"
+#include "util/Error.h"
 #include "util/Fs.h"
 #include "util/Git.h"
 #include "util/Hash.h"

@@ -2,7 +2,7 @@
 // and the editor's unsaved text for it.
 #include "engine/Engine.h"
 #include "engine/Tier.h"
-#include "model/Error.h"
+#include "util/Error.h"
 #include "util/Fs.h"
 #include "util/Paths.h"
 #include "util/Time.h"

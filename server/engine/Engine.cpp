@@ -4,10 +4,10 @@
 #include "engine/Anchoring.h"
 #include "engine/Tier.h"
 #include "index/Reconcile.h"
-#include "model/Error.h"
 #include "store/ClaimFile.h"
 #include "store/Registry.h"
 #include "syntax/Languages.h"
+#include "util/Error.h"
 #include "util/Fs.h"
 #include "util/Git.h"
 #include "util/Hash.h"
@@ -66,6 +66,9 @@ Engine::Engine(EngineOptions opts)
             configErrors_.push_back("store.conf: unknown language '" + lang + "' for " + ext);
     for (auto& e : tiers_[0]->store->configErrors())
         configErrors_.push_back(e);
+    // The project decides when its memory is stale, for every claim the
+    // workspace shows (the medulla's too): one answer per workspace.
+    if (auto days = tiers_[0]->store->staleDays()) opts_.staleDays = *days;
 }
 
 void waitWhileHeld(const std::string& hold, const std::atomic<bool>* cancel) {
@@ -333,7 +336,7 @@ Engine::Tier& Engine::writableTier(const std::string& name) {
 std::vector<std::string> Engine::ensureTeamSetup() {
     // Once per engine, and only where git is: the first write in a
     // repository registers the merge driver, so a team's first parallel
-    // branches already merge claim files field by field (BRIEF 12).
+    // branches already merge claim files field by field (ARCHITECTURE.md, "Team memory").
     if (teamChecked_) return {};
     teamChecked_ = true;
     // The files say whether this clone is set up: no process unless it is

@@ -32,6 +32,8 @@ struct EngineOptions {
     std::string root;       // canonical workspace root
     std::string rootSource; // how it was chosen (envelope binding.source)
     std::string home;       // $ENGRAM_HOME; empty = no medulla
+    // A claim not re-verified for longer is stale; the project's store.conf
+    // (`stale_days:`) replaces the default when it sets one.
     int staleDays = 30;
     std::string version; // engram's version, for the envelope
     // Long-lived servers (serve, mcp) answer before every claim file of a
@@ -63,7 +65,7 @@ struct EngineOptions {
 };
 
 // A code reference in an instruction file and what engram makes of it
-// (engine/Instructions.cpp, BRIEF 14).
+// (engine/Instructions.cpp).
 struct InstructionRef {
     std::string file; // the instruction file, workspace-relative
     instructions::Reference ref;
@@ -128,7 +130,7 @@ public:
     RecallResult recall(const RecallRequest& req);
     GetResult get(const std::string& id);
     Claim retract(const std::string& id, const std::string& agent, const std::string& reason);
-    LearnResult learn(const std::string& id, const std::string& verdict, const std::string& agent,
+    LearnResult learn(const std::string& id, Verdict verdict, const std::string& agent,
                       const std::string& note);
     // Copies a live project claim into the medulla (a new version of an
     // earlier copy, if any) and stamps the original with promoted_to.
@@ -168,7 +170,7 @@ public:
     // The text engram sees for `path`: the open document, else the file.
     std::optional<std::string> documentText(const std::string& path);
 
-    // Team memory through git (Team.cpp, BRIEF 12). The repository's state
+    // Team memory through git (Team.cpp). The repository's state
     // for engram's merge driver; with `write`, `.engram/.gitattributes` and
     // the local git config entries are written where missing (idempotent).
     TeamSetup teamSetup(bool write);
@@ -267,10 +269,10 @@ public:
     std::optional<CodeIndexReport> adoptCodeWalk(bool wait = false);
     std::pair<size_t, size_t> codeWalkProgress() const;
 
-    // Instruction files (BRIEF 14): which there are, as the last listing of
-    // the workspace found them (engine/Listing.cpp; no process, whoever
-    // asks), and their references judged against the code. `text` replaces
-    // onlyFile's contents (an editor's unsaved buffer).
+    // Instruction files (ARCHITECTURE.md, "Instruction files"): which there are, as the last
+    // listing of the workspace found them (engine/Listing.cpp; no process, whoever asks), and their
+    // references judged against the code. `text` replaces onlyFile's contents (an editor's unsaved
+    // buffer).
     std::vector<std::string> instructionFiles();
     // The workspace's files, as git lists them (tracked, and new files it
     // does not ignore) or a walk finds them without git, sorted: a process

@@ -1,15 +1,15 @@
 // Memory diagnostics: every live claim's anchors checked against the code,
 // staleness, secrets in hand-edited claim files, and claim files that do not
-// parse (BRIEF 7).
+// parse (README, "CI").
 #include "engine/Findings.h"
 
 #include "engine/Engine.h"
 #include "engine/Modality.h"
 #include "engine/Tier.h"
-#include "model/Error.h"
 #include "secrets/SecretScan.h"
 #include "store/ClaimFile.h"
 #include "store/Merge.h"
+#include "util/Error.h"
 #include "util/Fs.h"
 #include "util/Paths.h"
 #include "util/Time.h"
@@ -634,7 +634,8 @@ std::vector<Finding> Engine::findings(const FindingsOptions& opts, FindingsSumma
     return out;
 }
 
-// Instruction files' references (BRIEF 14): on their lines, not on a claim.
+// Instruction files' references (ARCHITECTURE.md, "Instruction files"): on their lines, not on a
+// claim.
 NotJudged Engine::instructionFindings(const FindingsOptions& opts,
                                       const std::optional<std::string>& only,
                                       const std::function<void(Finding&&)>& emit) {

@@ -1,5 +1,5 @@
 // Memory diagnostics as plain data: what `engram check` reports in CI and
-// what the editor will publish as diagnostics (BRIEF 7).
+// what the editor will publish as diagnostics (README, "CI").
 //
 // A Finding is one problem with one claim (or one claim file): an anchor that
 // drifted, moved or was orphaned, a claim older than stale_days, a claim file
@@ -63,7 +63,7 @@ struct FindingsOptions {
     // their findings), or, when it names a claim file
     // (".engram/claims/<id>.md"), that claim and that file.
     std::optional<std::string> path = {};
-    // Pull requests (BRIEF 12): only findings about claims whose file is in
+    // Pull requests (README, "CI"): only findings about claims whose file is in
     // this set or that are anchored to a file in it (workspace-relative
     // paths, as Engine::changedSince gives them), and broken or unmerged
     // claim files in it.
@@ -82,7 +82,7 @@ struct FindingsSummary {
     NotJudged notJudged;
 };
 
-// The BRIEF 7 table: one rule per diagnostic code.
+// One rule per diagnostic code (the table in README, "CI").
 struct FindingRule {
     std::string_view code;
     std::string_view severity;

@@ -1,4 +1,4 @@
-// Instruction files' paragraphs in recall and packets (BRIEF 14).
+// Instruction files' paragraphs in recall and packets (ARCHITECTURE.md, "Instruction files").
 //
 // The files are small (a few to a few dozen paragraphs each), so they are
 // not put in the claims' full-text index: a paragraph is not a claim, and

@@ -1,4 +1,4 @@
-// Instruction files checked against the code (BRIEF 14).
+// Instruction files checked against the code (ARCHITECTURE.md, "Instruction files").
 //
 // A reference found in an instruction file (instructions/References.h) is
 // resolved against the workspace: a path must exist (and hold the line it
@@ -23,10 +23,10 @@
 #include "engine/Engine.h"
 #include "engine/Tier.h"
 #include "instructions/References.h"
-#include "model/Error.h"
 #include "model/NotJudged.h"
 #include "store/ClaimFile.h"
 #include "syntax/Languages.h"
+#include "util/Error.h"
 #include "util/Fs.h"
 #include "util/Git.h"
 #include "util/Lines.h"

@@ -20,8 +20,8 @@
 #include "engine/Anchoring.h"
 #include "engine/Engine.h"
 #include "engine/Tier.h"
-#include "model/Error.h"
 #include "text/Tokenize.h"
+#include "util/Error.h"
 #include "util/Paths.h"
 #include "util/Time.h"
 #include "util/Utf8.h"
@@ -280,7 +280,7 @@ RecallResult Engine::recallChecked(const RecallRequest& req, bool rowsReread) {
 
     int64_t now = nowUnix();
     size_t keep = size_t(std::max(kScoredCap, req.limit * 3));
-    // Invariant 1: the bound project and the medulla, and other projects
+    // Invariant 1 (no leak): the bound project and the medulla, and other projects
     // only when asked for by name (tier all), each row saying where it is from.
     std::vector<TierPass> passes;
     for (Tier* tp : recallTiers(req.tier, result.unreachable))

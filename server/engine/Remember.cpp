@@ -3,9 +3,9 @@
 #include "engine/Checks.h"
 #include "engine/Engine.h"
 #include "engine/Tier.h"
-#include "model/Error.h"
 #include "store/ClaimFile.h"
 #include "store/Merge.h"
+#include "util/Error.h"
 #include "util/Fs.h"
 #include "util/Time.h"
 
@@ -225,23 +225,27 @@ Claim Engine::retract(const std::string& id, const std::string& agent, const std
     return c;
 }
 
-LearnResult Engine::learn(const std::string& id, const std::string& verdict,
-                          const std::string& agent, const std::string& note) {
+LearnResult Engine::learn(const std::string& id, Verdict verdict, const std::string& agent,
+                          const std::string& note) {
     checkAgent(agent);
-    if (verdict != "correct" && verdict != "wrong" && verdict != "partial")
-        throw invalidField("verdict", "must be correct, wrong or partial");
     checkText("note", note);
     if (!note.empty()) scanForSecrets("note", note);
     Tier& t = locate(id);
     auto lock = t.store->lock();
     Claim c = loadForUpdate(t, id);
-    if (verdict == "correct")
+    switch (verdict) {
+    case Verdict::Correct:
         ++c.feedback.correct;
-    else if (verdict == "wrong")
+        break;
+    case Verdict::Wrong:
         ++c.feedback.wrong;
-    else
+        break;
+    case Verdict::Partial:
         ++c.feedback.partial;
-    commitWrite(t, c, "learn", agent, verdict + (note.empty() ? "" : ": " + note));
+        break;
+    }
+    commitWrite(t, c, "learn", agent,
+                std::string(spell(verdict)) + (note.empty() ? "" : ": " + note));
     return {c, t.name};
 }
 

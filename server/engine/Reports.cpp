@@ -1,13 +1,13 @@
-// Reports and the inbox (BRIEF 13): filing into the machine's spool and the
-// project's box, filing what waited once its project appears, and states
-// derived from the answers, never stored.
+// Reports and the inbox (ARCHITECTURE.md, "Reports and the inbox"): filing into the machine's spool
+// and the project's box, filing what waited once its project appears, and states derived from the
+// answers, never stored.
 #include "engine/Checks.h"
 #include "engine/Engine.h"
 #include "engine/Tier.h"
-#include "model/Error.h"
 #include "store/Registry.h"
 #include "store/ReportFile.h"
 #include "store/Store.h"
+#include "util/Error.h"
 #include "util/Fs.h"
 #include "util/Lines.h"
 #include "util/Paths.h"

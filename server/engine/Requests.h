@@ -87,7 +87,7 @@ struct RecallRow {
     std::vector<AnchorPlace> places; // per anchor: its state and where its code is now
     std::vector<std::string> why;
     // Other live claims holding this row's label (two branches each wrote
-    // it, BRIEF 12): which of them holds is undecided.
+    // it, ARCHITECTURE.md, "Team memory"): which of them holds is undecided.
     std::vector<std::string> labelSharedWith;
 };
 
@@ -121,8 +121,8 @@ struct InstructionHit {
 
 struct RecallResult {
     std::vector<RecallRow> rows;
-    // Instruction files' paragraphs that match the query (BRIEF 14): beside
-    // the rows, never among them.
+    // Instruction files' paragraphs that match the query (ARCHITECTURE.md, "Instruction files"):
+    // beside the rows, never among them.
     std::vector<InstructionHit> instructions;
     std::vector<MemoryExists> memoryExists;
     std::vector<UnreachableStore> unreachable;
@@ -202,12 +202,12 @@ struct StatusResult {
     struct InboxCounts {
         int64_t open = 0, inProgress = 0, answered = 0, external = 0, answers = 0;
     } inbox;
-    // The instruction files' references by state (BRIEF 14), when asked:
-    // counting them reads git and every instruction file.
+    // The instruction files' references by state (ARCHITECTURE.md, "Instruction files"), when
+    // asked: counting them reads git and every instruction file.
     std::optional<InstructionCounts> instructions;
 };
 
-// ---- Reports and the inbox (BRIEF 13; engine/Reports.cpp) ----
+// ---- Reports and the inbox (ARCHITECTURE.md "Reports and the inbox"; engine/Reports.cpp) ----
 
 struct ReportRequest {
     // The report as the caller wrote it; its id, root and filing time are
@@ -250,8 +250,8 @@ struct InboxBox {
     std::vector<std::pair<int, std::string>> badLines; // lines that are not reports
 };
 
-// One ISO week of the confusion rate (BRIEF 13): confirmed misdelivery
-// reports against the memory served that week.
+// One ISO week of the confusion rate (ARCHITECTURE.md, "Reports and the inbox"): confirmed
+// misdelivery reports against the memory served that week.
 struct ConfusionWeek {
     std::string week;       // "2026-W47"
     int64_t confirmed = 0;  // memory_misdelivery reports filed that week, answered as confirmed
@@ -265,7 +265,7 @@ struct InboxResult {
     std::vector<InboxBox> boxes; // the bound project's first
 };
 
-// ---- Delegation packets (BRIEF 6; engine/Delegate.cpp, protocol/Packet.h) ----
+// ---- Delegation packets (README "Delegation"; engine/Delegate.cpp, protocol/Packet.h) ----
 
 struct DelegateRequest {
     std::string task;
@@ -353,7 +353,8 @@ struct Packet {
     std::vector<std::string> nonClaims;
     std::vector<std::string> instructions;
     // Paragraphs of the instruction files that match the task, in what the
-    // claims left of max_chars (BRIEF 14): never items, they are not claims.
+    // claims left of max_chars (ARCHITECTURE.md, "Instruction files"): never items, they are not
+    // claims.
     std::vector<InstructionHit> instructionFiles;
     int64_t createdAt = 0; // outside the hash
 };
@@ -369,7 +370,7 @@ struct PacketSignature {
     std::string value;     // hex
 };
 
-// ---- Contributions and review (BRIEF 6; engine/Contribute.cpp) ----
+// ---- Contributions and review (README "Delegation"; engine/Contribute.cpp) ----
 
 struct ContributionItem {
     std::string text;

@@ -1,12 +1,12 @@
-// Team memory through git (BRIEF 12): the merge driver's registration,
+// Team memory through git (ARCHITECTURE.md, "Team memory"): the merge driver's registration,
 // resolving a claim a merge left diverged or unmerged, and what changed
 // since a ref for pull-request checks.
 #include "engine/Checks.h"
 #include "engine/Engine.h"
 #include "engine/Tier.h"
-#include "model/Error.h"
 #include "store/ClaimFile.h"
 #include "store/Merge.h"
+#include "util/Error.h"
 #include "util/Fs.h"
 #include "util/Paths.h"
 #include "util/Process.h"

@@ -3,11 +3,11 @@
 
 #include "index/Reconcile.h"
 
-#include "model/Error.h"
 #include "store/ClaimFile.h"
 #include "store/Merge.h"
 #include "store/Store.h"
 #include "text/Content.h"
+#include "util/Error.h"
 #include "util/Fs.h"
 
 #include <algorithm>

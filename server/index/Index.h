@@ -193,7 +193,7 @@ public:
     std::optional<IndexedClaim> byRowid(int64_t rowid);
     std::optional<IndexedClaim> liveByLabel(const std::string& label);
     // Every live claim holding the label, newest first: more than one only
-    // when two branches each wrote it (BRIEF 12).
+    // when two branches each wrote it (ARCHITECTURE.md, "Team memory").
     std::vector<IndexedClaim> liveWithLabel(const std::string& label, int limit = 8);
     // The same, ids only (recall marks each row's collision: no row parsing).
     std::vector<std::string> liveIdsWithLabel(const std::string& label, int limit);

@@ -5,7 +5,7 @@
 // a Transaction rolls back unless committed, so an exception mid-write never
 // leaves half an update behind.
 #pragma once
-#include "model/Error.h"
+#include "util/Error.h"
 
 #include <cstdint>
 #include <optional>

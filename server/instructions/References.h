@@ -1,5 +1,5 @@
 // Code references in agent instruction files (AGENTS.md, CLAUDE.md, ...):
-// what a line names, found without the repository (BRIEF 14).
+// what a line names, found without the repository (ARCHITECTURE.md, "Instruction files").
 //
 // Extraction is a pure function of the text. Whether a candidate is a
 // reference at all is decided in two steps: here by its form (a code span

@@ -2,8 +2,8 @@
 #include "lsp/ClaimsWatch.h"
 #include "lsp/UvHandle.h"
 
-#include "lsp/Log.h"
 #include "util/Fs.h"
+#include "util/Log.h"
 
 #include <cerrno>
 #include <cstring>

@@ -10,9 +10,9 @@
 // folder holding it and is handed to that folder's engine only; a document
 // outside every folder gets no memory features (its text is kept here, so a
 // folder added later can take it over).
-#include "lsp/Log.h"
 #include "lsp/LspServer.h"
 #include "protocol/Convert.h"
+#include "util/Log.h"
 #include "util/Paths.h"
 #include "util/Position.h"
 #include "util/Time.h"
@@ -316,7 +316,7 @@ json LspServer::onCodeAction(const json& params) {
 }
 
 // An instruction file's reference under the cursor: its state, what it
-// resolves to and what it was judged against (BRIEF 14).
+// resolves to and what it was judged against (ARCHITECTURE.md, "Instruction files").
 json LspServer::instructionHover(Engine& engine, const std::string& root, const std::string& rel,
                                  const std::string& text, uint32_t line, uint32_t column) {
     auto scan = engine.scanInstructions(rel);

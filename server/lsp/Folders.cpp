@@ -1,10 +1,10 @@
 // Workspace folders over a session's life: binding one (its start-up sync,
 // code index and claims watch), folders added and removed by the client,
 // and claim files changed on disk.
-#include "lsp/Log.h"
 #include "lsp/LspServer.h"
 #include "protocol/Convert.h"
 #include "util/Fs.h"
+#include "util/Log.h"
 #include "util/Paths.h"
 
 #include <algorithm>

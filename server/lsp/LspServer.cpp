@@ -2,9 +2,9 @@
 #include "lsp/LspServer.h"
 #include "lsp/UvHandle.h"
 
-#include "lsp/Log.h"
 #include "protocol/Convert.h"
 #include "protocol/Packet.h"
+#include "util/Log.h"
 #include "util/Paths.h"
 
 #include <malloc.h>
@@ -18,14 +18,10 @@ namespace {
 
 // The reply to a routing refusal: EngramError's own data plus the roots the
 // caller may choose from.
-json routingErrorReply(const json& id, const lsp::RoutingError& e) {
+json routingErrorReply(const json& id, const ops::RoutingError& e) {
     json reply = protocol::errorReply(id, e);
     reply["error"]["data"]["options"] = e.options;
     return reply;
-}
-
-bool validId(const json& id) {
-    return id.is_string() || id.is_number_integer();
 }
 
 } // namespace
@@ -151,41 +147,17 @@ void LspServer::onFrame(protocol::FrameEvent&& ev) {
 }
 
 void LspServer::onMessage(json msg) {
-    auto idIt = msg.find("id");
-    bool hasId = idIt != msg.end();
-    json id = hasId ? *idIt : json(nullptr);
-    auto m = msg.find("method");
-    if (m == msg.end()) {
-        // A response to a server-to-client request; none are outstanding yet.
-        if (msg.contains("result") || msg.contains("error")) return;
-        reply(protocol::errorReply(hasId && validId(id) ? id : json(nullptr), code::InvalidRequest,
-                                   "InvalidRequest", "the message has no method"));
-        return;
-    }
-    if (!m->is_string()) {
-        reply(protocol::errorReply(hasId && validId(id) ? id : json(nullptr), code::InvalidRequest,
-                                   "InvalidRequest", "method must be a string"));
-        return;
-    }
-    if (hasId && !validId(id)) {
-        reply(protocol::errorReply(nullptr, code::InvalidRequest, "InvalidRequest",
-                                   "id must be a string or an integer"));
-        return;
-    }
-    std::string method = m->get<std::string>();
-    json params = msg.contains("params") ? msg["params"] : json(nullptr);
-    if (!params.is_null() && !params.is_object() && !params.is_array()) {
-        if (hasId)
-            reply(protocol::errorReply(id, code::InvalidRequest, "InvalidRequest",
-                                       "params must be an object or an array"));
-        return;
-    }
-
-    // An empty array is how some clients (Neovim's, from an empty Lua table)
-    // send "no parameters": every engram method takes named ones.
-    if (params.is_array() && params.empty()) params = nullptr;
-
-    if (!hasId) {
+    auto checked = protocol::checkMessage(std::move(msg));
+    if (checked.reply) reply(*checked.reply);
+    if (!checked.message) return;
+    auto& in = *checked.message;
+    // A response to a server-to-client request (window/showDocument): the
+    // client's answer changes nothing here.
+    if (in.kind == protocol::Incoming::Kind::Response) return;
+    json id = std::move(in.id);
+    std::string method = std::move(in.method);
+    json params = std::move(in.params);
+    if (in.kind == protocol::Incoming::Kind::Notification) {
         // Lifecycle notifications act at once; the rest keep their order
         // relative to requests.
         if (method == "exit") {
@@ -269,7 +241,7 @@ void LspServer::dispatch(Pending& p) {
     try {
         reply(protocol::resultReply(p.id, op ? runOperation(*op, p.params)
                                              : (this->*(it->second))(p.params)));
-    } catch (const lsp::RoutingError& e) {
+    } catch (const ops::RoutingError& e) {
         reply(routingErrorReply(p.id, e));
     } catch (const EngramError& e) {
         reply(protocol::errorReply(p.id, e));
@@ -379,7 +351,7 @@ json LspServer::runOperation(const ops::Operation& op, const json& params) {
     std::optional<std::string> unbound;
     ops::Call call;
     call.bind = [&]() -> Engine& {
-        auto hints = hintsOf(params);
+        auto hints = ops::routeHints(params, op.idArgument ? op.idArgument : "id");
         if (op.answersUnbound) {
             auto r = route(hints);
             folder = r.folder;
@@ -423,7 +395,7 @@ json LspServer::onStatus(const json& params) {
     // counting instruction files' references reads git.
     bool instructions = p.optBool("instructions").value_or(false);
     if (auto root = p.optString("root")) {
-        auto requested = lsp::canonicalRootParam(*root, "root");
+        auto requested = ops::canonicalRootParam(*root, "root");
         auto r = route({requested, {}, {}, false});
         json out = protocol::toJson(
             r.folder->engine.status(r.unboundRoot ? requested : r.folder->root(), instructions));
@@ -457,19 +429,19 @@ json LspServer::onExecuteCommand(const json& params) {
     if (command == "engram.retract") return runOperation("retract", args);
     if (command == "engram.reverifyFile") return runOperation("reverify_file", args);
     if (command == "engram.resolve") {
-        // A claim a git merge left diverged or unmerged (BRIEF 12).
+        // A claim a git merge left diverged or unmerged (ARCHITECTURE.md, "Team memory").
         protocol::Params a(args, "arguments[0]");
         std::string id = a.reqString("id");
         std::string take = a.optString("take").value_or("");
         std::string agent = a.optString("agent").value_or(editorAgent_);
-        auto r = bound(hintsOf(args)).engine.resolve(id, take, agent);
+        auto r = bound(ops::routeHints(args)).engine.resolve(id, take, agent);
         republishOpen();
         return protocol::toJson(r);
     }
     if (command == "engram.openClaim") {
         // Asks the client to show the claim file (LSP 3.16 window/showDocument).
         std::string id = protocol::Params(args, "arguments[0]").reqString("id");
-        std::string file = bound(hintsOf(args)).engine.get(id).file;
+        std::string file = bound(ops::routeHints(args)).engine.get(id).file;
         reply({{"jsonrpc", "2.0"},
                {"id", "engram-show-" + std::to_string(++serverRequests_)},
                {"method", "window/showDocument"},
@@ -479,7 +451,7 @@ json LspServer::onExecuteCommand(const json& params) {
     if (command == "engram.reindex") {
         // Maintenance, not a question: without a root every folder is
         // rebuilt rather than the call being refused as ambiguous.
-        auto hints = hintsOf(args);
+        auto hints = ops::routeHints(args);
         if (folders_->empty()) route(hints); // NotBound
         std::vector<lsp::Folder*> targets;
         if (hints.root || folders_->size() == 1)

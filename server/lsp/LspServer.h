@@ -91,12 +91,15 @@ private:
     // just removed (still alive, so their documents' text can be read).
     void rehomeDocuments(const std::vector<std::unique_ptr<lsp::Folder>>& detached);
 
-    // Routing (lsp/Routing.cpp).
-    lsp::RouteHints hintsOf(const json& params) const;
-    lsp::Route route(const lsp::RouteHints& hints);
-    // As route(), refusing a root that is not bound (NotBound): only recall
-    // and status answer for a root they do not serve.
-    lsp::Folder& bound(const lsp::RouteHints& hints);
+    // Routing by the rules both servers share (ops/Routing.h; lsp/Routing.cpp).
+    struct Route {
+        lsp::Folder* folder = nullptr;
+        std::optional<std::string> unboundRoot; // a root the session does not serve
+    };
+    Route route(const ops::RouteHints& hints);
+    // As route(), refusing a root that is not bound (NotBound): only recall,
+    // status and inbox answer for a root they do not serve.
+    lsp::Folder& bound(const ops::RouteHints& hints);
     // The `recovery` of an answer for a root that is not bound names the
     // bound ones.
     void explainUnbound(json& envelope, const std::string& requested);

@@ -1,20 +1,12 @@
-// The folder table and the routing rules (see Workspaces.h).
+// The folder table (see Workspaces.h).
 #include "lsp/Workspaces.h"
 
-#include "model/Error.h"
 #include "store/Store.h"
+#include "util/Error.h"
 #include "util/Fs.h"
 #include "util/Paths.h"
 
 namespace engram::lsp {
-
-namespace {
-
-std::string claimFile(const std::string& storeDir, const std::string& id) {
-    return storeDir + "/claims/" + id + ".md";
-}
-
-} // namespace
 
 Folder::Folder(EngineOptions opts, uv_loop_t* loop, ClaimsWatch::OnChange onChange)
     : engine(std::move(opts))
@@ -24,18 +16,6 @@ Workspaces::Workspaces(uv_loop_t* loop, std::string home, std::string version)
     : loop_(loop)
     , home_(std::move(home))
     , version_(std::move(version)) {}
-
-std::string canonicalRootParam(const std::string& value, const std::string& field) {
-    if (value.empty()) throw invalidField(field, "must not be empty");
-    if (value.rfind("file://", 0) == 0) {
-        auto local = uriToPath(value);
-        if (!local) throw invalidField(field, "is not a valid file:// URI");
-        return canonicalPath(*local);
-    }
-    if (value.find("://") != std::string::npos)
-        throw invalidField(field, "must be a path or a file:// URI");
-    return canonicalPath(value);
-}
 
 Folder* Workspaces::add(const std::string& root, const std::string& source,
                         ClaimsWatch::OnChange onChange) {
@@ -86,13 +66,6 @@ std::vector<Folder*> Workspaces::all() {
     return out;
 }
 
-std::string Workspaces::rootList() const {
-    std::string out;
-    for (auto& f : folders_)
-        out += (out.empty() ? "" : ", ") + f->root();
-    return out;
-}
-
 Folder* Workspaces::byRoot(const std::string& root) {
     for (auto& f : folders_)
         if (f->root() == root) return f.get();
@@ -109,74 +82,15 @@ Folder* Workspaces::ownerOf(const std::string& path) {
     return best;
 }
 
-Folder* Workspaces::holderOf(const std::string& id) {
-    // The files decide, not the indexes: a claim written by another process
-    // a moment ago is already on disk.
-    Folder* found = nullptr;
-    for (auto& f : folders_) {
-        if (!statFile(claimFile(f->engine.projectDir(), id))) continue;
-        if (found)
-            throw RoutingError(ErrorKind::AmbiguousRoot,
-                               "id: claim '" + id + "' exists in the stores of both " +
-                                   found->root() + " and " + f->root() +
-                                   "; add root naming the one this call is about",
-                               "root", {found->root(), f->root()});
-        found = f.get();
-    }
-    if (found) return found;
-    if (!home_.empty() && statFile(claimFile(home_ + "/medulla", id)))
-        return folders_.front().get();
-    return nullptr;
-}
-
-Route Workspaces::route(const RouteHints& hints) {
-    if (folders_.empty())
-        throw EngramError(ErrorKind::NotBound,
-                          "no workspace folder is bound; add one with "
-                          "workspace/didChangeWorkspaceFolders",
-                          {{"field", std::string("root")}});
-    if (hints.root) {
-        if (auto held = deepestRootHolding(roots(), *hints.root))
-            return {byRoot(*held), std::nullopt};
-        // The answer (or refusal) comes from the document's folder when the
-        // call has one, so paths in it still resolve.
-        Folder* answering = nullptr;
-        for (auto& d : hints.documents)
-            if ((answering = ownerOf(d.path))) break;
-        return {answering ? answering : folders_.front().get(), hints.root};
-    }
-    for (auto& d : hints.documents)
-        if (Folder* f = ownerOf(d.path)) return {f, std::nullopt};
-    if (folders_.size() == 1) return {folders_.front().get(), std::nullopt};
-    for (auto& d : hints.documents) {
-        if (d.path.empty() || d.path[0] != '/') continue;
-        throw RoutingError(ErrorKind::OutsideRoot,
-                           d.field + ": '" + d.path + "' is outside every workspace folder (" +
-                               rootList() + ")",
-                           d.field, roots());
-    }
-    if (hints.claimId) {
-        if (!Store::validId(*hints.claimId))
-            throw invalidField("id", "'" + *hints.claimId + "' is not a claim id");
-        if (Folder* f = holderOf(*hints.claimId)) return {f, std::nullopt};
-        throw EngramError(ErrorKind::UnknownClaim,
-                          "no claim with id '" + *hints.claimId +
-                              "' in the store of any workspace folder (" + rootList() +
-                              ") or in the medulla",
-                          {{"id", *hints.claimId}});
-    }
-    if (hints.medullaOnly) return {folders_.front().get(), std::nullopt};
-    std::string relative;
-    for (auto& d : hints.documents)
-        if (!d.path.empty() && relative.empty())
-            relative = " (" + d.field + " '" + d.path +
-                       "' is relative, so it could be in any of them: root says which)";
-    throw RoutingError(ErrorKind::AmbiguousRoot,
-                       "root: this session serves several workspace folders (" + rootList() +
-                           ") and nothing in the call says which one it is about" + relative +
-                           "; add the parameter root naming one of them (or a document inside "
-                           "one)",
-                       "root", roots());
+ops::Bound Workspaces::routing() const {
+    ops::Bound b;
+    for (auto& f : folders_)
+        b.engines.push_back(&f->engine);
+    b.home = home_;
+    b.howToAdd = [](const std::string&) -> std::string {
+        return "add it to the workspace with workspace/didChangeWorkspaceFolders";
+    };
+    return b;
 }
 
 } // namespace engram::lsp

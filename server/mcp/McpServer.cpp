@@ -1,11 +1,11 @@
 // MCP lifecycle, message handling and the tools/* methods.
 #include "mcp/McpServer.h"
 
-#include "lsp/Log.h"
 #include "mcp/IdSniff.h"
 #include "ops/Schemas.h"
 #include "protocol/Convert.h"
 #include "secrets/SecretScan.h"
+#include "util/Log.h"
 #include "util/Paths.h"
 
 #include <algorithm>
@@ -22,23 +22,12 @@ namespace {
 
 using Clock = std::chrono::steady_clock;
 
-// A JSON-RPC error that is not about a parameter (engine errors and
-// InvalidParams travel as EngramError).
-bool isResponse(const json& msg) {
-    return msg.is_object() && !msg.contains("method") &&
-           (msg.contains("result") || msg.contains("error"));
-}
-
 // nlohmann's message without its "[json.exception.parse_error.101] " tag.
 std::string jsonProblem(const json::exception& e) {
     std::string why = e.what();
     if (auto end = why.find("] "); why.rfind("[json.", 0) == 0 && end != std::string::npos)
         why.erase(0, end + 2);
     return why;
-}
-
-bool validId(const json& id) {
-    return id.is_string() || id.is_number_integer();
 }
 
 std::string describe(const EngramError& e) {
@@ -187,7 +176,7 @@ void McpServer::take(LineEvent&& ev) {
                                            "the line is not valid JSON: " + jsonProblem(e))});
         return;
     }
-    if (isResponse(msg)) {
+    if (protocol::isResponse(msg)) {
         onResponse(msg);
         return;
     }
@@ -221,7 +210,7 @@ void McpServer::processTop(const json& msg) {
     }
     json replies = json::array();
     for (auto& m : msg) {
-        if (isResponse(m)) {
+        if (protocol::isResponse(m)) {
             onResponse(m);
             continue;
         }
@@ -231,27 +220,18 @@ void McpServer::processTop(const json& msg) {
 }
 
 std::optional<json> McpServer::process(const json& msg) {
-    if (!msg.is_object())
-        return protocol::errorReply(nullptr, code::InvalidRequest, "InvalidRequest",
-                                    "a JSON-RPC message must be an object");
-    bool hasId = msg.contains("id");
-    json id = hasId ? msg["id"] : json(nullptr);
-    if (hasId && !validId(id))
-        return protocol::errorReply(nullptr, code::InvalidRequest, "InvalidRequest",
-                                    "id: must be a string or an integer", {{"field", "id"}});
-    auto m = msg.find("method");
-    if (m == msg.end() || !m->is_string())
-        return protocol::errorReply(id, code::InvalidRequest, "InvalidRequest",
-                                    m == msg.end() ? "method: is required"
-                                                   : "method: expected a string",
-                                    {{"field", "method"}});
-    if (msg.value("jsonrpc", json()) != "2.0")
-        return protocol::errorReply(id, code::InvalidRequest, "InvalidRequest",
-                                    "jsonrpc: must be \"2.0\"", {{"field", "jsonrpc"}});
-    std::string method = m->get<std::string>();
-    json params = msg.value("params", json(nullptr));
-
-    if (!hasId) {
+    auto checked = protocol::checkMessage(msg);
+    if (checked.reply) return checked.reply;
+    if (!checked.message) return std::nullopt; // a notification that failed: dropped
+    auto& in = *checked.message;
+    if (in.kind == protocol::Incoming::Kind::Response) {
+        onResponse(in.message);
+        return std::nullopt;
+    }
+    const json& id = in.id;
+    const std::string& method = in.method;
+    const json& params = in.params;
+    if (in.kind == protocol::Incoming::Kind::Notification) {
         auto it = notifications_.find(method);
         if (it == notifications_.end()) return std::nullopt; // unknown ones are ignored
         try {
@@ -528,30 +508,21 @@ json McpServer::runStructured(const ops::Operation& tool, const json& args) {
     ops::Call call;
     call.defaultAgent = defaultAgent();
     // Routed once the tool's parameters have parsed.
+    std::optional<std::string> unbound;
     call.bind = [&]() -> Engine& {
-        Params p(args, "");
-        auto rootArg = p.optString("root");
-        std::optional<std::string> claimId;
-        if (tool.idArgument) claimId = p.optString(tool.idArgument);
-        Workspace* ws = nullptr;
-        if (rootArg) {
-            auto served = workspaces_.servedRootOf(rootArgument(*rootArg));
-            if (!served && tool.answersUnbound && workspaces_.roots().size() == 1) {
-                // recall, status and inbox answer for the bound root and say
-                // in their envelope that the caller asked about another one.
-                ws = &workspaces_.route(std::nullopt, std::nullopt);
-                call.requestedRoot = *rootArg;
-            } else {
-                ws = &workspaces_.route(rootArg, claimId);
-                call.requestedRoot = served;
-            }
-        } else {
-            ws = &workspaces_.route(std::nullopt, claimId);
-        }
-        workspaces_.catchUp(*ws);
-        return ws->engine;
+        auto hints = ops::routeHints(args, tool.idArgument ? tool.idArgument : "id");
+        auto r = ops::routeFor(workspaces_.routing(), hints, tool);
+        Workspace& ws = workspaces_.at(r.index);
+        unbound = r.unboundRoot;
+        // A root inside a served root is that root's; one outside every
+        // root stays as asked, for the envelope to report.
+        if (hints.root) call.requestedRoot = unbound ? *hints.root : ws.engine.root();
+        workspaces_.catchUp(ws);
+        return ws.engine;
     };
     json structured = tool.run(call, args).value;
+    if (unbound && structured.is_object() && structured.contains("envelope"))
+        ops::explainUnbound(structured["envelope"], workspaces_.routing(), *unbound);
     adaptEnvelope(structured);
     return structured;
 }

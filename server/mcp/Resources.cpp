@@ -9,9 +9,9 @@
 // processes make (the CLI, `engram serve`) are not watched here; a client
 // reads again when it wants the current state.
 #include "mcp/McpServer.h"
-#include "model/Error.h"
 #include "protocol/Convert.h"
 #include "protocol/JsonRpc.h"
+#include "util/Error.h"
 #include "util/Paths.h"
 
 namespace engram::mcp {

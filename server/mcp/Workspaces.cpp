@@ -1,10 +1,10 @@
 // Binding, routing and catching up with changes on disk.
 #include "mcp/Workspaces.h"
 
-#include "lsp/Log.h"
-#include "model/Error.h"
 #include "store/Store.h"
+#include "util/Error.h"
 #include "util/Fs.h"
+#include "util/Log.h"
 #include "util/Paths.h"
 
 namespace engram::mcp {
@@ -71,16 +71,6 @@ Workspaces::Workspaces(std::string home, std::string version)
     : home_(std::move(home))
     , version_(std::move(version)) {}
 
-std::string rootArgument(const std::string& root) {
-    if (root.rfind("file://", 0) == 0) {
-        auto local = uriToPath(root);
-        if (!local) throw invalidField("root", "is not a valid file:// URI");
-        return canonicalPath(*local);
-    }
-    if (root.empty()) throw invalidField("root", "must not be empty");
-    return canonicalPath(root);
-}
-
 void Workspaces::bind(const std::vector<std::string>& roots, const std::string& source) {
     list_.clear();
     source_ = source;
@@ -103,38 +93,15 @@ std::vector<std::string> Workspaces::roots() const {
     return out;
 }
 
-std::optional<std::string> Workspaces::servedRootOf(const std::string& root) const {
-    return deepestRootHolding(roots(), root);
-}
-
-Workspace& Workspaces::route(const std::optional<std::string>& root,
-                             const std::optional<std::string>& claimId) {
-    if (list_.empty()) throw EngramError(ErrorKind::NotBound, "no workspace root is bound");
-    if (root) {
-        auto served = servedRootOf(rootArgument(*root));
-        if (!served)
-            throw EngramError(ErrorKind::NotBound,
-                              "root: this engram serves " + joined(roots()) + ", not " + *root +
-                                  "; start `engram mcp --root " + *root + "` for that workspace",
-                              {{"field", std::string("root")}, {"roots", joined(roots())}});
-        for (auto& w : list_)
-            if (w->engine.root() == *served) return *w;
-    }
-    if (list_.size() == 1) return *list_.front();
-    if (claimId && Store::validId(*claimId)) {
-        Workspace* found = nullptr;
-        int hits = 0;
-        for (auto& w : list_)
-            if (statFile(w->engine.projectDir() + "/claims/" + *claimId + ".md")) {
-                found = w.get();
-                ++hits;
-            }
-        if (hits == 1) return *found;
-    }
-    throw EngramError(ErrorKind::AmbiguousRoot,
-                      "root: the client shares several workspace roots (" + joined(roots()) +
-                          "); pass root to say which one this call is about",
-                      {{"field", std::string("root")}, {"roots", joined(roots())}});
+ops::Bound Workspaces::routing() const {
+    ops::Bound b;
+    for (auto& w : list_)
+        b.engines.push_back(&w->engine);
+    b.home = home_;
+    b.howToAdd = [](const std::string& root) {
+        return "start `engram mcp --root " + root + "` for that workspace";
+    };
+    return b;
 }
 
 void Workspaces::catchUp(Workspace& ws) {

@@ -1,16 +1,14 @@
-// The roots an MCP session serves, each an Engine, and how a call finds its.
+// The roots an MCP session serves, each an Engine.
 //
-// `engram serve` is bound to one root by its editor's `initialize`. An MCP
-// server is bound by `--root`, `ENGRAM_ROOT`, the client's `roots` (when the
-// client offers them and neither of the former was given) or the directory
-// it was started in, and a client may share several roots (a multi-root
-// workspace): each is its own project store with its own Engine. A call is
-// routed by its `root` argument, or by the only root there is; with several
-// roots and none named the call is refused with the roots listed
-// (AmbiguousRoot), except that a claim id found in exactly one project store
-// routes itself.
+// An MCP server is bound by `--root`, `ENGRAM_ROOT`, the client's `roots`
+// (when the client offers them and neither of the former was given) or the
+// directory it was started in, and a client may share several roots (a
+// multi-root workspace): each is its own project store with its own Engine.
+// Which root a call is about is decided by the rules both servers share
+// (ops/Routing.h).
 #pragma once
 #include "engine/Engine.h"
+#include "ops/Routing.h"
 #include "store/ClaimWatcher.h"
 
 #include <memory>
@@ -47,14 +45,10 @@ public:
     const std::string& source() const { return source_; }
     std::vector<std::string> roots() const;
 
-    // The workspace a call is about. `root` is the caller's root argument (a
-    // path or file:// URI, anywhere inside a served root); `claimId` the id
-    // the call names, if any. Throws NotBound when `root` is outside every
-    // served root, AmbiguousRoot when several roots fit.
-    Workspace& route(const std::optional<std::string>& root,
-                     const std::optional<std::string>& claimId);
-    // The served root that holds `root`, if any.
-    std::optional<std::string> servedRootOf(const std::string& root) const;
+    // The roots as the routing rules see them (ops/Routing.h), and the
+    // workspace of routing's answer.
+    ops::Bound routing() const;
+    Workspace& at(size_t index) { return *list_.at(index); }
 
     // Brings the workspace's index in line with claim files changed by
     // anything but engram (see ClaimWatcher) before a call reads it.
@@ -64,8 +58,5 @@ private:
     std::string home_, version_, source_;
     std::vector<std::unique_ptr<Workspace>> list_;
 };
-
-// A root argument as a canonical path (file:// URIs are accepted).
-std::string rootArgument(const std::string& root);
 
 } // namespace engram::mcp

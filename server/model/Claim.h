@@ -2,8 +2,10 @@
 //
 // These structs are what the core hands around; they know nothing of JSON,
 // SQLite or files. Optional fields model "unknown": a claim file missing its
-// created time or author is shown as unknown, never guessed (BRIEF 3).
+// created time or author is shown as unknown, never guessed (invariant 4).
 #pragma once
+#include "model/Spelling.h"
+
 #include <cstdint>
 #include <optional>
 #include <string>
@@ -57,6 +59,15 @@ struct Evidence {
     std::string value;
 };
 
+// How a claim fared when someone relied on it (learn).
+enum class Verdict { Correct, Wrong, Partial };
+template <>
+struct Spelling<Verdict> {
+    static constexpr std::array values{std::pair{Verdict::Correct, "correct"},
+                                       std::pair{Verdict::Wrong, "wrong"},
+                                       std::pair{Verdict::Partial, "partial"}};
+};
+
 struct Feedback {
     int correct = 0;
     int wrong = 0;
@@ -85,14 +96,14 @@ struct Claim {
     std::string retractedBy;
     std::string retractReason;
     std::string forceReason; // why a downgrade was forced, when it was
-    // Promotion (BRIEF 3). On a medulla copy: where it came from and why.
+    // Promotion. On a medulla copy: where it came from and why.
     std::string originClaim;         // "<project name>:<claim id>" of the witness
     std::string promotedBy;          // the agent who promoted it
     std::string promotionReason;     // why it belongs in the medulla
     std::optional<int64_t> promoted; // when it was promoted
     // On the project original (the witness): the medulla copy's id.
     std::string promotedTo;
-    // Contributions (BRIEF 6): a sub-agent's finding, frontier until reviewed.
+    // Contributions (README, "Delegation"): a sub-agent's finding, frontier until reviewed.
     std::string contributionId; // "k-..." given by engram/contribute
     std::string contributedBy;  // the sub-agent that submitted it
     std::string acceptedBy;     // the reviewer who accepted it, once accepted
@@ -101,7 +112,7 @@ struct Claim {
     // Fields this version of engram does not know, kept in file order so a
     // rewrite by an older engram does not drop a newer one's data.
     std::vector<std::pair<std::string, std::string>> extra;
-    // Team memory (BRIEF 12). When two branches changed this claim in ways
+    // Team memory (ARCHITECTURE.md, "Team memory"). When two branches changed this claim in ways
     // that cannot both be live (two supersessions, a supersession against a
     // retraction), the merge keeps one version live (store/Merge.h) and the
     // others here, in the same file, until someone resolves it: every

@@ -2,7 +2,7 @@
 //
 // An agent that gets zero rows must be able to tell "nothing is known" from
 // "wrong workspace", "index not built" and "your query missed" without asking
-// in prose (BRIEF 8). The envelope is that state, as data.
+// in prose (invariants 2 and 3). The envelope is that state, as data.
 #pragma once
 #include "model/NotJudged.h"
 

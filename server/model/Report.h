@@ -1,6 +1,6 @@
 // A report: an event where memory misled someone (or anything else about
 // engram), filed by an agent or a person so it is counted, reaches the
-// project it concerns and gets answered (BRIEF 13).
+// project it concerns and gets answered (ARCHITECTURE.md, "Reports and the inbox").
 #pragma once
 #include <cstdint>
 #include <string>

@@ -9,7 +9,7 @@
 #include "ops/Hook.h"
 
 #include "engine/Engine.h"
-#include "model/Error.h"
+#include "util/Error.h"
 #include "util/Time.h"
 #include "util/Utf8.h"
 

@@ -1,4 +1,4 @@
-// `engram hook`: memory in the agent loop (BRIEF 14).
+// `engram hook`: memory in the agent loop (README, "Memory in the agent loop").
 //
 // Agent harnesses (Claude Code, Codex, Cursor, VS Code's agent hooks, Gemini
 // CLI) run a command at session start and on every prompt and add what it

@@ -82,8 +82,7 @@ struct Positional {
 };
 
 struct Command {
-    const char* name = nullptr; // "verify-packet"; none: not on the command line
-    const char* help = "";      // its lines in `engram --help`
+    const char* help = ""; // its lines in `engram --help`; none: not on the command line
     std::vector<Positional> positionals;
     std::vector<Flag> flags;
     // Reads what the words name (a file, standard input) into the
@@ -91,13 +90,15 @@ struct Command {
     void (*input)(json& params, const std::vector<std::string>& words) = nullptr;
     // Parameters the command always sends (an object, or null).
     json preset = nullptr;
+    // Derived: the operation's name in kebab case ("verify-packet"), when
+    // it has a help line.
+    std::string name = {};
 };
 
 // ---- the declaration -------------------------------------------------------
 
 struct Operation {
     const char* name;        // the MCP tool: "verify_packet"
-    const char* method;      // the LSP method: "engram/verifyPacket"
     const char* title;       // a few words, for tool lists
     const char* description; // one line: when an agent should call it
     Effect effect;
@@ -114,6 +115,8 @@ struct Operation {
     // a packet would be bound to a root nobody asked for.
     bool answersUnbound = false;
     Command cli = {};
+    // Derived from the name: the LSP method ("engram/verifyPacket").
+    std::string method = {};
 };
 
 // Every operation, in the order tool lists and `engram --help` show them.

@@ -2,6 +2,7 @@
 // lines that connect it to the engine.
 #include "ops/FindingsJson.h"
 #include "ops/Operation.h"
+#include "ops/op/Ops.h"
 
 #include "ops/Render.h"
 #include "ops/Schemas.h"
@@ -10,6 +11,8 @@
 #include "protocol/Packet.h"
 #include "util/Paths.h"
 
+#include <algorithm>
+#include <cctype>
 #include <charconv>
 #include <fstream>
 #include <iostream>
@@ -86,15 +89,6 @@ Outcome runRetract(Call& call, const json& params) {
     Outcome out(json{{"claim", toJson(c)}});
     if (call.terminal) out.text = "Retracted: " + terminal::claimLine(c) + "\n";
     return out;
-}
-
-Outcome runLearn(Call& call, const json& params) {
-    json args = withDefaultAgent(call, params);
-    Params p(args);
-    auto id = p.reqString("id"), verdict = p.reqString("verdict"), agent = p.reqString("agent");
-    auto note = p.optString("note").value_or("");
-    return answer(call, call.engine().learn(id, verdict, agent, note),
-                  [&](const LearnResult& r) { return terminal::learn(r, verdict); });
 }
 
 Outcome runAnchors(Call& call, const json& params) {
@@ -272,7 +266,6 @@ std::vector<Operation> makeOperations() {
     using K = FlagKind;
     return {
         {"recall",
-         "engram/recall",
          "Recall memory",
          "Find what is known about a task, a file or a symbol before you work on it; each row "
          "says whether its anchored code changed since (anchor_state) and how old it is.",
@@ -283,8 +276,7 @@ std::vector<Operation> makeOperations() {
          render::recall,
          nullptr,
          true,
-         {"recall",
-          "  recall [QUERY...]              find claims [--tier project|medulla|all] [--path P] "
+         {"  recall [QUERY...]              find claims [--tier project|medulla|all] [--path P] "
           "[--kind K]...\n"
           "      [--include frontier|retracted|superseded]... [--limit N] [--max-chars N]\n",
           {{"query", "QUERY", true}},
@@ -295,7 +287,6 @@ std::vector<Operation> makeOperations() {
            {"--limit", "limit", K::Integer},
            {"--max-chars", "max_chars", K::Integer}}}},
         {"remember",
-         "engram/remember",
          "Remember a claim",
          "Record something you learned about this code (a gotcha, decision, convention, fact), "
          "anchored to the function or file it is about so it is flagged when that code changes.",
@@ -306,8 +297,7 @@ std::vector<Operation> makeOperations() {
          render::remember,
          nullptr,
          false,
-         {"remember",
-          "  remember TEXT...               record a claim (TEXT '-' reads standard input)\n"
+         {"  remember TEXT...               record a claim (TEXT '-' reads standard input)\n"
           "      [--label L] [--kind fact|decision|convention|gotcha|preference|todo]\n"
           "      [--tag T]... [--confidence 0..1] [--agent NAME] [--tier project|medulla]\n"
           "      [--anchor PATH#SYMBOL | PATH:LINE | PATH:START-END | PATH]...\n"
@@ -323,7 +313,6 @@ std::vector<Operation> makeOperations() {
            {"--evidence", "evidence", K::Texts, evidenceFlag},
            {"--force-reason", "force_reason"}}}},
         {"get",
-         "engram/get",
          "Get a claim",
          "Show one claim by id with its anchors' current state, its feedback and its earlier "
          "versions.",
@@ -334,9 +323,8 @@ std::vector<Operation> makeOperations() {
          render::get,
          "id",
          false,
-         {"get", "  get ID                         one claim with its history\n", {kId}, {}}},
+         {"  get ID                         one claim with its history\n", {kId}, {}}},
         {"reverify",
-         "engram/reverify",
          "Re-verify a claim",
          "After checking a drifted or moved claim against the current code and finding it still "
          "true, re-stamp its anchors to the code as it is now.",
@@ -347,14 +335,12 @@ std::vector<Operation> makeOperations() {
          render::reverify,
          "id",
          false,
-         {"reverify",
-          "  reverify ID                    re-stamp a claim's anchors after checking it against "
+         {"  reverify ID                    re-stamp a claim's anchors after checking it against "
           "the\n"
           "                                 changed code [--note N] [--agent NAME]\n",
           {kId},
           {{"--note", "note"}, kAgent}}},
         {"reverify_file",
-         "engram/reverifyFile",
          "Re-verify an instruction file",
          "After checking an instruction file's (AGENTS.md, CLAUDE.md...) drifted references "
          "against the code and finding its text still true, stamp them as verified.",
@@ -365,14 +351,12 @@ std::vector<Operation> makeOperations() {
          render::reverifyFile,
          nullptr,
          false,
-         {"reverify-file",
-          "  reverify-file PATH[:LINE]      stamp an instruction file's code references (or one\n"
+         {"  reverify-file PATH[:LINE]      stamp an instruction file's code references (or one\n"
           "                                 line's) as verified [--agent NAME]; also\n"
           "                                 reverify --file PATH[:LINE]\n",
           {{"file", "PATH[:LINE]"}},
           {{"--file", "file"}, kAgent}}},
         {"retract",
-         "engram/retract",
          "Retract a claim",
          "Withdraw a claim that is no longer true, with the reason; it is kept on disk but no "
          "longer recalled.",
@@ -383,29 +367,11 @@ std::vector<Operation> makeOperations() {
          render::retract,
          "id",
          false,
-         {"retract",
-          "  retract ID --reason R          withdraw a claim [--agent NAME]\n",
+         {"  retract ID --reason R          withdraw a claim [--agent NAME]\n",
           {kId},
           {{"--reason", "reason"}, kAgent}}},
-        {"learn",
-         "engram/learn",
-         "Rate a claim",
-         "Say whether a claim you relied on was correct, wrong or partial; recall ranks by these "
-         "verdicts and flags claims judged wrong more often than right.",
-         Effect::Write,
-         schema::learnInput,
-         schema::learnOutput,
-         runLearn,
-         render::learn,
-         "id",
-         false,
-         {"learn",
-          "  learn ID VERDICT               record correct|wrong|partial [--note N] [--agent "
-          "NAME]\n",
-          {kId, {"verdict", "VERDICT"}},
-          {{"--verdict", "verdict"}, {"--note", "note"}, kAgent}}},
+        learnOperation(),
         {"anchors",
-         "engram/anchors",
          "Claims anchored in a file",
          "List every live claim anchored in one source file, with each anchor's state and "
          "current range: what memory says about the file you are editing.",
@@ -416,14 +382,12 @@ std::vector<Operation> makeOperations() {
          render::anchors,
          nullptr,
          false,
-         {"anchors",
-          "  anchors PATH                   the live claims anchored in one file, with each "
+         {"  anchors PATH                   the live claims anchored in one file, with each "
           "anchor's\n"
           "                                 state and current lines\n",
           {{"path", "PATH"}},
           {}}},
         {"promote",
-         "engram/promote",
          "Promote a claim to the medulla",
          "Copy a project claim that holds beyond this project into the user's medulla, where "
          "every project's recall finds it; as a sub-agent, contribute findings instead.",
@@ -434,14 +398,12 @@ std::vector<Operation> makeOperations() {
          render::promote,
          "id",
          false,
-         {"promote",
-          "  promote ID --reason R          copy a project claim into the medulla, your memory "
+         {"  promote ID --reason R          copy a project claim into the medulla, your memory "
           "across\n"
           "                                 projects [--agent NAME]\n",
           {kId},
           {{"--reason", "reason"}, kAgent}}},
         {"delegate",
-         "engram/delegate",
          "Compose a delegation packet",
          "Before handing a task to a sub-agent, get a bounded, verifiable slice of memory for it: "
          "committed claims relevant to the task, unverified ones left out and counted.",
@@ -452,8 +414,7 @@ std::vector<Operation> makeOperations() {
          render::delegate,
          nullptr,
          false,
-         {"delegate",
-          "  delegate --task T              a bounded, content-addressed memory packet for a "
+         {"  delegate --task T              a bounded, content-addressed memory packet for a "
           "sub-agent\n"
           "      [--path P]... [--symbol S]... [--max-items N] [--max-chars N] [--sign] "
           "[--agent NAME]\n",
@@ -466,7 +427,6 @@ std::vector<Operation> makeOperations() {
            {"--max-chars", "max_chars", K::Integer},
            {"--sign", "sign", K::Switch}}}},
         {"verify_packet",
-         "engram/verifyPacket",
          "Verify a delegation packet",
          "As a sub-agent, check the packet you were given: its hash, signature, binding and age.",
          Effect::Read,
@@ -476,14 +436,12 @@ std::vector<Operation> makeOperations() {
          render::verifyPacket,
          nullptr,
          false,
-         {"verify-packet",
-          "  verify-packet FILE|-           check a packet's hash, signature, binding and age\n"
+         {"  verify-packet FILE|-           check a packet's hash, signature, binding and age\n"
           "      [--lifetime SECONDS]       (default 86400); exit 0 valid, 1 invalid\n",
           {{"packet", "FILE"}},
           {{"--lifetime", "lifetime_seconds", K::Integer}},
           verifyPacketInput}},
         {"contribute",
-         "engram/contribute",
          "Contribute findings for review",
          "As a sub-agent, submit what you learned; findings wait as frontier until the delegating "
          "agent reviews them (duplicates and conflicts are flagged, secrets refused).",
@@ -494,8 +452,7 @@ std::vector<Operation> makeOperations() {
          render::contribute,
          nullptr,
          false,
-         {"contribute",
-          "  contribute [FILE|-]            a sub-agent's findings (JSON: an array of items, or\n"
+         {"  contribute [FILE|-]            a sub-agent's findings (JSON: an array of items, or\n"
           "      [--agent NAME] [--packet-id ID]   {\"items\": [...]}), stored as frontier "
           "claims for review;\n"
           "                                 exit 1 when an item was refused (a secret)\n",
@@ -503,7 +460,6 @@ std::vector<Operation> makeOperations() {
           {kAgent, {"--packet-id", "packet_id"}},
           contributeInput}},
         {"review",
-         "engram/review",
          "Review a contribution",
          "Accept a sub-agent's contribution into memory or reject it, with the reason.",
          Effect::Write,
@@ -513,21 +469,19 @@ std::vector<Operation> makeOperations() {
          render::review,
          nullptr,
          false,
-         {"review",
-          "  review ID accept|reject --reason R   accept or reject a contribution [--agent "
+         {"  review ID accept|reject --reason R   accept or reject a contribution [--agent "
           "NAME]\n",
           {{"contribution_id", "ID"}, {"decision", "accept|reject"}},
           {{"--reason", "reason"}, kAgent}}},
         // The command line has `engram check` of its own (text, JSON, SARIF
         // and an exit code: cli/Check.cpp), with the same findings JSON.
-        {"check", "engram/check", "Memory findings",
+        {"check", "Memory findings",
          "The findings engram check reports in CI: drifted, orphaned and moved anchors, stale "
          "claims, secrets, broken or unmerged claim files, and instruction files' (AGENTS.md...) "
          "dangling references; for the workspace or one file. Call it before handing work over, "
          "or when memory looks wrong.",
          Effect::Read, schema::checkInput, schema::checkOutput, runCheck, render::check},
         {"status",
-         "engram/status",
          "Memory status",
          "Show which workspace root is bound, how many claims each tier holds, anchor health and "
          "broken claim files; call it when an answer looks empty or wrong.",
@@ -538,8 +492,7 @@ std::vector<Operation> makeOperations() {
          render::status,
          nullptr,
          true,
-         {"status",
-          "  status                         the bound root, stores, counts, anchor health and "
+         {"  status                         the bound root, stores, counts, anchor health and "
           "the inbox\n",
           {},
           {},
@@ -547,7 +500,6 @@ std::vector<Operation> makeOperations() {
           // `engram status --json` carries the weekly confusion series too.
           {{"confusion", true}}}},
         {"report",
-         "engram/report",
          "Report a memory problem",
          "File a report when memory misled you: a recall that said nothing although you later "
          "found the answer in code or in memory (false_absence), a claim from a project it "
@@ -561,8 +513,7 @@ std::vector<Operation> makeOperations() {
          render::report,
          nullptr,
          false,
-         {"report",
-          "  report --class C --what W      report memory that misled you (or anything about "
+         {"  report --class C --what W      report memory that misled you (or anything about "
           "engram):\n"
           "      C = memory_misdelivery (with --kind leak|false_absence|wrong_store_write|\n"
           "      misattribution|vanished and --expected E) | field_report | answer (with\n"
@@ -583,7 +534,6 @@ std::vector<Operation> makeOperations() {
            // it is about no project.
            {"--no-project", "project", K::Switch, nullptr, "none"}}}},
         {"inbox",
-         "engram/inbox",
          "The project's inbox",
          "List the reports filed about this project (or, with all, every box on this machine) "
          "with their states: open, in_progress, answered, external.",
@@ -594,8 +544,7 @@ std::vector<Operation> makeOperations() {
          render::inbox,
          nullptr,
          true,
-         {"inbox",
-          "  inbox [--state S] [--all]      reports filed about this project with their states "
+         {"  inbox [--state S] [--all]      reports filed about this project with their states "
           "(open,\n"
           "                                 in_progress, answered, external, answer); --all: "
           "every box\n"
@@ -613,10 +562,32 @@ const Operation* findIf(Pred pred) {
     return nullptr;
 }
 
+// "verify_packet" -> "verifyPacket" / "verify-packet".
+std::string camel(std::string_view name) {
+    std::string out;
+    for (size_t i = 0; i < name.size(); ++i)
+        out += name[i] == '_' && i + 1 < name.size() ? char(std::toupper(name[++i])) : name[i];
+    return out;
+}
+std::string kebab(std::string_view name) {
+    std::string out(name);
+    std::replace(out.begin(), out.end(), '_', '-');
+    return out;
+}
+
 } // namespace
 
 const std::vector<Operation>& operations() {
-    static const std::vector<Operation> list = makeOperations();
+    // The LSP method and the CLI command are the operation's name, spelled
+    // for each surface.
+    static const std::vector<Operation> list = [] {
+        auto ops = makeOperations();
+        for (auto& op : ops) {
+            op.method = "engram/" + camel(op.name);
+            if (*op.cli.help) op.cli.name = kebab(op.name);
+        }
+        return ops;
+    }();
     return list;
 }
 
@@ -629,7 +600,8 @@ const Operation* byMethod(std::string_view lspMethod) {
 }
 
 const Operation* byCommand(std::string_view cliCommand) {
-    return findIf([&](const Operation& op) { return op.cli.name && op.cli.name == cliCommand; });
+    return findIf(
+        [&](const Operation& op) { return !op.cli.name.empty() && op.cli.name == cliCommand; });
 }
 
 json withDefaultAgent(const Call& call, const json& params) {

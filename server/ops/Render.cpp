@@ -3,8 +3,6 @@
 
 namespace engram::ops::render {
 
-namespace {
-
 // A member, or null when absent (operator[] on a const json must not miss).
 const json& member(const json& j, const char* key) {
     static const json null;
@@ -23,6 +21,19 @@ std::string field(const json& j, const char* key) {
     return it->dump();
 }
 
+std::string quoted(const std::string& s) {
+    return s.empty() ? std::string() : " \"" + s + "\"";
+}
+
+std::string feedbackText(const json& f) {
+    std::string out = field(f, "correct") + " correct, " + field(f, "wrong") + " wrong, " +
+                      field(f, "partial") + " partial";
+    if (field(f, "contested") == "true") out += " (contested: more wrong than correct)";
+    return out;
+}
+
+namespace {
+
 int64_t count(const json& j, const char* key) {
     if (!j.is_object()) return 0;
     auto it = j.find(key);
@@ -33,10 +44,6 @@ int64_t count(const json& j, const char* key) {
 std::string written(const std::string& age) {
     if (age.empty() || age == "unknown") return "age unknown";
     return age == "just now" ? "written just now" : "written " + age + " ago";
-}
-
-std::string quoted(const std::string& s) {
-    return s.empty() ? std::string() : " \"" + s + "\"";
 }
 
 std::string anchorText(const json& a) {
@@ -62,13 +69,6 @@ std::string head(const json& c) {
     std::string out = field(c, "id") + " v" + field(c, "version") + quoted(field(c, "label"));
     out += " · " + field(c, "kind") + " · " + field(c, "status");
     out += " · confidence " + field(c, "confidence");
-    return out;
-}
-
-std::string feedbackText(const json& f) {
-    std::string out = field(f, "correct") + " correct, " + field(f, "wrong") + " wrong, " +
-                      field(f, "partial") + " partial";
-    if (field(f, "contested") == "true") out += " (contested: more wrong than correct)";
     return out;
 }
 
@@ -266,12 +266,6 @@ std::string retract(const json& r) {
     const json& c = member(r, "claim");
     return "Retracted " + field(c, "id") + quoted(field(c, "label")) +
            ": it is kept but no longer recalled (reason: " + field(c, "retract_reason") + ")\n";
-}
-
-std::string learn(const json& r) {
-    const json& c = member(r, "claim");
-    return "Recorded for " + field(c, "id") + quoted(field(c, "label")) + ": " +
-           feedbackText(member(r, "feedback")) + "\n";
 }
 
 std::string reverify(const json& r) {

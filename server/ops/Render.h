@@ -14,11 +14,18 @@ namespace engram::ops::render {
 
 using json = nlohmann::json;
 
+// Pieces the renderings share (and an operation's own file may use).
+// A member, or null when absent; a member as text (empty when absent);
+// ` "label"` or nothing; a claim's verdict counts in words.
+const json& member(const json& j, const char* key);
+std::string field(const json& j, const char* key);
+std::string quoted(const std::string& s);
+std::string feedbackText(const json& f);
+
 std::string remember(const json& r);
 std::string recall(const json& r);
 std::string get(const json& r);
 std::string retract(const json& r);
-std::string learn(const json& r);
 std::string reverify(const json& r);
 std::string reverifyFile(const json& r);
 std::string anchors(const json& r);

@@ -240,14 +240,6 @@ json envelope() {
         "The state of memory behind this answer (bound root, counts per tier, index)");
 }
 
-json feedbackCounts() {
-    return object({{"correct", integer()},
-                   {"wrong", integer()},
-                   {"partial", integer()},
-                   {"contested", boolean()}},
-                  {"correct", "wrong", "partial", "contested"});
-}
-
 json claimWithHistory() {
     json anchors = arrayOf(anchorOut());
     anchors["items"]["required"].push_back("state");
@@ -268,15 +260,11 @@ json input(json properties, const Names& required) {
 }
 
 json agentArg() {
-    return str("Who acts, as tool:role (e.g. claude:maker, human:ana); defaults to the MCP "
-               "client's name");
+    return str(kAgentDoc);
 }
 
 json idArg() {
-    // Store::validId: the ids engram writes (c- and 12 base-32 digits) and
-    // those older files carry.
-    return matching("^[a-z0-9_-]{3,64}$",
-                    "The claim id (c-...), as recall or remember returned it");
+    return matching(kIdPattern, kIdDoc);
 }
 
 // Exactly one of the member groups (each alternative names its members'
@@ -465,20 +453,6 @@ json retractInput() {
 
 json retractOutput() {
     return object({{"claim", claim("The claim, now retracted (kept, never deleted)")}}, {"claim"});
-}
-
-json learnInput() {
-    return input({{"id", idArg()},
-                  {"verdict", oneOf({"correct", "wrong", "partial"},
-                                    "Whether the claim held when you relied on it")},
-                  {"note", str()},
-                  {"agent", agentArg()}},
-                 {"id", "verdict"});
-}
-
-json learnOutput() {
-    return object({{"claim", claim()}, {"tier", str()}, {"feedback", feedbackCounts()}},
-                  {"claim", "tier", "feedback"});
 }
 
 json reverifyInput() {
@@ -840,6 +814,10 @@ json reviewOutput() {
                    {"claim", claim("The committed claim, or the rejected contribution")},
                    {"tier", str()}},
                   {"decision", "claim"});
+}
+
+json claimSchema(const char* description) {
+    return claim(description);
 }
 
 } // namespace engram::ops::schema

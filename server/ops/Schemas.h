@@ -5,7 +5,7 @@
 // schemas describe what Convert's toJson produces, and list only what is
 // always there as required, so that fields added later keep old results
 // valid; they never forbid extra members, since readers ignore unknown
-// fields (BRIEF 3). Nothing here uses $ref: some clients hand schemas to a
+// fields (invariant 4). Nothing here uses $ref: some clients hand schemas to a
 // model without resolving references.
 #pragma once
 #include <nlohmann/json.hpp>
@@ -17,6 +17,17 @@ using json = nlohmann::json;
 // The optional `root` argument every tool takes (multi-root clients).
 json rootProperty();
 
+// The arguments many operations share, declared once.
+// Store::validId: the ids engram writes (c- and 12 base-32 digits) and those
+// older files carry.
+inline constexpr const char* kIdPattern = "^[a-z0-9_-]{3,64}$";
+inline constexpr const char* kIdDoc = "The claim id (c-...), as recall or remember returned it";
+inline constexpr const char* kAgentDoc =
+    "Who acts, as tool:role (e.g. claude:maker, human:ana); defaults to the MCP client's name";
+
+// A claim as every answer shows it (protocol::toJson(Claim)).
+json claimSchema(const char* description = nullptr);
+
 json rememberInput();
 json rememberOutput();
 json recallInput();
@@ -25,8 +36,6 @@ json getInput();
 json getOutput(); // also reverify's
 json retractInput();
 json retractOutput();
-json learnInput();
-json learnOutput();
 json reverifyInput();
 json reverifyFileInput();
 json reverifyFileOutput();

@@ -196,13 +196,6 @@ std::string promote(const PromoteResult& r) {
     return out;
 }
 
-std::string learn(const LearnResult& r, const std::string& verdict) {
-    auto& f = r.claim.feedback;
-    return "Recorded '" + verdict + "' for " + r.claim.id + ": " + std::to_string(f.correct) +
-           " correct, " + std::to_string(f.wrong) + " wrong, " + std::to_string(f.partial) +
-           " partial" + (f.contested() ? " (contested)" : "") + "\n";
-}
-
 std::string packet(const protocol::json& p) {
     auto str = [](const protocol::json& j, const char* k) {
         auto it = j.find(k);

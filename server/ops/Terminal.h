@@ -18,7 +18,6 @@ std::string status(const StatusResult& r);
 std::string remember(const RememberResult& r);
 std::string promote(const PromoteResult& r);
 // `verdict` as given: the result carries the counts, not the verdict.
-std::string learn(const LearnResult& r, const std::string& verdict);
 // A delegation packet (its JSON form, which carries packet_id and signature).
 std::string packet(const protocol::json& packet);
 std::string contribute(const ContributeResult& r);

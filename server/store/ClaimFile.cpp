@@ -282,7 +282,7 @@ static Claim parseOne(std::string_view contents, std::string_view expectedId);
 Claim parseClaim(std::string_view contents, std::string_view expectedId) {
     // A merge without engram's driver leaves git's conflict markers: both
     // sides are read and merged in memory by the driver's rule, so nothing
-    // is hidden, and the claim says it is unmerged (BRIEF 12).
+    // is hidden, and the claim says it is unmerged (ARCHITECTURE.md, "Team memory").
     if (auto sides = splitConflict(contents)) {
         auto side = [&](const std::string& text, const char* name) {
             try {

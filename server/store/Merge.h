@@ -1,4 +1,4 @@
-// Merging a claim that two branches changed (BRIEF 12): the rule behind
+// Merging a claim that two branches changed (ARCHITECTURE.md, "Team memory"): the rule behind
 // `engram merge-driver`, the reading of files git left with conflict markers,
 // and `engram resolve`.
 //

@@ -1,6 +1,6 @@
 // The registry of project stores: every workspace root whose `.engram/`
 // store engram has served on this machine, kept in `$ENGRAM_HOME/registry`
-// so recall with `tier: all` can fan out over them (BRIEF 3).
+// so recall with `tier: all` can fan out over them (invariant 1).
 //
 // One root per line, sorted, after a comment line; rewritten atomically
 // under `registry.lock`, so concurrent engram processes never lose each

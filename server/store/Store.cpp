@@ -37,6 +37,7 @@ Store::Store(std::string dir, std::string tier, std::string defaultName)
         languageMap_ = std::move(conf.languageMap);
         instructionGlobs_ = std::move(conf.instructionGlobs);
         configErrors_ = std::move(conf.errors);
+        staleDays_ = conf.staleDays;
     }
 }
 

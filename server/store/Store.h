@@ -102,6 +102,8 @@ public:
         return languageMap_;
     }
     const std::vector<std::string>& configErrors() const { return configErrors_; }
+    // store.conf's `stale_days:`, when it sets one.
+    std::optional<int> staleDays() const { return staleDays_; }
 
     static bool validId(std::string_view id);
     static std::string newId();
@@ -116,6 +118,7 @@ private:
     std::vector<std::pair<std::string, std::string>> languageMap_;
     std::vector<std::string> instructionGlobs_;
     std::vector<std::string> configErrors_;
+    std::optional<int> staleDays_;
 };
 
 } // namespace engram

@@ -78,6 +78,18 @@ StoreConfig parseStoreConfig(std::string_view text) {
                 at = end + 1;
             }
             if (!any) problem(line, "expected 'instructions: GLOB...'");
+        } else if (key == "stale_days") {
+            int days = 0;
+            bool digits = !value.empty() && value.size() <= 5 &&
+                          value.find_first_not_of("0123456789") == std::string_view::npos;
+            for (char c : digits ? value : std::string_view())
+                days = days * 10 + (c - '0');
+            if (!digits || days < 1 || days > kMaxStaleDays)
+                problem(line, "stale_days: expected a whole number of days from 1 to " +
+                                  std::to_string(kMaxStaleDays) + ", got '" +
+                                  std::string(value.substr(0, 40)) + "'");
+            else
+                conf.staleDays = days;
         }
     }
     return conf;

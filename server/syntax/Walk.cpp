@@ -435,6 +435,8 @@ private:
         return prev == "," || prev == "[";
     }
 
+    // Opens the level of node n and writes what it contributes before its
+    // children; true when the walk should descend into them.
     bool enter(TSNode n) {
         Level* parent = levels_.empty() ? nullptr : &levels_.back();
         uint32_t s = ts_node_start_byte(n), e = ts_node_end_byte(n);
@@ -467,6 +469,67 @@ private:
             if (!open_.empty()) comments_.push_back({s, e});
             return false;
         }
+        claimPending(n, L);
+        uint32_t children = ts_node_child_count(n);
+        if (fl & kPrelude) preopen(n, parent);
+
+        if (parent && parent->inString) {
+            if (children == 0) {
+                stringPiece(*parent, fl, s, e);
+                return false;
+            }
+            if (fl & kStringish) { // the literal's inner structure: transparent
+                L.inString = true;
+                L.descended = true;
+                return true;
+            }
+            flushRun(); // an interpolation: hashed as code
+        }
+        if (!(fl & kNamed)) {
+            anonymous(parent, fl, s, e);
+            return false;
+        }
+
+        // The field a named node fills (an anonymous token's field never tells
+        // two trees apart); only needed while writing, and not free to ask.
+        TSFieldId fid = emitting() || (fl & kHook) ? ts_tree_cursor_current_field_id(cursor_) : 0;
+        HookResult hr;
+        if ((fl & kHook) && spec_.hook)
+            hr = spec_.hook(HookContext{spec_, src_, parent ? parent->node : TSNode{}, fid,
+                                        parent && parent->hasPrev ? spec_.typeName[parent->prevSym]
+                                                                  : std::string_view()},
+                            n);
+        if (auto descend = applyHook(hr, L, fid)) return *descend;
+
+        const bool isWrapped = !wraps_.empty() && wrapped(n, s, e);
+        if ((fl & kDefinition) && !isWrapped) {
+            emitField(fid);
+            fid = 0;
+            if (define(n, L, parent)) return false; // taken over: nothing to walk
+        }
+        emitField(fid);
+
+        if ((fl & kUnwrap) || hr.action == HookResult::Unwrap) {
+            L.unwrapped = true;
+            L.descended = true;
+            return true;
+        }
+        if (fl & kStringish) return literal(n, L, fl, children, hr.action == HookResult::Docstring);
+        if (children == 0) {
+            codeLeaf(L, fl, s, e);
+            return false;
+        }
+        if (emitting()) {
+            token(kOpen, spec_.typeToken[L.sym]);
+            L.closeNeeded = true;
+        }
+        L.descended = true;
+        return true;
+    }
+
+    // A definition seen earlier asked to know where its name or body starts
+    // in the stream: this node is that name or body.
+    void claimPending(TSNode n, Level& L) {
         for (size_t i = 0; i < pending_.size();) {
             if (pending_[i].node != n.id) {
                 ++i;
@@ -481,76 +544,58 @@ private:
             }
             pending_.erase(pending_.begin() + ptrdiff_t(i));
         }
-        bool named = fl & kNamed;
-        uint32_t children = ts_node_child_count(n);
-        if (fl & kPrelude) preopen(n, parent);
+    }
 
-        if (parent && parent->inString) {
-            if (children == 0) {
-                if (!emitting()) return false;
-                std::string_view t = text(s, e);
-                std::string_view pre;
-                bool plain = !(fl & (kEscape | kContent));
-                if (plain && parent->childIndex == 0 && s == ts_node_start_byte(parent->node) &&
-                    openingQuote(t, pre)) {
-                    openPiece(pre);
-                } else if (plain && parent->childIndex > 0 && e == parent->end &&
-                           closingQuote(t, pre)) {
-                    if (!pre.empty()) { // a raw string's closing "# ends its run
-                        flushRun();
-                        prefix(pre);
-                        runPrefix_ = kNoPrefix;
-                    }
-                } else if (fl & kEscape) {
-                    appendEscape(t);
-                } else {
-                    run_.append(t);
-                }
-                return false;
+    // A token inside a string literal: its quotes, an escape, or text of the
+    // current run.
+    void stringPiece(const Level& parent, uint16_t fl, uint32_t s, uint32_t e) {
+        if (!emitting()) return;
+        std::string_view t = text(s, e);
+        std::string_view pre;
+        bool plain = !(fl & (kEscape | kContent));
+        if (plain && parent.childIndex == 0 && s == ts_node_start_byte(parent.node) &&
+            openingQuote(t, pre)) {
+            openPiece(pre);
+        } else if (plain && parent.childIndex > 0 && e == parent.end && closingQuote(t, pre)) {
+            if (!pre.empty()) { // a raw string's closing "# ends its run
+                flushRun();
+                prefix(pre);
+                runPrefix_ = kNoPrefix;
             }
-            if (fl & kStringish) { // the literal's inner structure: transparent
-                L.inString = true;
-                L.descended = true;
-                return true;
-            }
-            flushRun(); // an interpolation: hashed as code
+        } else if (fl & kEscape) {
+            appendEscape(t);
+        } else {
+            run_.append(t);
         }
+    }
 
-        if (!named) {
-            if ((parent && parent->unwrapped) || (fl & kSemicolon) ||
-                (parent && parent->dropParens && isBracket(text(s, e))) ||
-                ((fl & kComma) && !(parent && keepComma(*parent)))) {
-                return false;
-            }
-            std::string_view t = text(s, e);
-            if (allSpace(t)) {
-                return false;
-            }
-            if (!emitting()) return false;
-            if (std::any_of(t.begin(), t.end(), isSpace)) {
-                // `#  ifdef` is `#ifdef`: a token's inner blanks are layout.
-                scratch_.clear();
-                compactCode(t, scratch_);
-                t = scratch_;
-            }
-            if (parent && (spec_.flags[parent->sym] & kTokens) && punctuation(t)) {
-                for (size_t i = 0; i < t.size(); ++i)
-                    item(kAnon, t.substr(i, 1));
-                return false;
-            }
-            item(kAnon, t);
-            return false;
+    // An anonymous token (keyword, operator), unless it is one the stream
+    // leaves out.
+    void anonymous(const Level* parent, uint16_t fl, uint32_t s, uint32_t e) {
+        if ((parent && parent->unwrapped) || (fl & kSemicolon) ||
+            (parent && parent->dropParens && isBracket(text(s, e))) ||
+            ((fl & kComma) && !(parent && keepComma(*parent)))) {
+            return;
         }
+        std::string_view t = text(s, e);
+        if (allSpace(t) || !emitting()) return;
+        if (std::any_of(t.begin(), t.end(), isSpace)) {
+            // `#  ifdef` is `#ifdef`: a token's inner blanks are layout.
+            scratch_.clear();
+            compactCode(t, scratch_);
+            t = scratch_;
+        }
+        if (parent && (spec_.flags[parent->sym] & kTokens) && punctuation(t)) {
+            for (size_t i = 0; i < t.size(); ++i)
+                item(kAnon, t.substr(i, 1));
+            return;
+        }
+        item(kAnon, t);
+    }
 
-        // The field a named node fills (an anonymous token's field never tells
-        // two trees apart); only needed while writing, and not free to ask.
-        TSFieldId fid = emitting() || (fl & kHook) ? ts_tree_cursor_current_field_id(cursor_) : 0;
-        HookResult hr;
-        if ((fl & kHook) && spec_.hook)
-            hr = spec_.hook(HookContext{spec_, src_, parent ? parent->node : TSNode{}, fid,
-                                        parent && parent->hasPrev ? spec_.typeName[parent->prevSym]
-                                                                  : std::string_view()},
-                            n);
+    // What a language hook decided for a named node: whether to descend
+    // when the hook settled it, nothing when the walk goes on as usual.
+    std::optional<bool> applyHook(const HookResult& hr, Level& L, TSFieldId fid) {
         switch (hr.action) {
         case HookResult::Skip:
             return false;
@@ -584,67 +629,51 @@ private:
         default:
             break;
         }
+        return std::nullopt;
+    }
 
-        const bool isWrapped = !wraps_.empty() && wrapped(n, s, e);
-        if ((fl & kDefinition) && !isWrapped) {
-            emitField(fid);
-            fid = 0;
-            if (define(n, L, parent)) return false; // taken over: nothing to walk
-        }
-        emitField(fid);
-
-        if ((fl & kUnwrap) || hr.action == HookResult::Unwrap) {
-            L.unwrapped = true;
-            L.descended = true;
-            return true;
-        }
-        if (fl & kStringish) {
-            if (emitting()) {
-                // Adjacent literals are one literal of their pieces' type:
-                // "a " "b" (a long string a formatter split) is "a b".
-                TSNode piece = (fl & kConcat) ? ts_node_named_child(n, 0) : TSNode{};
-                token(kOpen, !ts_node_is_null(piece) && (spec_.flagsOf(piece) & kStringish)
-                                 ? std::string_view(spec_.typeToken[spec_.index(piece)])
-                                 : std::string_view(spec_.typeToken[L.sym]));
-            }
-            if (children == 0) {
-                // A literal that is a single token: 'a', `<stdio.h>`.
-                std::string_view t = text(s, e);
-                size_t i = 0;
-                while (i < t.size() && isWord(t[i]))
-                    ++i;
-                if (i < t.size() && isQuote(t[i]) && t.size() >= i + 2 && t.back() == t[i]) {
-                    prefix(t.substr(0, i));
-                    t = t.substr(i + 1, t.size() - i - 2);
-                }
-                if (emitting() && !t.empty()) item(kText, t);
-                if (emitting()) out_ += char(kClose);
-                return false;
-            }
-            L.inString = L.stringRoot = L.descended = true;
-            docstring_ = hr.action == HookResult::Docstring;
-            runPrefix_.clear();
-            return true;
+    // A string-like literal: opened with its pieces' type; a single-token
+    // one is written whole, any other is descended into as a run of text.
+    bool literal(TSNode n, Level& L, uint16_t fl, uint32_t children, bool docstring) {
+        if (emitting()) {
+            // Adjacent literals are one literal of their pieces' type:
+            // "a " "b" (a long string a formatter split) is "a b".
+            TSNode piece = (fl & kConcat) ? ts_node_named_child(n, 0) : TSNode{};
+            token(kOpen, !ts_node_is_null(piece) && (spec_.flagsOf(piece) & kStringish)
+                             ? std::string_view(spec_.typeToken[spec_.index(piece)])
+                             : std::string_view(spec_.typeToken[L.sym]));
         }
         if (children == 0) {
-            if (emitting()) {
-                std::string_view t = text(s, e);
-                if (fl & kRawCode) {
-                    std::string code;
-                    compactCode(t, code);
-                    emitLeaf(spec_.typeToken[L.sym], code);
-                } else {
-                    emitLeaf(spec_.typeToken[L.sym], (fl & kNumber) ? number(t) : collapse(t));
-                }
+            // A literal that is a single token: 'a', `<stdio.h>`.
+            std::string_view t = text(ts_node_start_byte(n), L.end);
+            size_t i = 0;
+            while (i < t.size() && isWord(t[i]))
+                ++i;
+            if (i < t.size() && isQuote(t[i]) && t.size() >= i + 2 && t.back() == t[i]) {
+                prefix(t.substr(0, i));
+                t = t.substr(i + 1, t.size() - i - 2);
             }
+            if (emitting() && !t.empty()) item(kText, t);
+            if (emitting()) out_ += char(kClose);
             return false;
         }
-        if (emitting()) {
-            token(kOpen, spec_.typeToken[L.sym]);
-            L.closeNeeded = true;
-        }
-        L.descended = true;
+        L.inString = L.stringRoot = L.descended = true;
+        docstring_ = docstring;
+        runPrefix_.clear();
         return true;
+    }
+
+    // A named token: an identifier, a number, a piece of raw code.
+    void codeLeaf(const Level& L, uint16_t fl, uint32_t s, uint32_t e) {
+        if (!emitting()) return;
+        std::string_view t = text(s, e);
+        if (fl & kRawCode) {
+            std::string code;
+            compactCode(t, code);
+            emitLeaf(spec_.typeToken[L.sym], code);
+        } else {
+            emitLeaf(spec_.typeToken[L.sym], (fl & kNumber) ? number(t) : collapse(t));
+        }
     }
 
     void leave() {

@@ -1,7 +1,7 @@
 // The normalised form of a claim's text and its content hash.
 //
 // Two findings that differ only in case and white space are the same
-// finding: contributions are deduplicated by this hash (BRIEF 6), and the
+// finding: contributions are deduplicated by this hash (README, "Delegation"), and the
 // index keys every claim by it so a repeat of any live claim is found with
 // one lookup rather than a scan.
 #pragma once

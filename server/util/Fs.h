@@ -5,7 +5,7 @@
 // the directory fsynced, so a crash leaves either the old or the new file and
 // never a torn one. Every POSIX descriptor is owned by a UniqueFd.
 #pragma once
-#include "model/Error.h"
+#include "util/Error.h"
 #include <cstdint>
 #include <functional>
 #include <optional>

@@ -1,7 +1,7 @@
 // Root discovery, canonical paths and URI conversion.
 #include "util/Paths.h"
 
-#include "model/Error.h"
+#include "util/Error.h"
 #include "util/Hash.h"
 
 #include <climits>

@@ -1,6 +1,6 @@
 // Workspace roots and the paths inside them.
 //
-// Anchors never point outside the root (BRIEF 3): every path a caller gives
+// Anchors never point outside the root (invariant 20): every path a caller gives
 // goes through relativeToRoot, which refuses `..` escapes, absolute paths
 // elsewhere and symlinks that lead out.
 #pragma once

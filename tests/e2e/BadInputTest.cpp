@@ -303,6 +303,17 @@ TEST_CASE("a message without a method, or with a non-string method or params, ge
     reply = b.server.waitReply(902);
     REQUIRE(reply.contains("error"));
     CHECK(reply["error"]["code"] == -32600);
+    CHECK(reply["error"]["message"] == "params: must be an object or an array");
+    CHECK(reply["error"]["data"]["field"] == "params");
+
+    // The same checks, in the same words, as engram mcp's (protocol::checkMessage;
+    // tests/mcp/raw.test.mjs): the version is required.
+    b.server.send({{"id", 903}, {"method", "engram/status"}});
+    reply = b.server.waitReply(903);
+    REQUIRE(reply.contains("error"));
+    CHECK(reply["error"]["code"] == -32600);
+    CHECK(reply["error"]["message"] == "jsonrpc: must be \"2.0\"");
+    CHECK(reply["error"]["data"]["field"] == "jsonrpc");
     b.stillServes();
 }
 

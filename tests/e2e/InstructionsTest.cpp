@@ -1,8 +1,7 @@
-// Instruction files checked against the code (BRIEF 14), through the real
-// binary and real git: a reference to a missing file or symbol is dangling
-// on its line, a referenced function whose body a later commit changed is
-// drifted, a renamed one moved, `reverify --file` clears what it stamps,
-// and a second clone of the same commits gives the same verdicts.
+// Instruction files checked against the code (ARCHITECTURE.md, "Instruction files"), through the
+// real binary and real git: a reference to a missing file or symbol is dangling on its line, a
+// referenced function whose body a later commit changed is drifted, a renamed one moved, `reverify
+// --file` clears what it stamps, and a second clone of the same commits gives the same verdicts.
 #include "Client.h"
 
 #include <catch2/catch.hpp>

@@ -1,6 +1,6 @@
-// Reports and the inbox through the CLI (BRIEF 13): the spool, the project's
-// box, de-duplication, pending reports, the medulla's box, states derived
-// from answers, and secrets refused before anything is written.
+// Reports and the inbox through the CLI (ARCHITECTURE.md, "Reports and the inbox"): the spool, the
+// project's box, de-duplication, pending reports, the medulla's box, states derived from answers,
+// and secrets refused before anything is written.
 #include "Client.h"
 
 #include <catch2/catch.hpp>

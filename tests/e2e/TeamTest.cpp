@@ -1,4 +1,4 @@
-// Team memory through real git (BRIEF 12): a bare repository and two clones,
+// Team memory through real git (ARCHITECTURE.md, "Team memory"): a bare repository and two clones,
 // each teammate with their own ENGRAM_HOME, remembering on parallel branches
 // and merging with engram's merge driver and without it.
 #include "Client.h"

@@ -12,7 +12,6 @@
 #include "engine/Modality.h"
 #include "mcp/IdSniff.h"
 #include "mcp/LineChannel.h"
-#include "model/Error.h"
 #include "ops/Operation.h"
 #include "protocol/Framing.h"
 #include "secrets/SecretScan.h"
@@ -20,6 +19,7 @@
 #include "store/Merge.h"
 #include "store/StoreConfig.h"
 #include "syntax/Symbols.h"
+#include "util/Error.h"
 
 #include <fcntl.h>
 #include <fuzzer/FuzzedDataProvider.h>

@@ -104,7 +104,7 @@ describe('binding', () => {
     try {
       const amb = await s.call('status');
       assert.equal(amb.isError, true);
-      assert.match(textOf(amb), /^AmbiguousRoot: root: the client shares several workspace roots/);
+      assert.match(textOf(amb), /^AmbiguousRoot: root: this session serves several workspace roots/);
       assert.ok(textOf(amb).includes(a.root) && textOf(amb).includes(b.root), 'the roots are listed');
 
       const r = await s.call('remember', { text: 'Beta keeps its sessions in web/session.ts', root: b.root, anchors: [{ path: 'web/session.ts' }] });
@@ -124,6 +124,40 @@ describe('binding', () => {
       assert.ok(!ra.structuredContent.rows.some((row) => row.id === id));
       const rb = await s.call('recall', { query: 'sessions', root: b.root });
       assert.ok(rb.structuredContent.rows.some((row) => row.id === id));
+    } finally {
+      await s.close();
+    }
+  });
+
+  // The routing rules are the LSP's (ops/Routing.h; tests/e2e/MultiRootTest.cpp
+  // holds them over the LSP): documents, the medulla, relative paths.
+  test('several roots: a document routes the call, the medulla needs no root', async () => {
+    const s = await connect({ home: a.home, cwd: elsewhere.root, roots: [{ uri: pathToUri(a.root) }, { uri: pathToUri(b.root) }] });
+    try {
+      // An absolute anchor path inside beta: beta's store, no root needed.
+      const r = await s.call('remember', { text: 'Beta renders its pages in web/session.ts', anchors: [{ path: path.join(b.root, 'web/session.ts') }] });
+      assert.notEqual(r.isError, true, textOf(r));
+      const id = r.structuredContent.claim.id;
+      assert.ok(fs.existsSync(path.join(b.root, '.engram/claims', `${id}.md`)));
+      assert.ok(!fs.existsSync(path.join(a.root, '.engram/claims', `${id}.md`)));
+      // A file:// URI routes the same way.
+      const viaUri = await s.call('anchors', { uri: pathToUri(path.join(b.root, 'web/session.ts')) });
+      assert.notEqual(viaUri.isError, true, textOf(viaUri));
+
+      // The medulla is the same store from every root.
+      const m = await s.call('remember', { text: 'Doctrine: keep functions small and pure', tier: 'medulla' });
+      assert.notEqual(m.isError, true, textOf(m));
+      const mr = await s.call('recall', { query: 'functions small pure', tier: 'medulla' });
+      assert.notEqual(mr.isError, true, textOf(mr));
+      assert.ok(mr.structuredContent.rows.some((row) => row.id === m.structuredContent.claim.id));
+
+      // A path outside every root, and a relative one, are refused, naming the field.
+      const out = await s.call('anchors', { path: path.join(elsewhere.root, 'web/session.ts') });
+      assert.equal(out.isError, true);
+      assert.match(textOf(out), /^OutsideRoot: path: '.*' is outside every workspace root/);
+      const rel = await s.call('anchors', { path: 'web/session.ts' });
+      assert.equal(rel.isError, true);
+      assert.match(textOf(rel), /^AmbiguousRoot: .*'web\/session\.ts' is relative/);
     } finally {
       await s.close();
     }

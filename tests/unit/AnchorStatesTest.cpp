@@ -2,10 +2,10 @@
 // keeps a claim intact, a body edit drifts it, a rename moves it (until
 // re-verified), a deletion orphans it.
 #include "engine/Engine.h"
-#include "model/Error.h"
 #include "support/LanguageCases.h"
 #include "support/TempDir.h"
 #include "syntax/Symbols.h"
+#include "util/Error.h"
 #include "util/Fs.h"
 
 #include <catch2/catch.hpp>

@@ -4,10 +4,10 @@
 // engram.conflict findings.
 #include "engine/Engine.h"
 #include "engine/Modality.h"
-#include "model/Error.h"
 #include "protocol/Packet.h"
 #include "support/TempDir.h"
 #include "text/Content.h"
+#include "util/Error.h"
 #include "util/Fs.h"
 
 #include <algorithm>

@@ -2,9 +2,9 @@
 // and content addressing (invariant 7), tamper and binding checks, the
 // budget (a property test over random stores), honest gaps and no leak.
 #include "engine/Engine.h"
-#include "model/Error.h"
 #include "protocol/Packet.h"
 #include "support/TempDir.h"
+#include "util/Error.h"
 #include "util/Fs.h"
 #include "util/Utf8.h"
 
@@ -142,7 +142,7 @@ TEST_CASE("changing any chosen claim changes packet_id", "[delegate]") {
     }
     SECTION("feedback does not change the text but changes the score") {
         auto id = before["items"][0]["id"].get<std::string>();
-        w.engine->learn(id, "wrong", "human:ana", "");
+        w.engine->learn(id, Verdict::Wrong, "human:ana", "");
     }
     SECTION("retracting a chosen claim") {
         w.engine->retract(before["items"][1]["id"].get<std::string>(), "human:ana", "obsolete");

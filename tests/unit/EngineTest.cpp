@@ -1,9 +1,9 @@
 // The engine's operations against a real workspace directory.
 #include "engine/Engine.h"
 #include "engine/Checks.h"
-#include "model/Error.h"
 #include "store/AuditLog.h"
 #include "support/TempDir.h"
+#include "util/Error.h"
 #include "util/Fs.h"
 
 #include <array>
@@ -230,14 +230,14 @@ TEST_CASE("file and range anchors report intact, drifted and orphaned") {
 TEST_CASE("learn counts verdicts and marks a claim contested") {
     Workspace w;
     auto c = w.remember("Retries are capped at three");
-    w.engine.learn(c.claim.id, "wrong", "a", "");
-    auto r = w.engine.learn(c.claim.id, "partial", "a", "half right");
+    w.engine.learn(c.claim.id, Verdict::Wrong, "a", "");
+    auto r = w.engine.learn(c.claim.id, Verdict::Partial, "a", "half right");
     CHECK(r.claim.feedback.wrong == 1);
     CHECK(r.claim.feedback.partial == 1);
     CHECK(r.claim.feedback.contested());
-    CHECK(kindOf([&] { w.engine.learn(c.claim.id, "maybe", "a", ""); }) ==
-          ErrorKind::InvalidParams);
-    CHECK(kindOf([&] { w.engine.learn("c-missing", "correct", "a", ""); }) ==
+    // A verdict that is none of them is refused where it is parsed
+    // (ShapeTest; MemoryTest over the wire): the engine takes a Verdict.
+    CHECK(kindOf([&] { w.engine.learn("c-missing", Verdict::Correct, "a", ""); }) ==
           ErrorKind::UnknownClaim);
 }
 
@@ -265,7 +265,7 @@ TEST_CASE("every state change is in the audit log") {
     Workspace w;
     auto c = w.remember("One", "one", 0.5);
     w.remember("One again", "one", 0.6);
-    w.engine.learn(c.claim.id, "correct", "a", "");
+    w.engine.learn(c.claim.id, Verdict::Correct, "a", "");
     w.engine.retract(c.claim.id, "a", "done");
     auto log = *readFile(w.root / ".engram/audit.log");
     for (auto* act : {"\tremember\t", "\tsupersede\t", "\tlearn\t", "\tretract\t"})

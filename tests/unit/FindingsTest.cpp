@@ -2,14 +2,16 @@
 // invalid and secret findings with their exact codes, severities, paths and
 // ranges, against a real workspace and real claim files.
 #include "engine/Engine.h"
-#include "model/Error.h"
 #include "support/LanguageCases.h"
 #include "support/TempDir.h"
 #include "syntax/Symbols.h"
+#include "util/Error.h"
 #include "util/Time.h"
 
+#include <algorithm>
 #include <catch2/catch.hpp>
 #include <filesystem>
+#include <set>
 
 using namespace engram;
 using namespace engram::test;
@@ -272,6 +274,48 @@ TEST_CASE("findings: a claim older than stale_days is a hint on its claim file",
     CHECK(contains(fs[0].message, "The service runs on Python 2"));
 }
 
+TEST_CASE("findings: the project's store.conf sets stale_days for findings and recall",
+          "[findings]") {
+    auto daysAgo = [](int d) { return formatUtc(nowUnix() - int64_t(d) * 86400); };
+    auto claim = [&](const std::string& id, int age) {
+        return "---\nid: " + id + "\nlabel: " + id + "\ncreated: " + daysAgo(age) +
+               "\n---\nThe retry budget of the service is three attempts\n";
+    };
+    auto staleIds = [](Engine& e) {
+        std::set<std::string> ids;
+        for (auto& f : e.findings({}))
+            if (f.code == "engram.stale") ids.insert(f.claimId);
+        return ids;
+    };
+    auto staleRows = [](Engine& e) {
+        RecallRequest q;
+        q.query = "retry budget";
+        std::set<std::string> ids;
+        for (auto& row : e.recall(q).rows)
+            if (row.stale && *row.stale) ids.insert(row.claim.id);
+        return ids;
+    };
+    TempDir root, home;
+    root.write("src/svc.py", kSource);
+    root.write(".engram/claims/c-aged00000040.md", claim("c-aged00000040", 40));
+    root.write(".engram/claims/c-aged00000120.md", claim("c-aged00000120", 120));
+    {
+        // The default: 30 days.
+        Engine e({root.path(), "test", home.path(), 30, "test"});
+        CHECK(staleIds(e) == std::set<std::string>{"c-aged00000040", "c-aged00000120"});
+        CHECK(staleRows(e) == std::set<std::string>{"c-aged00000040", "c-aged00000120"});
+    }
+    root.write(".engram/store.conf", "name: svc\nstale_days: 90\n");
+    Engine e({root.path(), "test", home.path(), 30, "test"});
+    CHECK(e.configErrors().empty());
+    CHECK(staleIds(e) == std::set<std::string>{"c-aged00000120"});
+    CHECK(staleRows(e) == std::set<std::string>{"c-aged00000120"});
+    auto fs = e.findings({});
+    auto it = std::find_if(fs.begin(), fs.end(), [](auto& f) { return f.code == "engram.stale"; });
+    REQUIRE(it != fs.end());
+    CHECK(contains(it->message, "90 days"));
+}
+
 TEST_CASE("findings: a claim file that does not parse is an error naming its line", "[findings]") {
     Workspace w;
     w.handWrite("c-broken000001", "---\n"
@@ -463,7 +507,7 @@ TEST_CASE("findings: a body edit drifts a claim in every language, on the symbol
     }
 }
 
-TEST_CASE("finding rules: one per code with the BRIEF's severities", "[findings]") {
+TEST_CASE("finding rules: one per code with their documented severities", "[findings]") {
     std::map<std::string, std::string> expected = {
         {"engram.drifted", "warning"},   {"engram.orphaned", "warning"},
         {"engram.moved", "information"}, {"engram.conflict", "warning"},

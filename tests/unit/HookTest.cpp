@@ -3,8 +3,8 @@
 // workspace stays silent, and each harness gets the JSON it reads.
 #include "ops/Hook.h"
 #include "engine/Engine.h"
-#include "model/Error.h"
 #include "support/TempDir.h"
+#include "util/Error.h"
 #include "util/Utf8.h"
 
 #include <catch2/catch.hpp>

@@ -7,10 +7,10 @@
 // impossible to tell apart reported as such; the names users write; and the
 // psf/requests-style rewrites black makes left unseen.
 #include "engine/Anchoring.h"
-#include "model/Error.h"
 #include "support/LanguageCases.h"
 #include "support/TempDir.h"
 #include "syntax/Symbols.h"
+#include "util/Error.h"
 
 #include <catch2/catch.hpp>
 

@@ -1,10 +1,10 @@
 // The SQLite index: derived from files, rebuilt when damaged, kept in sync.
 #include "index/Index.h"
-#include "model/Error.h"
 #include "store/ClaimFile.h"
 #include "store/Store.h"
 #include "support/TempDir.h"
 #include "text/Tokenize.h"
+#include "util/Error.h"
 
 #include <catch2/catch.hpp>
 #include <cstdio>

@@ -1,10 +1,10 @@
 // The operation table (ops/Operations.cpp): the surfaces derive from it, so
 // its entries must agree with themselves, and an operation runs the same
 // whichever surface supplies its Call.
-#include "model/Error.h"
 #include "ops/Operation.h"
 #include "support/Names.h"
 #include "support/TempDir.h"
+#include "util/Error.h"
 
 #include <algorithm>
 #include <catch2/catch.hpp>
@@ -48,17 +48,17 @@ TEST_CASE("every operation is named by one rule on the three surfaces") {
         CHECK(names.insert(op.name).second);
         CHECK(methods.insert(op.method).second);
         CHECK(std::string(op.method) == "engram/" + engram::test::camel(op.name));
-        if (!op.cli.name) {
+        if (op.cli.name.empty()) {
             // `engram check` is its own command (SARIF, an exit code for CI).
             CHECK(std::string(op.name) == "check");
             continue;
         }
         CHECK(commands.insert(op.cli.name).second);
-        CHECK(std::string(op.cli.name) == kebab(op.name));
+        CHECK(op.cli.name == kebab(op.name));
         CHECK(ops::byName(op.name) == &op);
         CHECK(ops::byMethod(op.method) == &op);
         CHECK(ops::byCommand(op.cli.name) == &op);
-        CHECK(std::string(op.cli.help).find(std::string("  ") + op.cli.name) == 0);
+        CHECK(std::string(op.cli.help).find("  " + op.cli.name) == 0);
     }
     CHECK(ops::byName("frobnicate") == nullptr);
     CHECK(ops::byMethod("engram/verify_packet") == nullptr);

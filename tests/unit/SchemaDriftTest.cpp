@@ -7,9 +7,9 @@
 // note every member they look up while a protocol::ReadLog is in scope;
 // this test runs each operation's parser on arguments generated from its
 // schema (the engine is never reached: binding ends the run) and compares.
-#include "model/Error.h"
 #include "ops/Operation.h"
 #include "protocol/Convert.h"
+#include "util/Error.h"
 
 #include <catch2/catch.hpp>
 #include <map>

@@ -145,6 +145,23 @@ TEST_CASE("store.conf reports every mistake by line and keeps what is right") {
     CHECK(c.errors[3] == "store.conf line 6: not valid UTF-8");
 }
 
+TEST_CASE("store.conf sets stale_days to whole days from 1 to a century, and names a bad value") {
+    CHECK(parseStoreConfig("stale_days: 90\n").staleDays == 90);
+    CHECK(parseStoreConfig("stale_days: 36500\n").staleDays == 36500);
+    CHECK_FALSE(parseStoreConfig("name: x\n").staleDays.has_value());
+    for (std::string bad : {"0", "-3", "36501", "999999999999", "ninety", "30d", "", "1.5"}) {
+        INFO(bad);
+        StoreConfig c = parseStoreConfig("name: x\nstale_days: " + bad + "\n");
+        CHECK_FALSE(c.staleDays.has_value());
+        REQUIRE(c.errors.size() == 1);
+        CHECK(c.errors[0] == "store.conf line 2: stale_days: expected a whole number of days "
+                             "from 1 to 36500, got '" +
+                                 bad + "'");
+    }
+    // The last good line wins, as for every other key.
+    CHECK(parseStoreConfig("stale_days: 7\nstale_days: 400\n").staleDays == 400);
+}
+
 TEST_CASE("a store.conf over 64 KiB is read up to the limit and said to be") {
     std::string text = "name: big\n" + std::string(kMaxStoreConfigBytes, '#') + "\nname: late\n";
     StoreConfig c = parseStoreConfig(text);

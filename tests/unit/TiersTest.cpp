@@ -2,9 +2,9 @@
 // request, every other registered project (invariant 1); promotion with its
 // witness; honest answers when nothing matches (invariant 2).
 #include "engine/Engine.h"
-#include "model/Error.h"
 #include "store/Registry.h"
 #include "support/TempDir.h"
+#include "util/Error.h"
 #include "util/Fs.h"
 
 #include <catch2/catch.hpp>

@@ -1,6 +1,6 @@
 // UTF-8 validation, UTC times, paths inside the root and URIs.
-#include "model/Error.h"
 #include "support/TempDir.h"
+#include "util/Error.h"
 #include "util/Hash.h"
 #include "util/Paths.h"
 #include "util/Time.h"

@@ -1,5 +1,5 @@
 // Timestamped log lines.
-#include "lsp/Log.h"
+#include "util/Log.h"
 
 #include "util/Time.h"
 

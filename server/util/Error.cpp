@@ -1,5 +1,5 @@
 // Error kind names (stable: clients match on them).
-#include "model/Error.h"
+#include "util/Error.h"
 
 namespace engram {
 

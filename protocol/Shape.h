@@ -1,0 +1,286 @@
+// Wire shapes declared once (ARCHITECTURE.md, "One declaration per shape").
+//
+// A struct's wire form is a specialisation of Shape<T> listing its fields:
+// each a wire name, the member it maps, and what a reader should know of
+// it. From that one list come
+//   fromJson<T>   the parser: strict types, errors naming the field path
+//                 ("anchors[1].path: expected a string"), unknown members
+//                 ignored, absent optional members left empty;
+//   toJson        the JSON: optional members written only when set;
+//   schemaOf<T>   the JSON Schema: each member's type and description, and
+//                 as required every member that is neither optional, nor a
+//                 list (absent is empty), nor filled in by the surface.
+// An enumeration's wire spellings are declared once too (Spelling<E>), and
+// serve its parser ("verdict: must be correct, wrong or partial"), its JSON
+// and the schema's `enum`. A member type with a wire form of its own (a
+// claim) specialises Wire<M> by hand.
+//
+// In the spirit of llvm::json::ObjectMapper, but both ways and with the
+// schema: a field added to the list is parsed, written and declared, and
+// tests/unit/SchemaDriftTest.cpp holds every parser to its schema.
+#pragma once
+#include "model/Spelling.h"
+#include "protocol/Convert.h"
+
+#include <array>
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <tuple>
+#include <type_traits>
+#include <utility>
+#include <vector>
+
+namespace engram::protocol {
+
+// ---- fields ------------------------------------------------------------------
+
+enum class Filled {
+    ByCaller,  // required unless optional (or a list)
+    BySurface, // required by the parser, but the surface fills it when absent
+               // (the MCP client's name as `agent`): not required by the schema
+};
+
+template <class T, class M>
+struct Field {
+    const char* name;
+    M T::*member;
+    const char* description = nullptr;
+    Filled filled = Filled::ByCaller;
+    const char* pattern = nullptr; // the schema's pattern for a string of one shape
+};
+
+template <class T, class M>
+constexpr Field<T, M> field(const char* name, M T::*member, const char* description = nullptr,
+                            Filled filled = Filled::ByCaller, const char* pattern = nullptr) {
+    return {name, member, description, filled, pattern};
+}
+
+// A member of the JSON that the struct computes (a claim's `contested`):
+// written and declared, never read.
+template <class T, class R>
+struct Computed {
+    const char* name;
+    R (*get)(const T&);
+    const char* description = nullptr;
+};
+
+template <class T, class R>
+constexpr Computed<T, R> computed(const char* name, R (*get)(const T&),
+                                  const char* description = nullptr) {
+    return {name, get, description};
+}
+
+// Specialise with `static constexpr auto fields = std::tuple{field(...), ...};`.
+template <class T>
+struct Shape;
+
+template <class T>
+concept Shaped = requires {
+    Shape<T>::fields;
+};
+
+template <class M>
+struct IsOptional : std::false_type {};
+template <class M>
+struct IsOptional<std::optional<M>> : std::true_type {};
+template <class M>
+struct IsList : std::false_type {};
+template <class M>
+struct IsList<std::vector<M>> : std::true_type {};
+
+// ---- member types ------------------------------------------------------------
+
+// How one member type travels: schema(), read(value, path), write(value).
+template <class M>
+struct Wire;
+
+inline json typedSchema(const char* type) {
+    return {{"type", type}};
+}
+
+template <>
+struct Wire<std::string> {
+    static json schema() { return typedSchema("string"); }
+    static std::string read(const json& v, const std::string& path) {
+        if (!v.is_string())
+            throw invalidField(path, std::string("expected a string, got ") + typeName(v));
+        return v.get<std::string>();
+    }
+    static json write(const std::string& s) { return s; }
+};
+
+template <>
+struct Wire<bool> {
+    static json schema() { return typedSchema("boolean"); }
+    static bool read(const json& v, const std::string& path) {
+        if (!v.is_boolean())
+            throw invalidField(path, std::string("expected a boolean, got ") + typeName(v));
+        return v.get<bool>();
+    }
+    static json write(bool b) { return b; }
+};
+
+template <>
+struct Wire<int64_t> {
+    static json schema() { return typedSchema("integer"); }
+    static int64_t read(const json& v, const std::string& path) {
+        if (!v.is_number_integer())
+            throw invalidField(path, std::string("expected an integer, got ") + typeName(v));
+        return v.get<int64_t>();
+    }
+    static json write(int64_t n) { return n; }
+};
+
+template <>
+struct Wire<int> {
+    static json schema() { return typedSchema("integer"); }
+    static int read(const json& v, const std::string& path) {
+        int64_t n = Wire<int64_t>::read(v, path);
+        if (n < INT32_MIN || n > INT32_MAX) throw invalidField(path, "is out of range");
+        return int(n);
+    }
+    static json write(int n) { return n; }
+};
+
+template <>
+struct Wire<double> {
+    static json schema() { return typedSchema("number"); }
+    static double read(const json& v, const std::string& path) {
+        if (!v.is_number())
+            throw invalidField(path, std::string("expected a number, got ") + typeName(v));
+        return v.get<double>();
+    }
+    static json write(double d) { return d; }
+};
+
+template <Spelled E>
+struct Wire<E> {
+    static json schema() { return {{"type", "string"}, {"enum", spellings<E>()}}; }
+    static E read(const json& v, const std::string& path) {
+        auto e = unspell<E>(Wire<std::string>::read(v, path));
+        if (!e) throw invalidField(path, "must be " + spellingList<E>());
+        return *e;
+    }
+    static json write(E e) { return std::string(spell(e)); }
+};
+
+template <class M>
+struct Wire<std::vector<M>> {
+    static json schema() { return {{"type", "array"}, {"items", Wire<M>::schema()}}; }
+    static std::vector<M> read(const json& v, const std::string& path) {
+        if (!v.is_array())
+            throw invalidField(path, std::string("expected an array, got ") + typeName(v));
+        std::vector<M> out;
+        for (size_t i = 0; i < v.size(); ++i)
+            out.push_back(Wire<M>::read(v[i], path + "[" + std::to_string(i) + "]"));
+        return out;
+    }
+    static json write(const std::vector<M>& list) {
+        json out = json::array();
+        for (auto& m : list)
+            out.push_back(Wire<M>::write(m));
+        return out;
+    }
+};
+
+template <Shaped S>
+json schemaOf();
+template <Shaped S>
+S fromJson(const json& j, const std::string& path = "");
+template <Shaped S>
+json toJson(const S& s);
+
+template <Shaped S>
+struct Wire<S> {
+    static json schema() { return schemaOf<S>(); }
+    static S read(const json& v, const std::string& path) { return fromJson<S>(v, path); }
+    static json write(const S& s) { return toJson(s); }
+};
+
+// ---- the three derivations ---------------------------------------------------
+
+namespace detail {
+
+template <class T, class M>
+void readField(const Params& p, T& out, const Field<T, M>& f) {
+    const json* v = p.optValue(f.name);
+    if constexpr (IsOptional<M>::value) {
+        if (v) out.*f.member = Wire<typename M::value_type>::read(*v, p.field(f.name));
+    } else if constexpr (IsList<M>::value) {
+        if (v) out.*f.member = Wire<M>::read(*v, p.field(f.name));
+    } else {
+        if (!v) throw invalidField(p.field(f.name), "is required");
+        out.*f.member = Wire<M>::read(*v, p.field(f.name));
+    }
+}
+
+template <class T, class R>
+void readField(const Params&, T&, const Computed<T, R>&) {}
+
+template <class T, class R>
+void writeField(json& out, const T& in, const Computed<T, R>& f) {
+    out[f.name] = Wire<R>::write(f.get(in));
+}
+
+template <class T, class R>
+void declareField(json& properties, json& required, const Computed<T, R>& f) {
+    json s = Wire<R>::schema();
+    if (f.description) s["description"] = f.description;
+    properties[f.name] = std::move(s);
+    required.push_back(f.name);
+}
+
+template <class T, class M>
+void writeField(json& out, const T& in, const Field<T, M>& f) {
+    const M& m = in.*f.member;
+    if constexpr (IsOptional<M>::value) {
+        if (m) out[f.name] = Wire<typename M::value_type>::write(*m);
+    } else {
+        out[f.name] = Wire<M>::write(m);
+    }
+}
+
+template <class T, class M>
+void declareField(json& properties, json& required, const Field<T, M>& f) {
+    json s;
+    if constexpr (IsOptional<M>::value)
+        s = Wire<typename M::value_type>::schema();
+    else
+        s = Wire<M>::schema();
+    if (f.pattern) s["pattern"] = f.pattern;
+    if (f.description) s["description"] = f.description;
+    properties[f.name] = std::move(s);
+    if (!IsOptional<M>::value && !IsList<M>::value && f.filled == Filled::ByCaller)
+        required.push_back(f.name);
+}
+
+} // namespace detail
+
+template <Shaped S>
+json schemaOf() {
+    json properties = json::object(), required = json::array();
+    std::apply([&](const auto&... f) { (detail::declareField(properties, required, f), ...); },
+               Shape<S>::fields);
+    json out = {{"type", "object"}, {"properties", std::move(properties)}};
+    if (!required.empty()) out["required"] = std::move(required);
+    return out;
+}
+
+template <Shaped S>
+S fromJson(const json& j, const std::string& path) {
+    Params p(j, path);
+    S out{};
+    std::apply([&](const auto&... f) { (detail::readField(p, out, f), ...); }, Shape<S>::fields);
+    return out;
+}
+
+template <Shaped S>
+json toJson(const S& s) {
+    json out = json::object();
+    std::apply([&](const auto&... f) { (detail::writeField(out, s, f), ...); }, Shape<S>::fields);
+    return out;
+}
+
+} // namespace engram::protocol
