@@ -507,26 +507,6 @@ json toJson(const StatusResult& r) {
     return out;
 }
 
-ReportRequest parseReport(const json& params) {
-    Params p(params);
-    ReportRequest req;
-    Report& r = req.draft;
-    r.reportClass = p.reqString("class");
-    r.kind = p.optString("kind").value_or("");
-    r.what = p.reqString("what");
-    r.expected = p.optString("expected").value_or("");
-    r.excerpt = p.optString("excerpt").value_or("");
-    // The project the report is about ("none": no project). "root" in every
-    // request is the root the caller believes it is bound to, so this one
-    // has its own name.
-    req.root = p.optString("project");
-    r.agent = p.reqString("agent");
-    r.answers = p.optStrings("answers");
-    r.external = p.optBool("external").value_or(false);
-    r.resolution = p.optString("resolution").value_or("");
-    return req;
-}
-
 InboxRequest parseInbox(const json& params) {
     Params p(params);
     InboxRequest r;
@@ -550,15 +530,6 @@ json toJson(const Report& r) {
     if (!r.excerpt.empty()) j["excerpt"] = r.excerpt;
     if (!r.resolution.empty()) j["resolution"] = r.resolution;
     return j;
-}
-
-json toJson(const ReportResult& r) {
-    return {{"report", toJson(r.report)},
-            {"duplicate", r.duplicate},
-            {"box", r.box.empty() ? json(nullptr) : json(r.box)},
-            {"pending", r.pending},
-            {"spooled", r.spooled},
-            {"box_error", r.boxError.empty() ? json(nullptr) : json(r.boxError)}};
 }
 
 json toJson(const StatusResult::InboxCounts& c) {

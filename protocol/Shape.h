@@ -185,6 +185,29 @@ struct Wire<std::vector<M>> {
     }
 };
 
+// A member always written, null when it has no value (the schema says "a
+// string or null"): the reader learns that the answer has no box, rather
+// than having to tell a missing member from an old server.
+template <class M>
+struct Nullable {
+    std::optional<M> value;
+};
+
+template <class M>
+struct Wire<Nullable<M>> {
+    static json schema() {
+        json s = Wire<M>::schema();
+        s["type"] = json::array({s["type"], "null"});
+        return s;
+    }
+    static Nullable<M> read(const json& v, const std::string& path) {
+        return {Wire<M>::read(v, path)};
+    }
+    static json write(const Nullable<M>& n) {
+        return n.value ? Wire<M>::write(*n.value) : json(nullptr);
+    }
+};
+
 template <Shaped S>
 json schemaOf();
 template <Shaped S>
@@ -249,7 +272,8 @@ void declareField(json& properties, json& required, const Field<T, M>& f) {
         s = Wire<typename M::value_type>::schema();
     else
         s = Wire<M>::schema();
-    if (f.pattern) s["pattern"] = f.pattern;
+    // A list's pattern is its items'.
+    if (f.pattern) (IsList<M>::value ? s["items"] : s)["pattern"] = f.pattern;
     if (f.description) s["description"] = f.description;
     properties[f.name] = std::move(s);
     if (!IsOptional<M>::value && !IsList<M>::value && f.filled == Filled::ByCaller)

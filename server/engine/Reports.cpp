@@ -56,12 +56,11 @@ ReportResult Engine::report(const ReportRequest& req) {
     const Report& d = req.draft;
     // Validation first, naming the field; nothing is written on a refusal.
     if (!isReportClass(d.reportClass))
-        throw invalidField("class", "must be memory_misdelivery, field_report or answer");
+        throw invalidField("class", "must be " + spellingList<ReportClass>());
     if (d.reportClass == "memory_misdelivery") {
         if (!isMisdeliveryKind(d.kind))
-            throw invalidField("kind", "a memory_misdelivery report needs a kind: leak, "
-                                       "false_absence, wrong_store_write, misattribution or "
-                                       "vanished");
+            throw invalidField("kind", "a memory_misdelivery report needs a kind: " +
+                                           spellingList<MisdeliveryKind>());
     } else if (!d.kind.empty()) {
         throw invalidField("kind", "only a memory_misdelivery report has a kind");
     }
@@ -85,8 +84,7 @@ ReportResult Engine::report(const ReportRequest& req) {
         throw invalidField("answers", "an answer names the reports it answers");
     if (!d.resolution.empty()) {
         if (!isResolution(d.resolution))
-            throw invalidField("resolution", "must be confirmed, fixed, not_confirmed, duplicate "
-                                             "or wont_fix");
+            throw invalidField("resolution", "must be " + spellingList<Resolution>());
         if (d.answers.empty())
             throw invalidField("resolution", "only an answer (with answers) closes reports");
     }

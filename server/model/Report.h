@@ -2,6 +2,8 @@
 // engram), filed by an agent or a person so it is counted, reaches the
 // project it concerns and gets answered (ARCHITECTURE.md, "Reports and the inbox").
 #pragma once
+#include "model/Spelling.h"
+
 #include <cstdint>
 #include <string>
 #include <vector>
@@ -30,10 +32,46 @@ struct Report {
     int64_t filed = 0; // unix seconds, when first filed
 };
 
-// The report classes, kinds and resolutions engram accepts.
-bool isReportClass(const std::string& c);
-bool isMisdeliveryKind(const std::string& k);
-bool isResolution(const std::string& r);
+// The report classes, kinds and resolutions engram accepts, with their
+// spellings. A Report keeps them as text: a box or a spool written by
+// another engram may hold spellings this one does not know, and shows them.
+enum class ReportClass { MemoryMisdelivery, FieldReport, Answer };
+enum class MisdeliveryKind { Leak, FalseAbsence, WrongStoreWrite, Misattribution, Vanished };
+enum class Resolution { Confirmed, Fixed, NotConfirmed, Duplicate, WontFix };
+
+template <>
+struct Spelling<ReportClass> {
+    static constexpr std::array values{
+        std::pair{ReportClass::MemoryMisdelivery, "memory_misdelivery"},
+        std::pair{ReportClass::FieldReport, "field_report"},
+        std::pair{ReportClass::Answer, "answer"}};
+};
+template <>
+struct Spelling<MisdeliveryKind> {
+    static constexpr std::array values{
+        std::pair{MisdeliveryKind::Leak, "leak"},
+        std::pair{MisdeliveryKind::FalseAbsence, "false_absence"},
+        std::pair{MisdeliveryKind::WrongStoreWrite, "wrong_store_write"},
+        std::pair{MisdeliveryKind::Misattribution, "misattribution"},
+        std::pair{MisdeliveryKind::Vanished, "vanished"}};
+};
+template <>
+struct Spelling<Resolution> {
+    static constexpr std::array values{
+        std::pair{Resolution::Confirmed, "confirmed"}, std::pair{Resolution::Fixed, "fixed"},
+        std::pair{Resolution::NotConfirmed, "not_confirmed"},
+        std::pair{Resolution::Duplicate, "duplicate"}, std::pair{Resolution::WontFix, "wont_fix"}};
+};
+
+inline bool isReportClass(const std::string& c) {
+    return unspell<ReportClass>(c).has_value();
+}
+inline bool isMisdeliveryKind(const std::string& k) {
+    return unspell<MisdeliveryKind>(k).has_value();
+}
+inline bool isResolution(const std::string& r) {
+    return unspell<Resolution>(r).has_value();
+}
 // A closing answer that says the misdelivery was real.
 inline bool confirms(const std::string& resolution) {
     return resolution == "confirmed" || resolution == "fixed";

@@ -83,8 +83,8 @@ struct Positional {
 
 struct Command {
     const char* help = ""; // its lines in `engram --help`; none: not on the command line
-    std::vector<Positional> positionals;
-    std::vector<Flag> flags;
+    std::vector<Positional> positionals = {};
+    std::vector<Flag> flags = {};
     // Reads what the words name (a file, standard input) into the
     // parameters; `positionals` then only name them in errors.
     void (*input)(json& params, const std::vector<std::string>& words) = nullptr;

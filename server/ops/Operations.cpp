@@ -171,11 +171,6 @@ Outcome runStatus(Call& call, const json& params) {
     return out;
 }
 
-Outcome runReport(Call& call, const json& params) {
-    auto req = protocol::parseReport(withDefaultAgent(call, params));
-    return toJson(call.engine().report(req));
-}
-
 Outcome runInbox(Call& call, const json& params) {
     auto req = protocol::parseInbox(params);
     Engine& engine = call.engine();
@@ -499,40 +494,7 @@ std::vector<Operation> makeOperations() {
           nullptr,
           // `engram status --json` carries the weekly confusion series too.
           {{"confusion", true}}}},
-        {"report",
-         "Report a memory problem",
-         "File a report when memory misled you: a recall that said nothing although you later "
-         "found the answer in code or in memory (false_absence), a claim from a project it "
-         "should not reach (leak), a claim written to the wrong store, a wrong author or origin "
-         "(misattribution), a claim that vanished. It reaches the project's inbox and is "
-         "counted. Answer reports with class answer and answers; a resolution closes them.",
-         Effect::Write,
-         schema::reportInput,
-         schema::reportOutput,
-         runReport,
-         render::report,
-         nullptr,
-         false,
-         {"  report --class C --what W      report memory that misled you (or anything about "
-          "engram):\n"
-          "      C = memory_misdelivery (with --kind leak|false_absence|wrong_store_write|\n"
-          "      misattribution|vanished and --expected E) | field_report | answer (with\n"
-          "      --answers ID... and, to close them, --resolution confirmed|fixed|\n"
-          "      not_confirmed|duplicate|wont_fix); [--excerpt X] [--external] [--agent NAME];\n"
-          "      about the bound root (--root DIR), or --no-project (the medulla's inbox)\n",
-          {},
-          {{"--class", "class"},
-           {"--kind", "kind"},
-           {"--what", "what"},
-           {"--expected", "expected"},
-           {"--excerpt", "excerpt"},
-           kAgent,
-           {"--answers", "answers", K::Texts},
-           {"--external", "external", K::Switch},
-           {"--resolution", "resolution"},
-           // The report concerns the bound root (--root chooses it) unless
-           // it is about no project.
-           {"--no-project", "project", K::Switch, nullptr, "none"}}}},
+        reportOperation(),
         {"inbox",
          "The project's inbox",
          "List the reports filed about this project (or, with all, every box on this machine) "

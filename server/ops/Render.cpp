@@ -417,22 +417,6 @@ std::string review(const json& r) {
            " is now " + field(c, "status") + "\n";
 }
 
-std::string report(const json& r) {
-    const json& rep = member(r, "report");
-    std::string out = (r.value("duplicate", false) ? "Already filed: " : "Filed ") +
-                      field(rep, "id") + " (" + field(rep, "class") +
-                      (field(rep, "kind").empty() ? "" : "/" + field(rep, "kind")) + ")";
-    if (!field(r, "box_error").empty())
-        out += "; kept in the spool, not yet in its inbox (" + field(r, "box_error") +
-               "): the next call that reads the inbox files it";
-    else if (r.value("pending", false))
-        out += "; its project " + field(rep, "root") +
-               " is not on this machine, so it waits in the spool until it is";
-    else
-        out += " into " + field(r, "box");
-    return out + "\n";
-}
-
 std::string inbox(const json& r) {
     std::string out;
     for (auto& b : member(r, "boxes")) {

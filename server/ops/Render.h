@@ -36,7 +36,6 @@ std::string delegate(const json& r);
 std::string verifyPacket(const json& r);
 std::string contribute(const json& r);
 std::string review(const json& r);
-std::string report(const json& r);
 std::string inbox(const json& r);
 
 } // namespace engram::ops::render

@@ -55,8 +55,6 @@ json object(json properties, const Names& required, const char* description = nu
 
 const Names kKinds = {"fact", "decision", "convention", "gotcha", "preference", "todo"};
 const Names kAnchorStates = {"intact", "drifted", "moved", "orphaned", "unjudged", "unanchored"};
-const Names kMisdeliveryKinds = {"leak", "false_absence", "wrong_store_write", "misattribution",
-                                 "vanished"};
 
 json inboxCounts(const char* description = nullptr) {
     return object({{"open", integer()},
@@ -608,45 +606,6 @@ json statusOutput() {
         {"envelope", "anchor_health", "broken_files"});
 }
 
-json reportInput() {
-    json answers =
-        arrayOf(matching("^r-[0-9a-f]{16}$"), "Ids (r-...) of the reports this one answers");
-    return input(
-        {{"class", oneOf({"memory_misdelivery", "field_report", "answer"},
-                         "memory_misdelivery: memory misled you; field_report: anything else "
-                         "about engram; answer: a reply to reports (needs answers)")},
-         {"kind", oneOf(kMisdeliveryKinds,
-                        "For memory_misdelivery: leak (a claim from a project it should not "
-                        "reach), false_absence (recall said nothing, yet the store knew), "
-                        "wrong_store_write, misattribution (wrong author or origin), vanished "
-                        "(a claim that was there is gone)")},
-         {"what", str("What happened")},
-         {"expected", str("What you expected instead (required for memory_misdelivery)")},
-         {"excerpt", str("The call or an excerpt of it (the query, the rows)")},
-         {"project", str("Absolute root of the project it concerns (default: the bound root); "
-                         "'none' for a report about no project")},
-         {"agent", agentArg()},
-         {"answers", std::move(answers)},
-         {"external", boolean("About another tool, not engram: listed, never counted open")},
-         {"resolution", oneOf({"confirmed", "fixed", "not_confirmed", "duplicate", "wont_fix"},
-                              "On an answer: it closes the reports it answers")}},
-        {"class", "what"});
-}
-
-json reportOutput() {
-    return object({{"report", report()},
-                   {"duplicate", boolean("Already filed: nothing was added")},
-                   {"box", either("string", "null",
-                                  "The inbox it is in; null while its project is not here")},
-                   {"pending", boolean("Its project is not on this machine: it waits in the "
-                                       "spool and is filed when the project appears")},
-                   {"spooled", boolean("Kept in this machine's spool")},
-                   {"box_error", either("string", "null",
-                                        "Why it is pending although its project is here (its "
-                                        "inbox could not be written); filed by a later call")}},
-                  {"report", "duplicate", "box", "pending", "spooled"});
-}
-
 json inboxInput() {
     return input({{"state", oneOf({"open", "in_progress", "answered", "external", "answer"},
                                   "Only reports in this state")},
@@ -814,6 +773,10 @@ json reviewOutput() {
                    {"claim", claim("The committed claim, or the rejected contribution")},
                    {"tier", str()}},
                   {"decision", "claim"});
+}
+
+json reportSchema() {
+    return report();
 }
 
 json claimSchema(const char* description) {

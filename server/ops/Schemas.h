@@ -25,8 +25,10 @@ inline constexpr const char* kIdDoc = "The claim id (c-...), as recall or rememb
 inline constexpr const char* kAgentDoc =
     "Who acts, as tool:role (e.g. claude:maker, human:ana); defaults to the MCP client's name";
 
-// A claim as every answer shows it (protocol::toJson(Claim)).
+// A claim as every answer shows it (protocol::toJson(Claim)); a report as
+// boxes and answers show it (protocol::toJson(Report)).
 json claimSchema(const char* description = nullptr);
+json reportSchema();
 
 json rememberInput();
 json rememberOutput();
@@ -55,8 +57,6 @@ json contributeInput();
 json contributeOutput();
 json reviewInput();
 json reviewOutput();
-json reportInput();
-json reportOutput();
 json inboxInput();
 json inboxOutput();
 

@@ -47,20 +47,6 @@ std::string str(const json& j, const char* key, std::string& error, bool require
 
 } // namespace
 
-bool isReportClass(const std::string& c) {
-    return c == "memory_misdelivery" || c == "field_report" || c == "answer";
-}
-
-bool isMisdeliveryKind(const std::string& k) {
-    return k == "leak" || k == "false_absence" || k == "wrong_store_write" ||
-           k == "misattribution" || k == "vanished";
-}
-
-bool isResolution(const std::string& r) {
-    return r == "confirmed" || r == "fixed" || r == "not_confirmed" || r == "duplicate" ||
-           r == "wont_fix";
-}
-
 std::string reportId(const Report& r) {
     // nlohmann's object keys are sorted, so the dump is canonical.
     return "r-" + sha256Hex(content(r).dump()).substr(0, 16);

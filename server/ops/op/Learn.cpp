@@ -5,18 +5,18 @@
 
 #include "ops/Render.h"
 
-namespace engram::ops {
+namespace engram::ops::learn {
 
 namespace {
 
-struct LearnParams {
+struct Params {
     std::string id;
     Verdict verdict = Verdict::Correct;
     std::optional<std::string> note;
     std::string agent;
 };
 
-struct LearnAnswer {
+struct Answer {
     Claim claim;
     std::string tier;
     Feedback feedback;
@@ -24,13 +24,13 @@ struct LearnAnswer {
 
 } // namespace
 
-} // namespace engram::ops
+} // namespace engram::ops::learn
 
 namespace engram::protocol {
 
 template <>
-struct Shape<ops::LearnParams> {
-    using P = ops::LearnParams;
+struct Shape<ops::learn::Params> {
+    using P = ops::learn::Params;
     static constexpr auto fields = std::tuple{
         field("id", &P::id, ops::schema::kIdDoc, Filled::ByCaller, ops::schema::kIdPattern),
         field("verdict", &P::verdict, "Whether the claim held when you relied on it"),
@@ -40,8 +40,8 @@ struct Shape<ops::LearnParams> {
 };
 
 template <>
-struct Shape<ops::LearnAnswer> {
-    using A = ops::LearnAnswer;
+struct Shape<ops::learn::Answer> {
+    using A = ops::learn::Answer;
     static constexpr auto fields = std::tuple{
         field("claim", &A::claim),
         field("tier", &A::tier),
@@ -51,14 +51,14 @@ struct Shape<ops::LearnAnswer> {
 
 } // namespace engram::protocol
 
-namespace engram::ops {
+namespace engram::ops::learn {
 
 namespace {
 
 Outcome run(Call& call, const json& params) {
-    auto p = protocol::fromJson<LearnParams>(withDefaultAgent(call, params));
+    auto p = protocol::fromJson<Params>(withDefaultAgent(call, params));
     auto r = call.engine().learn(p.id, p.verdict, p.agent, p.note.value_or(""));
-    LearnAnswer answer{r.claim, r.tier, r.claim.feedback};
+    Answer answer{r.claim, r.tier, r.claim.feedback};
     Outcome out(protocol::toJson(answer));
     if (call.terminal) {
         auto& f = r.claim.feedback;
@@ -78,6 +78,10 @@ std::string text(const json& r) {
 
 } // namespace
 
+} // namespace engram::ops::learn
+
+namespace engram::ops {
+
 Operation learnOperation() {
     return {
         .name = "learn",
@@ -86,10 +90,10 @@ Operation learnOperation() {
                        "ranks by these verdicts and flags claims judged wrong more often than "
                        "right.",
         .effect = Effect::Write,
-        .input = [] { return protocol::schemaOf<LearnParams>(); },
-        .output = [] { return protocol::schemaOf<LearnAnswer>(); },
-        .run = run,
-        .render = text,
+        .input = [] { return protocol::schemaOf<learn::Params>(); },
+        .output = [] { return protocol::schemaOf<learn::Answer>(); },
+        .run = learn::run,
+        .render = learn::text,
         .idArgument = "id",
         .cli = {.help = "  learn ID VERDICT               record correct|wrong|partial [--note N] "
                         "[--agent NAME]\n",

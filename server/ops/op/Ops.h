@@ -12,5 +12,6 @@ inline const Positional kIdWord{"id", "ID"};
 inline const Flag kAgentFlag{"--agent", "agent"};
 
 Operation learnOperation();
+Operation reportOperation();
 
 } // namespace engram::ops
