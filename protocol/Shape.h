@@ -8,8 +8,10 @@
 //                 ignored, absent optional members left empty;
 //   toJson        the JSON: optional members written only when set;
 //   schemaOf<T>   the JSON Schema: each member's type and description, and
-//                 as required every member that is neither optional, nor a
-//                 list (absent is empty), nor filled in by the surface.
+//                 as required, for what a caller sends (Side::Input), every
+//                 member that is neither optional, nor a list (absent is
+//                 empty), nor filled in by the surface; for what an answer
+//                 holds (Side::Output), every member toJson always writes.
 // An enumeration's wire spellings are declared once too (Spelling<E>), and
 // serve its parser ("verdict: must be correct, wrong or partial"), its JSON
 // and the schema's `enum`. A member type with a wire form of its own (a
@@ -92,7 +94,11 @@ struct IsList<std::vector<M>> : std::true_type {};
 
 // ---- member types ------------------------------------------------------------
 
-// How one member type travels: schema(), read(value, path), write(value).
+// Whose side of a call a schema describes: what must be sent differs from
+// what is always there.
+enum class Side { Input, Output };
+
+// How one member type travels: schema(side), read(value, path), write(value).
 template <class M>
 struct Wire;
 
@@ -102,7 +108,7 @@ inline json typedSchema(const char* type) {
 
 template <>
 struct Wire<std::string> {
-    static json schema() { return typedSchema("string"); }
+    static json schema(Side = Side::Input) { return typedSchema("string"); }
     static std::string read(const json& v, const std::string& path) {
         if (!v.is_string())
             throw invalidField(path, std::string("expected a string, got ") + typeName(v));
@@ -113,7 +119,7 @@ struct Wire<std::string> {
 
 template <>
 struct Wire<bool> {
-    static json schema() { return typedSchema("boolean"); }
+    static json schema(Side = Side::Input) { return typedSchema("boolean"); }
     static bool read(const json& v, const std::string& path) {
         if (!v.is_boolean())
             throw invalidField(path, std::string("expected a boolean, got ") + typeName(v));
@@ -124,7 +130,7 @@ struct Wire<bool> {
 
 template <>
 struct Wire<int64_t> {
-    static json schema() { return typedSchema("integer"); }
+    static json schema(Side = Side::Input) { return typedSchema("integer"); }
     static int64_t read(const json& v, const std::string& path) {
         if (!v.is_number_integer())
             throw invalidField(path, std::string("expected an integer, got ") + typeName(v));
@@ -135,7 +141,7 @@ struct Wire<int64_t> {
 
 template <>
 struct Wire<int> {
-    static json schema() { return typedSchema("integer"); }
+    static json schema(Side = Side::Input) { return typedSchema("integer"); }
     static int read(const json& v, const std::string& path) {
         int64_t n = Wire<int64_t>::read(v, path);
         if (n < INT32_MIN || n > INT32_MAX) throw invalidField(path, "is out of range");
@@ -146,7 +152,7 @@ struct Wire<int> {
 
 template <>
 struct Wire<double> {
-    static json schema() { return typedSchema("number"); }
+    static json schema(Side = Side::Input) { return typedSchema("number"); }
     static double read(const json& v, const std::string& path) {
         if (!v.is_number())
             throw invalidField(path, std::string("expected a number, got ") + typeName(v));
@@ -157,7 +163,9 @@ struct Wire<double> {
 
 template <Spelled E>
 struct Wire<E> {
-    static json schema() { return {{"type", "string"}, {"enum", spellings<E>()}}; }
+    static json schema(Side = Side::Input) {
+        return {{"type", "string"}, {"enum", spellings<E>()}};
+    }
     static E read(const json& v, const std::string& path) {
         auto e = unspell<E>(Wire<std::string>::read(v, path));
         if (!e) throw invalidField(path, "must be " + spellingList<E>());
@@ -168,7 +176,9 @@ struct Wire<E> {
 
 template <class M>
 struct Wire<std::vector<M>> {
-    static json schema() { return {{"type", "array"}, {"items", Wire<M>::schema()}}; }
+    static json schema(Side side = Side::Input) {
+        return {{"type", "array"}, {"items", Wire<M>::schema(side)}};
+    }
     static std::vector<M> read(const json& v, const std::string& path) {
         if (!v.is_array())
             throw invalidField(path, std::string("expected an array, got ") + typeName(v));
@@ -195,8 +205,8 @@ struct Nullable {
 
 template <class M>
 struct Wire<Nullable<M>> {
-    static json schema() {
-        json s = Wire<M>::schema();
+    static json schema(Side side = Side::Input) {
+        json s = Wire<M>::schema(side);
         s["type"] = json::array({s["type"], "null"});
         return s;
     }
@@ -209,7 +219,7 @@ struct Wire<Nullable<M>> {
 };
 
 template <Shaped S>
-json schemaOf();
+json schemaOf(Side side = Side::Input);
 template <Shaped S>
 S fromJson(const json& j, const std::string& path = "");
 template <Shaped S>
@@ -217,7 +227,7 @@ json toJson(const S& s);
 
 template <Shaped S>
 struct Wire<S> {
-    static json schema() { return schemaOf<S>(); }
+    static json schema(Side side = Side::Input) { return schemaOf<S>(side); }
     static S read(const json& v, const std::string& path) { return fromJson<S>(v, path); }
     static json write(const S& s) { return toJson(s); }
 };
@@ -248,8 +258,8 @@ void writeField(json& out, const T& in, const Computed<T, R>& f) {
 }
 
 template <class T, class R>
-void declareField(json& properties, json& required, const Computed<T, R>& f) {
-    json s = Wire<R>::schema();
+void declareField(json& properties, json& required, Side, const Computed<T, R>& f) {
+    json s = Wire<R>::schema(Side::Output);
     if (f.description) s["description"] = f.description;
     properties[f.name] = std::move(s);
     required.push_back(f.name);
@@ -266,27 +276,29 @@ void writeField(json& out, const T& in, const Field<T, M>& f) {
 }
 
 template <class T, class M>
-void declareField(json& properties, json& required, const Field<T, M>& f) {
+void declareField(json& properties, json& required, Side side, const Field<T, M>& f) {
     json s;
     if constexpr (IsOptional<M>::value)
-        s = Wire<typename M::value_type>::schema();
+        s = Wire<typename M::value_type>::schema(side);
     else
-        s = Wire<M>::schema();
+        s = Wire<M>::schema(side);
     // A list's pattern is its items'.
     if (f.pattern) (IsList<M>::value ? s["items"] : s)["pattern"] = f.pattern;
     if (f.description) s["description"] = f.description;
     properties[f.name] = std::move(s);
-    if (!IsOptional<M>::value && !IsList<M>::value && f.filled == Filled::ByCaller)
-        required.push_back(f.name);
+    bool always = !IsOptional<M>::value;
+    if (side == Side::Input) always = always && !IsList<M>::value && f.filled == Filled::ByCaller;
+    if (always) required.push_back(f.name);
 }
 
 } // namespace detail
 
 template <Shaped S>
-json schemaOf() {
+json schemaOf(Side side) {
     json properties = json::object(), required = json::array();
-    std::apply([&](const auto&... f) { (detail::declareField(properties, required, f), ...); },
-               Shape<S>::fields);
+    std::apply(
+        [&](const auto&... f) { (detail::declareField(properties, required, side, f), ...); },
+        Shape<S>::fields);
     json out = {{"type", "object"}, {"properties", std::move(properties)}};
     if (!required.empty()) out["required"] = std::move(required);
     return out;

@@ -63,34 +63,6 @@ Outcome runReverify(Call& call, const json& params) {
                   [](const GetResult& r) { return "Re-verified: " + terminal::get(r); });
 }
 
-// PATH or PATH:LINE: one instruction file, or one of its lines.
-Outcome runReverifyFile(Call& call, const json& params) {
-    json args = withDefaultAgent(call, params);
-    Params p(args);
-    auto file = p.reqString("file"), agent = p.reqString("agent");
-    std::optional<int> line;
-    if (auto colon = file.find_last_of(':');
-        colon != std::string::npos && colon + 1 < file.size() &&
-        file.find_first_not_of("0123456789", colon + 1) == std::string::npos) {
-        if (file.size() - colon - 1 > 7) throw invalidField("file", "has a line number too large");
-        line = std::stoi(file.substr(colon + 1));
-        file = file.substr(0, colon);
-    }
-    auto r = call.engine().reverifyInstructions(file, line, agent);
-    json out{{"file", r.file}, {"stamped", r.stamped}, {"refused", r.refused}};
-    return Outcome(out, !r.refused.empty() && r.stamped == 0);
-}
-
-Outcome runRetract(Call& call, const json& params) {
-    json args = withDefaultAgent(call, params);
-    Params p(args);
-    auto id = p.reqString("id"), agent = p.reqString("agent"), reason = p.reqString("reason");
-    auto c = call.engine().retract(id, agent, reason);
-    Outcome out(json{{"claim", toJson(c)}});
-    if (call.terminal) out.text = "Retracted: " + terminal::claimLine(c) + "\n";
-    return out;
-}
-
 Outcome runAnchors(Call& call, const json& params) {
     Params p(params);
     std::string path;
@@ -335,36 +307,8 @@ std::vector<Operation> makeOperations() {
           "                                 changed code [--note N] [--agent NAME]\n",
           {kId},
           {{"--note", "note"}, kAgent}}},
-        {"reverify_file",
-         "Re-verify an instruction file",
-         "After checking an instruction file's (AGENTS.md, CLAUDE.md...) drifted references "
-         "against the code and finding its text still true, stamp them as verified.",
-         Effect::Write,
-         schema::reverifyFileInput,
-         schema::reverifyFileOutput,
-         runReverifyFile,
-         render::reverifyFile,
-         nullptr,
-         false,
-         {"  reverify-file PATH[:LINE]      stamp an instruction file's code references (or one\n"
-          "                                 line's) as verified [--agent NAME]; also\n"
-          "                                 reverify --file PATH[:LINE]\n",
-          {{"file", "PATH[:LINE]"}},
-          {{"--file", "file"}, kAgent}}},
-        {"retract",
-         "Retract a claim",
-         "Withdraw a claim that is no longer true, with the reason; it is kept on disk but no "
-         "longer recalled.",
-         Effect::Destructive,
-         schema::retractInput,
-         schema::retractOutput,
-         runRetract,
-         render::retract,
-         "id",
-         false,
-         {"  retract ID --reason R          withdraw a claim [--agent NAME]\n",
-          {kId},
-          {{"--reason", "reason"}, kAgent}}},
+        reverifyFileOperation(),
+        retractOperation(),
         learnOperation(),
         {"anchors",
          "Claims anchored in a file",

@@ -262,22 +262,8 @@ std::string get(const json& r) {
     return out;
 }
 
-std::string retract(const json& r) {
-    const json& c = member(r, "claim");
-    return "Retracted " + field(c, "id") + quoted(field(c, "label")) +
-           ": it is kept but no longer recalled (reason: " + field(c, "retract_reason") + ")\n";
-}
-
 std::string reverify(const json& r) {
     return "Re-verified: the anchors now point at the code as it is.\n" + get(r);
-}
-
-std::string reverifyFile(const json& r) {
-    std::string out = "Stamped " + std::to_string(member(r, "stamped").get<int64_t>()) +
-                      " reference(s) of " + field(r, "file") + " as verified.\n";
-    for (auto& why : member(r, "refused"))
-        out += "  not stamped: " + why.get<std::string>() + "\n";
-    return out;
 }
 
 std::string anchors(const json& r) {

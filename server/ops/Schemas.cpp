@@ -442,35 +442,9 @@ json getOutput() {
     return claimWithHistory();
 }
 
-json retractInput() {
-    return input({{"id", idArg()},
-                  {"reason", str("Why the claim no longer holds (one line)")},
-                  {"agent", agentArg()}},
-                 {"id", "reason"});
-}
-
-json retractOutput() {
-    return object({{"claim", claim("The claim, now retracted (kept, never deleted)")}}, {"claim"});
-}
-
 json reverifyInput() {
     return input({{"id", idArg()}, {"note", str("What you checked")}, {"agent", agentArg()}},
                  {"id"});
-}
-
-json reverifyFileInput() {
-    return input({{"file", str("An instruction file (AGENTS.md, CLAUDE.md...), workspace-relative, "
-                               "with :LINE for one line's references")},
-                  {"agent", agentArg()}},
-                 {"file"});
-}
-
-json reverifyFileOutput() {
-    return object({{"file", str("The instruction file, workspace-relative")},
-                   {"stamped", integer("References stamped as verified")},
-                   {"refused", arrayOf(str(), "References that could not be stamped, and why "
-                                              "(dangling, moved, ambiguous)")}},
-                  {"file", "stamped", "refused"});
 }
 
 json anchorsInput() {

@@ -36,11 +36,7 @@ json recallInput();
 json recallOutput();
 json getInput();
 json getOutput(); // also reverify's
-json retractInput();
-json retractOutput();
 json reverifyInput();
-json reverifyFileInput();
-json reverifyFileOutput();
 json anchorsInput();
 json anchorsOutput();
 json checkInput();

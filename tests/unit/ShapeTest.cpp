@@ -101,8 +101,12 @@ TEST_CASE("a shape's schema: types, descriptions, patterns, enums, and what is r
     CHECK(p["origin"]["type"] == "object");
     CHECK(p["flag"] == json{{"type", "boolean"}});
     // Optional members, lists (absent is empty) and what the surface fills
-    // in are not required.
+    // in are not required of a caller...
     CHECK(s["required"] == json{"name", "colour", "flag"});
+    // ...but an answer always holds every member that is not optional.
+    json out = protocol::schemaOf<Sample>(protocol::Side::Output);
+    CHECK(out["required"] == json{"name", "colour", "tags", "points", "agent", "flag"});
+    CHECK(out["properties"]["points"]["items"]["required"] == json{"x", "y", "sum"});
 }
 
 TEST_CASE("a shape's parser: types and required members, errors naming the field path", "[shape]") {

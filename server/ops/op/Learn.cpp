@@ -91,7 +91,7 @@ Operation learnOperation() {
                        "right.",
         .effect = Effect::Write,
         .input = [] { return protocol::schemaOf<learn::Params>(); },
-        .output = [] { return protocol::schemaOf<learn::Answer>(); },
+        .output = [] { return protocol::schemaOf<learn::Answer>(protocol::Side::Output); },
         .run = learn::run,
         .render = learn::text,
         .idArgument = "id",

@@ -45,7 +45,7 @@ namespace engram::protocol {
 // A report as boxes and answers show it (protocol::toJson(Report)).
 template <>
 struct Wire<Report> {
-    static json schema() { return ops::schema::reportSchema(); }
+    static json schema(Side = Side::Output) { return ops::schema::reportSchema(); }
     static json write(const Report& r) { return toJson(r); }
 };
 
@@ -157,7 +157,7 @@ Operation reportOperation() {
             "is counted. Answer reports with class answer and answers; a resolution closes them.",
         .effect = Effect::Write,
         .input = [] { return protocol::schemaOf<report::Params>(); },
-        .output = [] { return protocol::schemaOf<report::Answer>(); },
+        .output = [] { return protocol::schemaOf<report::Answer>(protocol::Side::Output); },
         .run = report::run,
         .render = report::text,
         .cli = {.help =

@@ -11,7 +11,7 @@ namespace engram::protocol {
 // A claim in an answer (protocol::toJson(Claim)); never read from a call.
 template <>
 struct Wire<Claim> {
-    static json schema() { return ops::schema::claimSchema(); }
+    static json schema(Side = Side::Output) { return ops::schema::claimSchema(); }
     static json write(const Claim& c) { return toJson(c); }
 };
 
