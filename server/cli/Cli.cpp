@@ -80,10 +80,6 @@ const char* kUsageTail =
                                  builds the code index instruction files are judged with;
                                  after an upgrade, re-stamps anchors of earlier digest
                                  rules whose code git shows unchanged (a recorded act)
-  resolve ID [--take T]          settle a claim a merge left diverged or unmerged (git
-                                 conflict markers): keep the merge rule's live version, or
-                                 T = ours | theirs | VERSION; every other version goes to
-                                 history [--agent NAME]
   merge-driver BASE OURS THEIRS [PATH]
                                  git's merge driver for claim files (registered by init;
                                  git runs it, people need not)
@@ -472,14 +468,6 @@ int cmdInit(const Context& ctx) {
     return !s.git || s.problem.empty() ? 0 : 1;
 }
 
-int cmdResolve(const Context& ctx) {
-    if (ctx.args.positionals.size() != 1) throw UsageError("resolve: give a claim id");
-    Engine engine = makeEngine(ctx);
-    auto r = engine.resolve(ctx.args.positionals[0], ctx.args.get("--take").value_or(""),
-                            ctx.args.get("--agent").value_or(defaultAgent()));
-    return print(ctx, protocol::toJson(r), "Resolved: " + ops::terminal::get(r));
-}
-
 // git runs this with the ancestor's, ours and theirs' temporary files and
 // the path; the merged claim goes into OURS. Exit 0: merged; anything else
 // tells git the file is conflicted.
@@ -622,7 +610,6 @@ int run(int argc, char** argv) {
         {"mcp", {{"--log"}, {}, {}}},
         {"check", {{"--format", "--fail-on", "--changed-since", "--max-findings"}, {}, {}}},
         {"init", {}},
-        {"resolve", {{"--take", "--agent"}, {}, {}}},
         {"merge-driver", {}},
         {"reindex", {}},
         {"hook", {{"--event", "--format", "--max-chars", "--prompt"}, {}, {}}},
@@ -705,7 +692,6 @@ int run(int argc, char** argv) {
         if (c == "reindex") return cmdReindex(ctx);
         if (c == "hook") return cmdHook(ctx);
         if (c == "init") return cmdInit(ctx);
-        if (c == "resolve") return cmdResolve(ctx);
         if (c == "merge-driver") return cmdMergeDriver(ctx);
         if (c == "doctor") return cmdDoctor(ctx);
     } catch (const UsageError& e) {

@@ -429,14 +429,10 @@ json LspServer::onExecuteCommand(const json& params) {
     if (command == "engram.retract") return runOperation("retract", args);
     if (command == "engram.reverifyFile") return runOperation("reverify_file", args);
     if (command == "engram.resolve") {
-        // A claim a git merge left diverged or unmerged (ARCHITECTURE.md, "Team memory").
-        protocol::Params a(args, "arguments[0]");
-        std::string id = a.reqString("id");
-        std::string take = a.optString("take").value_or("");
-        std::string agent = a.optString("agent").value_or(editorAgent_);
-        auto r = bound(ops::routeHints(args)).engine.resolve(id, take, agent);
-        republishOpen();
-        return protocol::toJson(r);
+        // The code action on a claim a git merge left diverged or unmerged:
+        // the resolve operation, made by the editor's user unless it says.
+        if (args.is_object() && !args.contains("agent")) args["agent"] = editorAgent_;
+        return runOperation("resolve", args);
     }
     if (command == "engram.openClaim") {
         // Asks the client to show the claim file (LSP 3.16 window/showDocument).

@@ -310,6 +310,7 @@ std::vector<Operation> makeOperations() {
         reverifyFileOperation(),
         retractOperation(),
         learnOperation(),
+        resolveOperation(),
         {"anchors",
          "Claims anchored in a file",
          "List every live claim anchored in one source file, with each anchor's state and "

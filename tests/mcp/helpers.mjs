@@ -25,7 +25,7 @@ export const FIXTURE = path.resolve(here, '../../fixtures/sample-workspace');
 export const TIMEOUT_MS = 15000;
 export const TOOL_NAMES = [
   'anchors', 'check', 'contribute', 'delegate', 'get', 'inbox', 'learn', 'promote', 'recall', 'remember',
-  'report', 'retract', 'reverify', 'reverify_file', 'review', 'status', 'verify_packet',
+  'report', 'resolve', 'retract', 'reverify', 'reverify_file', 'review', 'status', 'verify_packet',
 ];
 
 // A copy of the sample workspace with an empty `.git/` (where root

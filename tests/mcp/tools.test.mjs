@@ -109,6 +109,22 @@ describe('tools', () => {
     assert.match(textOf(r), /1 correct/);
   });
 
+  test('resolve settles a claim a merge left diverged', async () => {
+    const r = await ok('remember', { text: 'The pool holds 10 connections', label: 'pool-size-merge' });
+    const id = r.structuredContent.claim.id;
+    // What engram's merge driver writes when two branches superseded one
+    // claim: the other version, a whole claim file on one escaped line.
+    const file = path.join(ws.root, '.engram', 'claims', `${id}.md`);
+    const mine = fs.readFileSync(file, 'utf8');
+    const theirs = mine.replace('version: 1', 'version: 2').replace('The pool holds 10', 'The pool holds 20');
+    const escaped = theirs.replace(/\\/g, '\\\\').replace(/\n/g, '\\n').replace(/\t/g, '\\t');
+    const end = mine.indexOf('\n---\n', 4);
+    fs.writeFileSync(file, `${mine.slice(0, end)}\ndiverged: ${escaped}${mine.slice(end)}`);
+    const v = await ok('resolve', { id });
+    assert.equal(v.structuredContent.claim.diverged, undefined);
+    assert.match(textOf(v), /^Resolved/);
+  });
+
   test('anchors lists the claims anchored in a file', async () => {
     const r = await ok('anchors', { path: 'src/auth.py' });
     const a = r.structuredContent.anchors;

@@ -2,9 +2,11 @@
 // its entries must agree with themselves, and an operation runs the same
 // whichever surface supplies its Call.
 #include "ops/Operation.h"
+#include "store/ClaimFile.h"
 #include "support/Names.h"
 #include "support/TempDir.h"
 #include "util/Error.h"
+#include "util/Fs.h"
 
 #include <algorithm>
 #include <catch2/catch.hpp>
@@ -253,6 +255,19 @@ TEST_CASE("every operation's result fits the output schema written beside it") {
     CHECK(one["unlisted"] == all["findings"].size() - 1);
     CHECK(one["summary"] == all["summary"]);
     json filed = run("report", {{"class", "field_report"}, {"what", "a report about engram"}});
+    {
+        // A claim a merge left diverged: its file holds a second version.
+        std::string file = w.root.path() + "/.engram/claims/" + id + ".md";
+        Claim c = parseClaim(*readFile(file), id);
+        Claim other = c;
+        other.version = c.version + 1;
+        other.text = "acquire() waits at most twice the timeout";
+        c.diverged = {other};
+        atomicWrite(file, serializeClaim(c));
+        w.engine.refresh();
+        json resolved = run("resolve", {{"id", id}});
+        CHECK_FALSE(resolved["claim"].contains("diverged"));
+    }
     run("inbox", json::object());
     run("retract", {{"id", id}, {"reason", "the pool was replaced"}});
     // Every operation was tried: a new one must be added here too.

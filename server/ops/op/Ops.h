@@ -14,6 +14,7 @@ inline const Flag kAgentFlag{"--agent", "agent"};
 Operation reverifyFileOperation();
 Operation retractOperation();
 Operation learnOperation();
+Operation resolveOperation();
 Operation reportOperation();
 
 } // namespace engram::ops
