@@ -49,20 +49,6 @@ Outcome runRecall(Call& call, const json& params) {
     return answer(call, engine.recall(req), terminal::recall);
 }
 
-Outcome runGet(Call& call, const json& params) {
-    auto id = Params(params).reqString("id");
-    return answer(call, call.engine().get(id), terminal::get);
-}
-
-Outcome runReverify(Call& call, const json& params) {
-    json args = withDefaultAgent(call, params); // Params keeps a reference
-    Params p(args);
-    auto id = p.reqString("id"), agent = p.reqString("agent");
-    auto note = p.optString("note").value_or("");
-    return answer(call, call.engine().reverify(id, agent, note),
-                  [](const GetResult& r) { return "Re-verified: " + terminal::get(r); });
-}
-
 Outcome runAnchors(Call& call, const json& params) {
     Params p(params);
     std::string path;
@@ -279,34 +265,8 @@ std::vector<Operation> makeOperations() {
            {"--anchor", "anchors", K::Texts, anchorFlag},
            {"--evidence", "evidence", K::Texts, evidenceFlag},
            {"--force-reason", "force_reason"}}}},
-        {"get",
-         "Get a claim",
-         "Show one claim by id with its anchors' current state, its feedback and its earlier "
-         "versions.",
-         Effect::Read,
-         schema::getInput,
-         schema::getOutput,
-         runGet,
-         render::get,
-         "id",
-         false,
-         {"  get ID                         one claim with its history\n", {kId}, {}}},
-        {"reverify",
-         "Re-verify a claim",
-         "After checking a drifted or moved claim against the current code and finding it still "
-         "true, re-stamp its anchors to the code as it is now.",
-         Effect::Write,
-         schema::reverifyInput,
-         schema::getOutput,
-         runReverify,
-         render::reverify,
-         "id",
-         false,
-         {"  reverify ID                    re-stamp a claim's anchors after checking it against "
-          "the\n"
-          "                                 changed code [--note N] [--agent NAME]\n",
-          {kId},
-          {{"--note", "note"}, kAgent}}},
+        getOperation(),
+        reverifyOperation(),
         reverifyFileOperation(),
         retractOperation(),
         learnOperation(),

@@ -262,10 +262,6 @@ std::string get(const json& r) {
     return out;
 }
 
-std::string reverify(const json& r) {
-    return "Re-verified: the anchors now point at the code as it is.\n" + get(r);
-}
-
 std::string anchors(const json& r) {
     const json& list = member(r, "anchors");
     std::string path = field(r, "path");

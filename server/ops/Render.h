@@ -25,7 +25,6 @@ std::string feedbackText(const json& f);
 std::string remember(const json& r);
 std::string recall(const json& r);
 std::string get(const json& r);
-std::string reverify(const json& r);
 std::string anchors(const json& r);
 std::string check(const json& r);
 std::string status(const json& r);

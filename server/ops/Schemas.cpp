@@ -434,17 +434,8 @@ json recallOutput() {
         {"rows", "memory_exists", "truncated", "envelope"});
 }
 
-json getInput() {
-    return input({{"id", idArg()}}, {"id"});
-}
-
 json getOutput() {
     return claimWithHistory();
-}
-
-json reverifyInput() {
-    return input({{"id", idArg()}, {"note", str("What you checked")}, {"agent", agentArg()}},
-                 {"id"});
 }
 
 json anchorsInput() {

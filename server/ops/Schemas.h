@@ -34,9 +34,7 @@ json rememberInput();
 json rememberOutput();
 json recallInput();
 json recallOutput();
-json getInput();
 json getOutput(); // also reverify's
-json reverifyInput();
 json anchorsInput();
 json anchorsOutput();
 json checkInput();

@@ -11,6 +11,8 @@ namespace engram::ops {
 inline const Positional kIdWord{"id", "ID"};
 inline const Flag kAgentFlag{"--agent", "agent"};
 
+Operation getOperation();
+Operation reverifyOperation();
 Operation reverifyFileOperation();
 Operation retractOperation();
 Operation learnOperation();
