@@ -202,7 +202,8 @@ json envelope() {
                                   "are refused")},
             {"error", str("Why the tier could not be read")},
         },
-        {"tier", "path", "exists", "index_ready", "claims"});
+        {"tier", "path", "name", "exists", "index_ready", "claims", "anchors", "generation",
+         "broken_files", "reconciled"});
     json recovery = object({{"method", str("The tool (or command) to call")},
                             {"arguments", typed("object", nullptr)},
                             {"reason", str()}},
@@ -413,6 +414,8 @@ json recallOutput() {
             {"anchor_state", oneOf(kAnchorStates, "drifted or orphaned: the code changed since "
                                                   "the claim was written; check before trusting")},
             {"why", arrayOf(str(), "Why this row matched")},
+            {"label_shared_with",
+             arrayOf(str(), "Other live claims holding this label (two branches each wrote it)")},
         },
         {"score", "tier", "stale", "age", "anchor_state", "why"});
     // Per tier {live, other}; counts that are not per tier (one entry per
@@ -503,7 +506,8 @@ json checkOutput() {
          {"message", str("What happened and what to do")},
          {"claim_file", str()},
          {"replacement", str("Text to write over the range that fixes it, when there is one")}},
-        {"code", "severity", "path", "range", "message"});
+        {"code", "severity", "claim_id", "label", "tier", "path", "symbol", "subject", "range",
+         "message", "claim_file", "replacement"});
     json summary = typed("object", "Findings per code, all of them (listed or not)");
     summary["additionalProperties"] = integer();
     return object({{"findings", arrayOf(std::move(finding), "In file and line order")},
