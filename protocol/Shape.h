@@ -74,14 +74,30 @@ constexpr Computed<T, R> computed(const char* name, R (*get)(const T&),
     return {name, get, description};
 }
 
-// Specialise with `static constexpr auto fields = std::tuple{field(...), ...};`.
+// A struct names its own fields with `static constexpr auto fields()
+// { return std::tuple{field(...), ...}; }`; a type that cannot (it lives in
+// a layer below the wire) gets a specialisation of Shape<T> holding
+// `static constexpr auto fields = std::tuple{...};`.
 template <class T>
 struct Shape;
 
 template <class T>
-concept Shaped = requires {
+concept OwnFields = requires {
+    T::fields();
+};
+
+template <class T>
+concept Shaped = OwnFields<T> || requires {
     Shape<T>::fields;
 };
+
+template <Shaped T>
+constexpr auto fieldsOf() {
+    if constexpr (OwnFields<T>)
+        return T::fields();
+    else
+        return Shape<T>::fields;
+}
 
 template <class M>
 struct IsOptional : std::false_type {};
@@ -298,24 +314,34 @@ json schemaOf(Side side) {
     json properties = json::object(), required = json::array();
     std::apply(
         [&](const auto&... f) { (detail::declareField(properties, required, side, f), ...); },
-        Shape<S>::fields);
+        fieldsOf<S>());
     json out = {{"type", "object"}, {"properties", std::move(properties)}};
     if (!required.empty()) out["required"] = std::move(required);
     return out;
+}
+
+// As function pointers (an operation's schema functions take no argument).
+template <Shaped S>
+json inputSchema() {
+    return schemaOf<S>(Side::Input);
+}
+template <Shaped S>
+json outputSchema() {
+    return schemaOf<S>(Side::Output);
 }
 
 template <Shaped S>
 S fromJson(const json& j, const std::string& path) {
     Params p(j, path);
     S out{};
-    std::apply([&](const auto&... f) { (detail::readField(p, out, f), ...); }, Shape<S>::fields);
+    std::apply([&](const auto&... f) { (detail::readField(p, out, f), ...); }, fieldsOf<S>());
     return out;
 }
 
 template <Shaped S>
 json toJson(const S& s) {
     json out = json::object();
-    std::apply([&](const auto&... f) { (detail::writeField(out, s, f), ...); }, Shape<S>::fields);
+    std::apply([&](const auto&... f) { (detail::writeField(out, s, f), ...); }, fieldsOf<S>());
     return out;
 }
 

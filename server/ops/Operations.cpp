@@ -265,12 +265,12 @@ std::vector<Operation> makeOperations() {
            {"--anchor", "anchors", K::Texts, anchorFlag},
            {"--evidence", "evidence", K::Texts, evidenceFlag},
            {"--force-reason", "force_reason"}}}},
-        getOperation(),
-        reverifyOperation(),
-        reverifyFileOperation(),
-        retractOperation(),
-        learnOperation(),
-        resolveOperation(),
+        get::operation(),
+        reverify::operation(),
+        reverify_file::operation(),
+        retract::operation(),
+        learn::operation(),
+        resolve::operation(),
         {"anchors",
          "Claims anchored in a file",
          "List every live claim anchored in one source file, with each anchor's state and "
@@ -399,7 +399,7 @@ std::vector<Operation> makeOperations() {
           nullptr,
           // `engram status --json` carries the weekly confusion series too.
           {{"confusion", true}}}},
-        reportOperation(),
+        report::operation(),
         {"inbox",
          "The project's inbox",
          "List the reports filed about this project (or, with all, every box on this machine) "

@@ -1,10 +1,8 @@
 // get: one claim by id, with its anchors' current state, its feedback and
 // its earlier versions.
 #include "ops/op/Ops.h"
-#include "ops/op/Wire.h"
 
 #include "ops/Render.h"
-#include "ops/Terminal.h"
 
 namespace engram::ops::get {
 
@@ -12,52 +10,29 @@ namespace {
 
 struct Params {
     std::string id;
+    static constexpr auto fields() { return std::tuple{idField(&Params::id)}; }
 };
-
-} // namespace
-
-} // namespace engram::ops::get
-
-namespace engram::protocol {
-
-template <>
-struct Shape<ops::get::Params> {
-    static constexpr auto fields = std::tuple{
-        field("id", &ops::get::Params::id, ops::schema::kIdDoc, Filled::ByCaller,
-              ops::schema::kIdPattern),
-    };
-};
-
-} // namespace engram::protocol
-
-namespace engram::ops::get {
-
-namespace {
 
 Outcome run(Call& call, const json& params) {
+    // Parsed before the engine is asked for: call.engine() in the same
+    // expression would be evaluated first.
     auto p = protocol::fromJson<Params>(params);
     auto r = call.engine().get(p.id);
-    Outcome out(protocol::toJson(r));
-    if (call.terminal) out.text = terminal::get(r);
-    return out;
+    return claimAnswer(call, r, "");
 }
 
 } // namespace
 
-} // namespace engram::ops::get
-
-namespace engram::ops {
-
-Operation getOperation() {
+Operation operation() {
     return {
         .name = "get",
         .title = "Get a claim",
         .description = "Show one claim by id with its anchors' current state, its feedback and "
                        "its earlier versions.",
         .effect = Effect::Read,
-        .input = [] { return protocol::schemaOf<get::Params>(); },
+        .input = protocol::inputSchema<Params>,
         .output = schema::getOutput,
-        .run = get::run,
+        .run = run,
         .render = render::get,
         .idArgument = "id",
         .cli = {.help = "  get ID                         one claim with its history\n",
@@ -65,4 +40,4 @@ Operation getOperation() {
     };
 }
 
-} // namespace engram::ops
+} // namespace engram::ops::get

@@ -9,57 +9,37 @@ namespace engram::ops::learn {
 
 namespace {
 
+using protocol::field;
+
 struct Params {
     std::string id;
     Verdict verdict = Verdict::Correct;
     std::optional<std::string> note;
     std::string agent;
+    static constexpr auto fields() {
+        return std::tuple{
+            idField(&Params::id),
+            field("verdict", &Params::verdict, "Whether the claim held when you relied on it"),
+            field("note", &Params::note),
+            agentField(&Params::agent),
+        };
+    }
 };
 
 struct Answer {
     Claim claim;
     std::string tier;
     Feedback feedback;
+    static constexpr auto fields() {
+        return std::tuple{field("claim", &Answer::claim), field("tier", &Answer::tier),
+                          field("feedback", &Answer::feedback)};
+    }
 };
-
-} // namespace
-
-} // namespace engram::ops::learn
-
-namespace engram::protocol {
-
-template <>
-struct Shape<ops::learn::Params> {
-    using P = ops::learn::Params;
-    static constexpr auto fields = std::tuple{
-        field("id", &P::id, ops::schema::kIdDoc, Filled::ByCaller, ops::schema::kIdPattern),
-        field("verdict", &P::verdict, "Whether the claim held when you relied on it"),
-        field("note", &P::note),
-        field("agent", &P::agent, ops::schema::kAgentDoc, Filled::BySurface),
-    };
-};
-
-template <>
-struct Shape<ops::learn::Answer> {
-    using A = ops::learn::Answer;
-    static constexpr auto fields = std::tuple{
-        field("claim", &A::claim),
-        field("tier", &A::tier),
-        field("feedback", &A::feedback),
-    };
-};
-
-} // namespace engram::protocol
-
-namespace engram::ops::learn {
-
-namespace {
 
 Outcome run(Call& call, const json& params) {
     auto p = protocol::fromJson<Params>(withDefaultAgent(call, params));
     auto r = call.engine().learn(p.id, p.verdict, p.agent, p.note.value_or(""));
-    Answer answer{r.claim, r.tier, r.claim.feedback};
-    Outcome out(protocol::toJson(answer));
+    Outcome out(protocol::toJson(Answer{r.claim, r.tier, r.claim.feedback}));
     if (call.terminal) {
         auto& f = r.claim.feedback;
         out.text = "Recorded '" + std::string(spell(p.verdict)) + "' for " + r.claim.id + ": " +
@@ -78,11 +58,7 @@ std::string text(const json& r) {
 
 } // namespace
 
-} // namespace engram::ops::learn
-
-namespace engram::ops {
-
-Operation learnOperation() {
+Operation operation() {
     return {
         .name = "learn",
         .title = "Rate a claim",
@@ -90,10 +66,10 @@ Operation learnOperation() {
                        "ranks by these verdicts and flags claims judged wrong more often than "
                        "right.",
         .effect = Effect::Write,
-        .input = [] { return protocol::schemaOf<learn::Params>(); },
-        .output = [] { return protocol::schemaOf<learn::Answer>(protocol::Side::Output); },
-        .run = learn::run,
-        .render = learn::text,
+        .input = protocol::inputSchema<Params>,
+        .output = protocol::outputSchema<Answer>,
+        .run = run,
+        .render = text,
         .idArgument = "id",
         .cli = {.help = "  learn ID VERDICT               record correct|wrong|partial [--note N] "
                         "[--agent NAME]\n",
@@ -102,4 +78,4 @@ Operation learnOperation() {
     };
 }
 
-} // namespace engram::ops
+} // namespace engram::ops::learn

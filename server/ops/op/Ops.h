@@ -1,9 +1,14 @@
 // The operations that live in a file of their own (server/ops/op/): each
-// file holds an operation's parameters and result (declared once as wire
-// shapes, protocol/Shape.h), its run, its text for a model and for a
-// terminal, and its table entry. ops/Operations.cpp lists them in order.
+// file holds, in a namespace named after the operation, its parameters and
+// result (wire shapes declared once, protocol/Shape.h), its run, its text
+// for a model and for a terminal, and its entry, operation().
+// ops/Operations.cpp lists them in order.
 #pragma once
 #include "ops/Operation.h"
+#include "ops/Schemas.h"
+#include "ops/Terminal.h"
+#include "protocol/Convert.h"
+#include "protocol/Shape.h"
 
 namespace engram::ops {
 
@@ -11,12 +16,45 @@ namespace engram::ops {
 inline const Positional kIdWord{"id", "ID"};
 inline const Flag kAgentFlag{"--agent", "agent"};
 
-Operation getOperation();
-Operation reverifyOperation();
-Operation reverifyFileOperation();
-Operation retractOperation();
-Operation learnOperation();
-Operation resolveOperation();
-Operation reportOperation();
+// The fields several operations' parameters share.
+template <class T>
+constexpr auto idField(std::string T::*member) {
+    return protocol::field("id", member, schema::kIdDoc, protocol::Filled::ByCaller,
+                           schema::kIdPattern);
+}
+template <class T>
+constexpr auto agentField(std::string T::*member) {
+    return protocol::field("agent", member, schema::kAgentDoc, protocol::Filled::BySurface);
+}
+
+// The answer of get, reverify and resolve: the claim with its history, and
+// for a terminal `lead` and the claim.
+inline Outcome claimAnswer(const Call& call, const GetResult& r, const std::string& lead) {
+    Outcome out(protocol::toJson(r));
+    if (call.terminal) out.text = lead + terminal::get(r);
+    return out;
+}
+
+namespace get {
+Operation operation();
+}
+namespace learn {
+Operation operation();
+}
+namespace report {
+Operation operation();
+}
+namespace resolve {
+Operation operation();
+}
+namespace retract {
+Operation operation();
+}
+namespace reverify {
+Operation operation();
+}
+namespace reverify_file {
+Operation operation();
+}
 
 } // namespace engram::ops

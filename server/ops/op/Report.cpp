@@ -7,9 +7,22 @@
 #include "model/Report.h"
 #include "ops/Render.h"
 
+namespace engram::protocol {
+
+// A report as boxes and answers show it (protocol::toJson(Report)).
+template <>
+struct Wire<Report> {
+    static json schema(Side = Side::Output) { return ops::schema::reportSchema(); }
+    static json write(const Report& r) { return toJson(r); }
+};
+
+} // namespace engram::protocol
+
 namespace engram::ops::report {
 
 namespace {
+
+using protocol::field;
 
 struct Params {
     ReportClass reportClass = ReportClass::FieldReport;
@@ -25,6 +38,35 @@ struct Params {
     std::vector<std::string> answers;
     std::optional<bool> external;
     std::optional<Resolution> resolution;
+    static constexpr auto fields() {
+        return std::tuple{
+            field(
+                "class", &Params::reportClass,
+                "memory_misdelivery: memory misled you; field_report: anything else about engram; "
+                "answer: a reply to reports (needs answers)"),
+            field("kind", &Params::kind,
+                  "For memory_misdelivery: leak (a claim from a project it should not reach), "
+                  "false_absence (recall said nothing, yet the store knew), wrong_store_write, "
+                  "misattribution (wrong author or origin), vanished (a claim that was there is "
+                  "gone)"),
+            field("what", &Params::what, "What happened"),
+            field("expected", &Params::expected,
+                  "What you expected instead (required for memory_misdelivery)"),
+            field("excerpt", &Params::excerpt,
+                  "The call or an excerpt of it (the query, the rows)"),
+            field(
+                "project", &Params::project,
+                "Absolute root of the project it concerns (default: the bound root); 'none' for a "
+                "report about no project"),
+            agentField(&Params::agent),
+            field("answers", &Params::answers, "Ids (r-...) of the reports this one answers",
+                  protocol::Filled::ByCaller, "^r-[0-9a-f]{16}$"),
+            field("external", &Params::external,
+                  "About another tool, not engram: listed, never counted open"),
+            field("resolution", &Params::resolution,
+                  "On an answer: it closes the reports it answers"),
+        };
+    }
 };
 
 struct Answer {
@@ -34,70 +76,22 @@ struct Answer {
     bool pending = false;
     bool spooled = false;
     protocol::Nullable<std::string> boxError;
+    static constexpr auto fields() {
+        return std::tuple{
+            field("report", &Answer::report),
+            field("duplicate", &Answer::duplicate, "Already filed: nothing was added"),
+            field("box", &Answer::box, "The inbox it is in; null while its project is not here"),
+            field("pending", &Answer::pending,
+                  "Its project is not on this machine: it waits in the spool and is filed when the "
+                  "project appears"),
+            field("spooled", &Answer::spooled, "Kept in this machine's spool"),
+            field(
+                "box_error", &Answer::boxError,
+                "Why it is pending although its project is here (its inbox could not be written); "
+                "filed by a later call"),
+        };
+    }
 };
-
-} // namespace
-
-} // namespace engram::ops::report
-
-namespace engram::protocol {
-
-// A report as boxes and answers show it (protocol::toJson(Report)).
-template <>
-struct Wire<Report> {
-    static json schema(Side = Side::Output) { return ops::schema::reportSchema(); }
-    static json write(const Report& r) { return toJson(r); }
-};
-
-template <>
-struct Shape<ops::report::Params> {
-    using P = ops::report::Params;
-    static constexpr auto fields = std::tuple{
-        field("class", &P::reportClass,
-              "memory_misdelivery: memory misled you; field_report: anything else about engram; "
-              "answer: a reply to reports (needs answers)"),
-        field("kind", &P::kind,
-              "For memory_misdelivery: leak (a claim from a project it should not reach), "
-              "false_absence (recall said nothing, yet the store knew), wrong_store_write, "
-              "misattribution (wrong author or origin), vanished (a claim that was there is gone)"),
-        field("what", &P::what, "What happened"),
-        field("expected", &P::expected,
-              "What you expected instead (required for memory_misdelivery)"),
-        field("excerpt", &P::excerpt, "The call or an excerpt of it (the query, the rows)"),
-        field("project", &P::project,
-              "Absolute root of the project it concerns (default: the bound root); 'none' for a "
-              "report about no project"),
-        field("agent", &P::agent, ops::schema::kAgentDoc, Filled::BySurface),
-        field("answers", &P::answers, "Ids (r-...) of the reports this one answers",
-              Filled::ByCaller, "^r-[0-9a-f]{16}$"),
-        field("external", &P::external,
-              "About another tool, not engram: listed, never counted open"),
-        field("resolution", &P::resolution, "On an answer: it closes the reports it answers"),
-    };
-};
-
-template <>
-struct Shape<ops::report::Answer> {
-    using A = ops::report::Answer;
-    static constexpr auto fields = std::tuple{
-        field("report", &A::report),
-        field("duplicate", &A::duplicate, "Already filed: nothing was added"),
-        field("box", &A::box, "The inbox it is in; null while its project is not here"),
-        field("pending", &A::pending,
-              "Its project is not on this machine: it waits in the spool and is filed when the "
-              "project appears"),
-        field("spooled", &A::spooled, "Kept in this machine's spool"),
-        field("box_error", &A::boxError,
-              "Why it is pending although its project is here (its inbox could not be written); "
-              "filed by a later call"),
-    };
-};
-
-} // namespace engram::protocol
-
-namespace engram::ops::report {
-
-namespace {
 
 Outcome run(Call& call, const json& params) {
     auto p = protocol::fromJson<Params>(withDefaultAgent(call, params));
@@ -140,11 +134,7 @@ std::string text(const json& r) {
 
 } // namespace
 
-} // namespace engram::ops::report
-
-namespace engram::ops {
-
-Operation reportOperation() {
+Operation operation() {
     using K = FlagKind;
     return {
         .name = "report",
@@ -156,10 +146,10 @@ Operation reportOperation() {
             "origin (misattribution), a claim that vanished. It reaches the project's inbox and "
             "is counted. Answer reports with class answer and answers; a resolution closes them.",
         .effect = Effect::Write,
-        .input = [] { return protocol::schemaOf<report::Params>(); },
-        .output = [] { return protocol::schemaOf<report::Answer>(protocol::Side::Output); },
-        .run = report::run,
-        .render = report::text,
+        .input = protocol::inputSchema<Params>,
+        .output = protocol::outputSchema<Answer>,
+        .run = run,
+        .render = text,
         .cli = {.help =
                     "  report --class C --what W      report memory that misled you (or anything "
                     "about engram):\n"
@@ -187,4 +177,4 @@ Operation reportOperation() {
     };
 }
 
-} // namespace engram::ops
+} // namespace engram::ops::report

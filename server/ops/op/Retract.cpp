@@ -10,45 +10,28 @@ namespace engram::ops::retract {
 
 namespace {
 
+using protocol::field;
+
 struct Params {
     std::string id;
     std::string reason;
     std::string agent;
+    static constexpr auto fields() {
+        return std::tuple{
+            idField(&Params::id),
+            field("reason", &Params::reason, "Why the claim no longer holds (one line)"),
+            agentField(&Params::agent),
+        };
+    }
 };
 
 struct Answer {
     Claim claim;
+    static constexpr auto fields() {
+        return std::tuple{
+            field("claim", &Answer::claim, "The claim, now retracted (kept, never deleted)")};
+    }
 };
-
-} // namespace
-
-} // namespace engram::ops::retract
-
-namespace engram::protocol {
-
-template <>
-struct Shape<ops::retract::Params> {
-    using P = ops::retract::Params;
-    static constexpr auto fields = std::tuple{
-        field("id", &P::id, ops::schema::kIdDoc, Filled::ByCaller, ops::schema::kIdPattern),
-        field("reason", &P::reason, "Why the claim no longer holds (one line)"),
-        field("agent", &P::agent, ops::schema::kAgentDoc, Filled::BySurface),
-    };
-};
-
-template <>
-struct Shape<ops::retract::Answer> {
-    static constexpr auto fields = std::tuple{
-        field("claim", &ops::retract::Answer::claim,
-              "The claim, now retracted (kept, never deleted)"),
-    };
-};
-
-} // namespace engram::protocol
-
-namespace engram::ops::retract {
-
-namespace {
 
 Outcome run(Call& call, const json& params) {
     auto p = protocol::fromJson<Params>(withDefaultAgent(call, params));
@@ -59,29 +42,25 @@ Outcome run(Call& call, const json& params) {
 }
 
 std::string text(const json& r) {
-    using render::field, render::member;
-    const json& c = member(r, "claim");
-    return "Retracted " + field(c, "id") + render::quoted(field(c, "label")) +
-           ": it is kept but no longer recalled (reason: " + field(c, "retract_reason") + ")\n";
+    const json& c = render::member(r, "claim");
+    return "Retracted " + render::field(c, "id") + render::quoted(render::field(c, "label")) +
+           ": it is kept but no longer recalled (reason: " + render::field(c, "retract_reason") +
+           ")\n";
 }
 
 } // namespace
 
-} // namespace engram::ops::retract
-
-namespace engram::ops {
-
-Operation retractOperation() {
+Operation operation() {
     return {
         .name = "retract",
         .title = "Retract a claim",
         .description = "Withdraw a claim that is no longer true, with the reason; it is kept on "
                        "disk but no longer recalled.",
         .effect = Effect::Destructive,
-        .input = [] { return protocol::schemaOf<retract::Params>(); },
-        .output = [] { return protocol::schemaOf<retract::Answer>(protocol::Side::Output); },
-        .run = retract::run,
-        .render = retract::text,
+        .input = protocol::inputSchema<Params>,
+        .output = protocol::outputSchema<Answer>,
+        .run = run,
+        .render = text,
         .idArgument = "id",
         .cli = {.help = "  retract ID --reason R          withdraw a claim [--agent NAME]\n",
                 .positionals = {kIdWord},
@@ -89,4 +68,4 @@ Operation retractOperation() {
     };
 }
 
-} // namespace engram::ops
+} // namespace engram::ops::retract

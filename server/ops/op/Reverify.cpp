@@ -1,10 +1,8 @@
 // reverify: after checking a drifted or moved claim against the current
 // code and finding it still true, re-stamp its anchors to the code as it is.
 #include "ops/op/Ops.h"
-#include "ops/op/Wire.h"
 
 #include "ops/Render.h"
-#include "ops/Terminal.h"
 
 namespace engram::ops::reverify {
 
@@ -14,36 +12,17 @@ struct Params {
     std::string id;
     std::optional<std::string> note;
     std::string agent;
+    static constexpr auto fields() {
+        return std::tuple{idField(&Params::id),
+                          protocol::field("note", &Params::note, "What you checked"),
+                          agentField(&Params::agent)};
+    }
 };
-
-} // namespace
-
-} // namespace engram::ops::reverify
-
-namespace engram::protocol {
-
-template <>
-struct Shape<ops::reverify::Params> {
-    using P = ops::reverify::Params;
-    static constexpr auto fields = std::tuple{
-        field("id", &P::id, ops::schema::kIdDoc, Filled::ByCaller, ops::schema::kIdPattern),
-        field("note", &P::note, "What you checked"),
-        field("agent", &P::agent, ops::schema::kAgentDoc, Filled::BySurface),
-    };
-};
-
-} // namespace engram::protocol
-
-namespace engram::ops::reverify {
-
-namespace {
 
 Outcome run(Call& call, const json& params) {
     auto p = protocol::fromJson<Params>(withDefaultAgent(call, params));
     auto r = call.engine().reverify(p.id, p.agent, p.note.value_or(""));
-    Outcome out(protocol::toJson(r));
-    if (call.terminal) out.text = "Re-verified: " + terminal::get(r);
-    return out;
+    return claimAnswer(call, r, "Re-verified: ");
 }
 
 std::string text(const json& r) {
@@ -52,21 +31,17 @@ std::string text(const json& r) {
 
 } // namespace
 
-} // namespace engram::ops::reverify
-
-namespace engram::ops {
-
-Operation reverifyOperation() {
+Operation operation() {
     return {
         .name = "reverify",
         .title = "Re-verify a claim",
         .description = "After checking a drifted or moved claim against the current code and "
                        "finding it still true, re-stamp its anchors to the code as it is now.",
         .effect = Effect::Write,
-        .input = [] { return protocol::schemaOf<reverify::Params>(); },
+        .input = protocol::inputSchema<Params>,
         .output = schema::getOutput,
-        .run = reverify::run,
-        .render = reverify::text,
+        .run = run,
+        .render = text,
         .idArgument = "id",
         .cli = {.help =
                     "  reverify ID                    re-stamp a claim's anchors after checking "
@@ -77,4 +52,4 @@ Operation reverifyOperation() {
     };
 }
 
-} // namespace engram::ops
+} // namespace engram::ops::reverify

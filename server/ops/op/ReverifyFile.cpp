@@ -2,7 +2,6 @@
 // against the code and finding its text still true, stamp them (or one
 // line's) as verified.
 #include "ops/op/Ops.h"
-#include "ops/op/Wire.h"
 
 #include "ops/Render.h"
 
@@ -10,50 +9,32 @@ namespace engram::ops::reverify_file {
 
 namespace {
 
+using protocol::field;
+
 struct Params {
     std::string file; // PATH or PATH:LINE
     std::string agent;
+    static constexpr auto fields() {
+        return std::tuple{
+            field("file", &Params::file,
+                  "An instruction file (AGENTS.md, CLAUDE.md...), workspace-relative, "
+                  "with :LINE for one line's references"),
+            agentField(&Params::agent)};
+    }
 };
 
 struct Answer {
     std::string file;
     int64_t stamped = 0;
     std::vector<std::string> refused;
+    static constexpr auto fields() {
+        return std::tuple{
+            field("file", &Answer::file, "The instruction file, workspace-relative"),
+            field("stamped", &Answer::stamped, "References stamped as verified"),
+            field("refused", &Answer::refused,
+                  "References that could not be stamped, and why (dangling, moved, ambiguous)")};
+    }
 };
-
-} // namespace
-
-} // namespace engram::ops::reverify_file
-
-namespace engram::protocol {
-
-template <>
-struct Shape<ops::reverify_file::Params> {
-    using P = ops::reverify_file::Params;
-    static constexpr auto fields = std::tuple{
-        field("file", &P::file,
-              "An instruction file (AGENTS.md, CLAUDE.md...), workspace-relative, with :LINE "
-              "for one line's references"),
-        field("agent", &P::agent, ops::schema::kAgentDoc, Filled::BySurface),
-    };
-};
-
-template <>
-struct Shape<ops::reverify_file::Answer> {
-    using A = ops::reverify_file::Answer;
-    static constexpr auto fields = std::tuple{
-        field("file", &A::file, "The instruction file, workspace-relative"),
-        field("stamped", &A::stamped, "References stamped as verified"),
-        field("refused", &A::refused,
-              "References that could not be stamped, and why (dangling, moved, ambiguous)"),
-    };
-};
-
-} // namespace engram::protocol
-
-namespace engram::ops::reverify_file {
-
-namespace {
 
 Outcome run(Call& call, const json& params) {
     auto p = protocol::fromJson<Params>(withDefaultAgent(call, params));
@@ -67,26 +48,21 @@ Outcome run(Call& call, const json& params) {
         file = file.substr(0, colon);
     }
     auto r = call.engine().reverifyInstructions(file, line, p.agent);
-    Answer a{r.file, int64_t(r.stamped), r.refused};
-    return Outcome(protocol::toJson(a), !r.refused.empty() && r.stamped == 0);
+    return Outcome(protocol::toJson(Answer{r.file, int64_t(r.stamped), r.refused}),
+                   !r.refused.empty() && r.stamped == 0);
 }
 
 std::string text(const json& r) {
-    using render::field, render::member;
-    std::string out = "Stamped " + std::to_string(member(r, "stamped").get<int64_t>()) +
-                      " reference(s) of " + field(r, "file") + " as verified.\n";
-    for (auto& why : member(r, "refused"))
+    std::string out = "Stamped " + std::to_string(render::member(r, "stamped").get<int64_t>()) +
+                      " reference(s) of " + render::field(r, "file") + " as verified.\n";
+    for (auto& why : render::member(r, "refused"))
         out += "  not stamped: " + why.get<std::string>() + "\n";
     return out;
 }
 
 } // namespace
 
-} // namespace engram::ops::reverify_file
-
-namespace engram::ops {
-
-Operation reverifyFileOperation() {
+Operation operation() {
     return {
         .name = "reverify_file",
         .title = "Re-verify an instruction file",
@@ -94,10 +70,10 @@ Operation reverifyFileOperation() {
                        "references against the code and finding its text still true, stamp them "
                        "as verified.",
         .effect = Effect::Write,
-        .input = [] { return protocol::schemaOf<reverify_file::Params>(); },
-        .output = [] { return protocol::schemaOf<reverify_file::Answer>(protocol::Side::Output); },
-        .run = reverify_file::run,
-        .render = reverify_file::text,
+        .input = protocol::inputSchema<Params>,
+        .output = protocol::outputSchema<Answer>,
+        .run = run,
+        .render = text,
         .cli = {.help = "  reverify-file PATH[:LINE]      stamp an instruction file's code "
                         "references (or one\n"
                         "                                 line's) as verified [--agent NAME]; "
@@ -108,4 +84,4 @@ Operation reverifyFileOperation() {
     };
 }
 
-} // namespace engram::ops
+} // namespace engram::ops::reverify_file
