@@ -129,6 +129,9 @@ GetResult Engine::resolve(const std::string& id, const std::string& take,
                           const std::string& agent) {
     if (!Store::validId(id)) throw invalidField("id", "'" + id + "' is not a claim id");
     checkAgent(agent);
+    // Every string a write is given is scanned (invariant 6), this one too:
+    // it is quoted back in errors and in the audit log.
+    if (!take.empty()) scanForSecrets("take", take);
     Tier& t = locate(id);
     {
         auto lock = t.store->lock();

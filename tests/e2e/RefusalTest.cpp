@@ -18,7 +18,9 @@
 // A write operation without valid arguments here fails the test, and the
 // same valid arguments must then write, so each refusal is the field's.
 #include "Client.h"
+#include "store/ClaimFile.h"
 #include "support/Names.h"
+#include "util/Fs.h"
 
 #include <catch2/catch.hpp>
 #include <filesystem>
@@ -64,10 +66,19 @@ struct Workspace {
         base.write("outside/x.py", "def outside_marker():\n    return 1\n");
         fs::create_directories(home);
         fs::create_symlink("../outside", root + "/link");
-        for (const char* op : {"reverify", "retract", "learn", "promote"})
+        for (const char* op : {"reverify", "retract", "learn", "promote", "resolve"})
             claim[op] = cli({"remember", std::string("the pool hands out connections, for ") + op,
                              "--label", std::string("pool-") + op, "--anchor",
                              "src/pool.py#acquire"})["claim"]["id"];
+        // What resolve settles: a claim a merge left diverged (its file holds
+        // a second version, as engram's merge driver writes it).
+        std::string file = root + "/.engram/claims/" + claim["resolve"] + ".md";
+        engram::Claim c = engram::parseClaim(*engram::readFile(file), claim["resolve"]);
+        engram::Claim other = c;
+        other.version = c.version + 1;
+        other.text = "the pool hands out pooled connections, for resolve";
+        c.diverged = {other};
+        engram::atomicWrite(file, engram::serializeClaim(c));
         json contributed =
             cli({"contribute", "-"}, R"({"items": [{"text": "idle connections close soon"}]})");
         contribution = contributed["items"][0]["contribution_id"];
@@ -93,6 +104,7 @@ struct Workspace {
         if (op == "reverify_file") return {{"file", "AGENTS.md"}, {"agent", kAgent}};
         if (op == "retract") return {{"id", id()}, {"reason", "replaced"}, {"agent", kAgent}};
         if (op == "learn") return {{"id", id()}, {"verdict", "correct"}, {"agent", kAgent}};
+        if (op == "resolve") return {{"id", id()}, {"agent", kAgent}};
         if (op == "promote")
             return {{"id", id()}, {"reason", "holds in every project"}, {"agent", kAgent}};
         if (op == "contribute")
