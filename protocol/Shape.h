@@ -1,8 +1,10 @@
-// Wire shapes declared once (ARCHITECTURE.md, "One declaration per shape").
+// Wire shapes declared once (ARCHITECTURE.md, "One declaration per
+// operation").
 //
-// A struct's wire form is a specialisation of Shape<T> listing its fields:
-// each a wire name, the member it maps, and what a reader should know of
-// it. From that one list come
+// A struct's wire form is the list of its fields, each a wire name, the
+// member it maps, and what a reader should know of it: the struct's own
+// static fields(), or a Shape<T> specialisation for a type that cannot
+// name them itself. From that one list come
 //   fromJson<T>   the parser: strict types, errors naming the field path
 //                 ("anchors[1].path: expected a string"), unknown members
 //                 ignored, absent optional members left empty;
