@@ -1,6 +1,7 @@
 // JSON conversions for engram's requests and results.
 #include "protocol/Convert.h"
 
+#include "protocol/Shape.h"
 #include "store/Merge.h"
 #include "util/Paths.h"
 #include "util/Position.h"
@@ -61,12 +62,16 @@ const json* Params::lookup(const char* key) const {
     return member(j_, key);
 }
 
-std::optional<std::string> Params::optString(const char* key) const {
-    const json* v = lookup(key);
+// The typed reads go through the wire shapes' own (protocol/Shape.h): one
+// implementation of each type's check and message.
+template <class M>
+static std::optional<M> readMember(const json* v, const std::string& field) {
     if (!v) return std::nullopt;
-    if (!v->is_string())
-        throw invalidField(field(key), std::string("expected a string, got ") + typeName(*v));
-    return v->get<std::string>();
+    return Wire<M>::read(*v, field);
+}
+
+std::optional<std::string> Params::optString(const char* key) const {
+    return readMember<std::string>(lookup(key), field(key));
 }
 
 std::string Params::reqString(const char* key) const {
@@ -76,29 +81,15 @@ std::string Params::reqString(const char* key) const {
 }
 
 std::optional<double> Params::optNumber(const char* key) const {
-    const json* v = lookup(key);
-    if (!v) return std::nullopt;
-    if (!v->is_number())
-        throw invalidField(field(key), std::string("expected a number, got ") + typeName(*v));
-    return v->get<double>();
+    return readMember<double>(lookup(key), field(key));
 }
 
 std::optional<int> Params::optInt(const char* key) const {
-    const json* v = lookup(key);
-    if (!v) return std::nullopt;
-    if (!v->is_number_integer())
-        throw invalidField(field(key), std::string("expected an integer, got ") + typeName(*v));
-    auto n = v->get<int64_t>();
-    if (n < INT32_MIN || n > INT32_MAX) throw invalidField(field(key), "is out of range");
-    return int(n);
+    return readMember<int>(lookup(key), field(key));
 }
 
 std::optional<bool> Params::optBool(const char* key) const {
-    const json* v = lookup(key);
-    if (!v) return std::nullopt;
-    if (!v->is_boolean())
-        throw invalidField(field(key), std::string("expected a boolean, got ") + typeName(*v));
-    return v->get<bool>();
+    return readMember<bool>(lookup(key), field(key));
 }
 
 const json* Params::optObject(const char* key) const {
@@ -116,17 +107,8 @@ const json* Params::optArray(const char* key) const {
 }
 
 std::vector<std::string> Params::optStrings(const char* key) const {
-    std::vector<std::string> out;
-    const json* a = optArray(key);
-    if (!a) return out;
-    for (size_t i = 0; i < a->size(); ++i) {
-        const json& e = (*a)[i];
-        if (!e.is_string())
-            throw invalidField(field(key) + "[" + std::to_string(i) + "]",
-                               std::string("expected a string, got ") + typeName(e));
-        out.push_back(e.get<std::string>());
-    }
-    return out;
+    const json* v = lookup(key);
+    return v ? Wire<std::vector<std::string>>::read(*v, field(key)) : std::vector<std::string>{};
 }
 
 AnchorSpec parseAnchorSpec(const json& j, const std::string& path) {

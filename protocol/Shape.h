@@ -120,63 +120,62 @@ enum class Side { Input, Output };
 template <class M>
 struct Wire;
 
-inline json typedSchema(const char* type) {
-    return {{"type", type}};
+// The JSON scalars: their schema type, what a value of them is called in
+// errors, and whether a JSON value is one. Params (protocol/Convert) reads
+// its members through the same Wire<M>::read, so every typed read of the
+// wire says the same thing the same way.
+template <class M>
+struct Scalar;
+template <>
+struct Scalar<std::string> {
+    static constexpr const char* type = "string";
+    static constexpr const char* called = "a string";
+    static bool fits(const json& v) { return v.is_string(); }
+};
+template <>
+struct Scalar<bool> {
+    static constexpr const char* type = "boolean";
+    static constexpr const char* called = "a boolean";
+    static bool fits(const json& v) { return v.is_boolean(); }
+};
+template <>
+struct Scalar<int64_t> {
+    static constexpr const char* type = "integer";
+    static constexpr const char* called = "an integer";
+    static bool fits(const json& v) { return v.is_number_integer(); }
+};
+template <>
+struct Scalar<double> {
+    static constexpr const char* type = "number";
+    static constexpr const char* called = "a number";
+    static bool fits(const json& v) { return v.is_number(); }
+};
+
+template <class M>
+requires requires {
+    Scalar<M>::type;
 }
-
-template <>
-struct Wire<std::string> {
-    static json schema(Side = Side::Input) { return typedSchema("string"); }
-    static std::string read(const json& v, const std::string& path) {
-        if (!v.is_string())
-            throw invalidField(path, std::string("expected a string, got ") + typeName(v));
-        return v.get<std::string>();
+struct Wire<M> {
+    static json schema(Side = Side::Input) { return {{"type", Scalar<M>::type}}; }
+    static M read(const json& v, const std::string& path) {
+        if (!Scalar<M>::fits(v))
+            throw invalidField(path, std::string("expected ") + Scalar<M>::called + ", got " +
+                                         typeName(v));
+        return v.get<M>();
     }
-    static json write(const std::string& s) { return s; }
+    static json write(const M& m) { return m; }
 };
 
-template <>
-struct Wire<bool> {
-    static json schema(Side = Side::Input) { return typedSchema("boolean"); }
-    static bool read(const json& v, const std::string& path) {
-        if (!v.is_boolean())
-            throw invalidField(path, std::string("expected a boolean, got ") + typeName(v));
-        return v.get<bool>();
-    }
-    static json write(bool b) { return b; }
-};
-
-template <>
-struct Wire<int64_t> {
-    static json schema(Side = Side::Input) { return typedSchema("integer"); }
-    static int64_t read(const json& v, const std::string& path) {
-        if (!v.is_number_integer())
-            throw invalidField(path, std::string("expected an integer, got ") + typeName(v));
-        return v.get<int64_t>();
-    }
-    static json write(int64_t n) { return n; }
-};
-
+// An int is an integer that fits 32 bits.
 template <>
 struct Wire<int> {
-    static json schema(Side = Side::Input) { return typedSchema("integer"); }
+    static json schema(Side = Side::Input) { return Wire<int64_t>::schema(); }
     static int read(const json& v, const std::string& path) {
         int64_t n = Wire<int64_t>::read(v, path);
         if (n < INT32_MIN || n > INT32_MAX) throw invalidField(path, "is out of range");
         return int(n);
     }
     static json write(int n) { return n; }
-};
-
-template <>
-struct Wire<double> {
-    static json schema(Side = Side::Input) { return typedSchema("number"); }
-    static double read(const json& v, const std::string& path) {
-        if (!v.is_number())
-            throw invalidField(path, std::string("expected a number, got ") + typeName(v));
-        return v.get<double>();
-    }
-    static json write(double d) { return d; }
 };
 
 template <Spelled E>

@@ -118,9 +118,11 @@ Routed route(const Bound& b, const RouteHints& hints) {
             if (auto i = ownerOf(b, d.path)) return {*i, hints.root};
         return {0, hints.root};
     }
+    // With one root, rules 2 and 3 give the same answer: no document need
+    // be resolved (a realpath each) on the way to it.
+    if (b.engines.size() == 1) return {0, std::nullopt};
     for (auto& d : hints.documents)
         if (auto i = ownerOf(b, d.path)) return {*i, std::nullopt};
-    if (b.engines.size() == 1) return {0, std::nullopt};
     for (auto& d : hints.documents) {
         if (d.path.empty() || d.path[0] != '/') continue;
         throw RoutingError(ErrorKind::OutsideRoot,
