@@ -89,7 +89,6 @@ Checked checkMessage(json msg) {
         Incoming in;
         in.kind = Incoming::Kind::Response;
         in.id = msg.value("id", json());
-        in.message = std::move(msg);
         return {std::move(in), std::nullopt};
     }
     auto idIt = msg.find("id");

@@ -63,7 +63,6 @@ struct Incoming {
     json id;            // null for a notification
     std::string method; // empty for a response
     json params;        // an object, an array or null
-    json message;       // a response as it came
 };
 struct Checked {
     std::optional<Incoming> message; // the message, when it passed

@@ -1,9 +1,6 @@
 // The folder table (see Workspaces.h).
 #include "lsp/Workspaces.h"
 
-#include "store/Store.h"
-#include "util/Error.h"
-#include "util/Fs.h"
 #include "util/Paths.h"
 
 namespace engram::lsp {

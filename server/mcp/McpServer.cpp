@@ -225,7 +225,7 @@ std::optional<json> McpServer::process(const json& msg) {
     if (!checked.message) return std::nullopt; // a notification that failed: dropped
     auto& in = *checked.message;
     if (in.kind == protocol::Incoming::Kind::Response) {
-        onResponse(in.message);
+        onResponse(msg);
         return std::nullopt;
     }
     const json& id = in.id;

@@ -1,11 +1,7 @@
-// Binding, routing and catching up with changes on disk.
+// Binding and catching up with changes on disk (routing: ops/Routing).
 #include "mcp/Workspaces.h"
 
-#include "store/Store.h"
-#include "util/Error.h"
-#include "util/Fs.h"
 #include "util/Log.h"
-#include "util/Paths.h"
 
 namespace engram::mcp {
 
