@@ -217,21 +217,6 @@ RecallRequest parseRecall(const json& params) {
     return r;
 }
 
-PromoteRequest parsePromote(const json& params) {
-    Params p(params);
-    return {p.reqString("id"), p.reqString("agent"), p.reqString("reason")};
-}
-
-json toJson(const PromoteResult& r) {
-    json j = {{"medulla_copy", toJson(r.medullaCopy)},
-              {"witness", toJson(r.witness)},
-              {"medulla_live", r.medullaLive},
-              {"soft_cap", 200}};
-    j["superseded"] = r.superseded ? toJson(*r.superseded) : json(nullptr);
-    j["warning"] = r.capWarning.empty() ? json(nullptr) : json(r.capWarning);
-    return j;
-}
-
 static json orUnknown(const std::string& s) {
     return s.empty() ? json("unknown") : json(s);
 }
@@ -462,99 +447,6 @@ json toJson(const GetResult& r) {
         if (json at = currentJson(r.places[i]); !at.is_null()) j["anchors"][i]["current"] = at;
     }
     return {{"claim", j}, {"history", history}};
-}
-
-json toJson(const StatusResult& r) {
-    json broken = json::array();
-    for (auto& [file, why] : r.brokenFiles)
-        broken.push_back({{"file", file}, {"problem", why}});
-    json registered = json::array();
-    for (auto& s : r.registered)
-        registered.push_back({{"root", s.root}, {"reachable", s.reachable}});
-    json out = {{"envelope", toJson(r.envelope)},
-                {"registered", registered},
-                {"anchor_health",
-                 {{"intact", r.anchorHealth.intact},
-                  {"drifted", r.anchorHealth.drifted},
-                  {"moved", r.anchorHealth.moved},
-                  {"orphaned", r.anchorHealth.orphaned},
-                  {"unjudged", r.anchorHealth.unjudged}}},
-                {"broken_files", broken},
-                {"inbox", toJson(r.inbox)}};
-    if (auto& i = r.instructions)
-        out["instructions"] = {
-            {"files", i->files},         {"references", i->references}, {"ok", i->ok},
-            {"dangling", i->dangling},   {"drifted", i->drifted},       {"moved", i->moved},
-            {"ambiguous", i->ambiguous}, {"unjudged", i->unjudged},     {"listed", i->listed}};
-    return out;
-}
-
-InboxRequest parseInbox(const json& params) {
-    Params p(params);
-    InboxRequest r;
-    r.state = p.optString("state");
-    r.all = p.optBool("all").value_or(false);
-    r.root = p.optString("root");
-    return r;
-}
-
-json toJson(const Report& r) {
-    json j = {{"id", r.id},
-              {"class", r.reportClass},
-              {"what", r.what},
-              {"root", r.root},
-              {"agent", r.agent},
-              {"filed", formatUtc(r.filed)},
-              {"external", r.external},
-              {"answers", r.answers}};
-    if (!r.kind.empty()) j["kind"] = r.kind;
-    if (!r.expected.empty()) j["expected"] = r.expected;
-    if (!r.excerpt.empty()) j["excerpt"] = r.excerpt;
-    if (!r.resolution.empty()) j["resolution"] = r.resolution;
-    return j;
-}
-
-json toJson(const StatusResult::InboxCounts& c) {
-    return {{"open", c.open},
-            {"in_progress", c.inProgress},
-            {"answered", c.answered},
-            {"external", c.external},
-            {"answers", c.answers}};
-}
-
-json toJson(const std::vector<ConfusionWeek>& weeks) {
-    json out = json::array();
-    for (auto& w : weeks)
-        out.push_back({{"week", w.week},
-                       {"confirmed_misdeliveries", w.confirmed},
-                       {"live_claims", w.liveClaims},
-                       {"recalls", w.recalls},
-                       {"per_thousand_recalls", w.perThousand ? json(*w.perThousand) : json()}});
-    return out;
-}
-
-json toJson(const InboxResult& r) {
-    json boxes = json::array();
-    for (auto& b : r.boxes) {
-        json reports = json::array();
-        for (auto& e : b.reports) {
-            json j = toJson(e.report);
-            j["state"] = e.state;
-            j["answered_by"] = e.answeredBy;
-            reports.push_back(std::move(j));
-        }
-        json bad = json::array();
-        for (auto& [line, why] : b.badLines)
-            bad.push_back({{"line", line}, {"problem", why}});
-        json box = {{"name", b.name},
-                    {"path", b.path},
-                    {"counts", toJson(b.counts)},
-                    {"reports", reports},
-                    {"bad_lines", bad}};
-        box["error"] = b.error.empty() ? json(nullptr) : json(b.error);
-        boxes.push_back(std::move(box));
-    }
-    return {{"envelope", toJson(r.envelope)}, {"boxes", boxes}};
 }
 
 json toJson(const SyncReport& r) {

@@ -70,8 +70,6 @@ private:
 std::vector<Evidence> parseEvidence(const Params& p);
 RememberRequest parseRemember(const json& params);
 RecallRequest parseRecall(const json& params);
-PromoteRequest parsePromote(const json& params);
-json toJson(const PromoteResult& r);
 AnchorSpec parseAnchorSpec(const json& j, const std::string& path);
 
 json toJson(const Claim& c);
@@ -81,14 +79,8 @@ json toJson(const RememberResult& r);
 json toJson(const RecallRow& r);
 json toJson(const RecallResult& r);
 json toJson(const GetResult& r);
-json toJson(const StatusResult& r);
 json toJson(const InstructionHit& h);
 json toJson(const SyncReport& r);
-InboxRequest parseInbox(const json& params);
-json toJson(const Report& r);
-json toJson(const InboxResult& r);
-json toJson(const StatusResult::InboxCounts& c);
-json toJson(const std::vector<ConfusionWeek>& weeks);
 // An LSP range ({start, end}, each {line, character}) from a range whose
 // columns already count UTF-16 code units...
 json lspRange(const TextRange& utf16);

@@ -348,18 +348,4 @@ json toJson(const ContributeResult& r) {
             {"conflicts", r.conflicts}};
 }
 
-ReviewRequest parseReview(const json& params) {
-    Params p(params);
-    ReviewRequest r;
-    r.contributionId = p.reqString("contribution_id");
-    r.decision = p.reqString("decision");
-    r.agent = p.reqString("agent");
-    r.reason = p.reqString("reason");
-    return r;
-}
-
-json toJson(const ReviewResult& r) {
-    return {{"decision", r.decision}, {"claim", toJson(r.claim)}, {"tier", r.tier}};
-}
-
 } // namespace engram::protocol

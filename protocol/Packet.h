@@ -12,7 +12,6 @@
 //   delegate(engine, parseDelegate(params))
 //   toJson(verifyPacket(engine, parseVerifyPacket(params)))
 //   toJson(engine.contribute(parseContribute(params)))
-//   toJson(engine.review(parseReview(params)))
 #pragma once
 #include "engine/Engine.h"
 #include "protocol/JsonRpc.h"
@@ -50,7 +49,5 @@ json toJson(const VerifyPacketResult& r);
 
 ContributeRequest parseContribute(const json& params);
 json toJson(const ContributeResult& r);
-ReviewRequest parseReview(const json& params);
-json toJson(const ReviewResult& r);
 
 } // namespace engram::protocol

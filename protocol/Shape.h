@@ -76,6 +76,20 @@ constexpr Computed<T, R> computed(const char* name, R (*get)(const T&),
     return {name, get, description};
 }
 
+// A member whose own members are written into the struct's JSON, beside
+// its fields (a recall row is a claim's JSON with the row's members added):
+// its wire form must be an object. Answers only: a call's parameters are
+// declared field by field.
+template <class T, class M>
+struct Spread {
+    M T::*member;
+};
+
+template <class T, class M>
+constexpr Spread<T, M> spread(M T::*member) {
+    return {member};
+}
+
 // A struct names its own fields with `static constexpr auto fields()
 // { return std::tuple{field(...), ...}; }`; a type that cannot (it lives in
 // a layer below the wire) gets a specialisation of Shape<T> holding
@@ -268,6 +282,30 @@ void readField(const Params& p, T& out, const Field<T, M>& f) {
 
 template <class T, class R>
 void readField(const Params&, T&, const Computed<T, R>&) {}
+
+template <class>
+inline constexpr bool kNever = false;
+
+template <class T, class M>
+void readField(const Params&, T&, const Spread<T, M>&) {
+    static_assert(kNever<M>, "a spread member is written, never read");
+}
+
+template <class T, class M>
+void writeField(json& out, const T& in, const Spread<T, M>& f) {
+    json members = Wire<M>::write(in.*f.member); // kept alive for the loop
+    for (auto& [name, value] : members.items())
+        out[name] = std::move(value);
+}
+
+template <class T, class M>
+void declareField(json& properties, json& required, Side side, const Spread<T, M>&) {
+    json s = Wire<M>::schema(side);
+    for (auto& [name, sub] : s["properties"].items())
+        properties[name] = sub;
+    for (auto& name : s.value("required", json::array()))
+        required.push_back(name);
+}
 
 template <class T, class R>
 void writeField(json& out, const T& in, const Computed<T, R>& f) {

@@ -9,6 +9,7 @@
 #include "ops/Hook.h"
 #include "ops/Operation.h"
 #include "ops/Terminal.h"
+#include "ops/op/Ops.h"
 #include "protocol/Convert.h"
 #include "protocol/Packet.h"
 #include "secrets/SecretScan.h"
@@ -593,7 +594,8 @@ int cmdDoctor(const Context& ctx) {
         check("git merge driver", team.problem.empty(),
               team.problem.empty() ? "claim files merge with " + team.driverCommand : team.problem);
     human += renderConfusion(confusion);
-    print(ctx, {{"ok", ok}, {"checks", checks}, {"confusion", protocol::toJson(confusion)}}, human);
+    print(ctx, {{"ok", ok}, {"checks", checks}, {"confusion", ops::status::toJson(confusion)}},
+          human);
     return ok ? 0 : 1;
 }
 

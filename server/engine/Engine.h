@@ -384,7 +384,7 @@ private:
     static bool ensureInboxMerge(const std::string& storeDir);
     std::string boxPath(const std::string& root) const; // "none": the medulla's
     InboxBox readBox(const std::string& name, const std::string& path,
-                     const std::optional<std::string>& state);
+                     std::optional<InboxState> state);
     std::optional<FileStat> spoolSeen_; // the spool as fileFromSpool last read it
     // Recalls counted and not yet written: (UTC day, store) -> (recalls, live claims).
     std::map<std::pair<std::string, std::string>, std::pair<int64_t, int64_t>> usage_;

@@ -414,14 +414,16 @@ PromoteResult Engine::promote(const PromoteRequest& req) {
     result.medullaCopy = c;
     result.witness = w;
     result.medullaLive = m.index->stats().committed;
-    if (result.medullaLive > 300)
+    const std::string cap = std::to_string(kMedullaSoftCap);
+    if (result.medullaLive > kMedullaSoftCap * 3 / 2)
         result.capWarning = "the medulla holds " + std::to_string(result.medullaLive) +
-                            " live claims, far past its soft cap of 200: every default recall "
-                            "in every project reads it; retract what is not doctrine";
-    else if (result.medullaLive > 200)
+                            " live claims, far past its soft cap of " + cap +
+                            ": every default recall in every project reads it; retract what is "
+                            "not doctrine";
+    else if (result.medullaLive > kMedullaSoftCap)
         result.capWarning = "the medulla holds " + std::to_string(result.medullaLive) +
-                            " live claims, past its soft cap of 200; keep it to doctrine that "
-                            "holds across projects";
+                            " live claims, past its soft cap of " + cap +
+                            "; keep it to doctrine that holds across projects";
     return result;
 }
 

@@ -32,12 +32,24 @@ void ensureStore(const std::string& root) {
     Store(root + "/.engram", "project", root.substr(root.find_last_of('/') + 1)).ensureLayout();
 }
 
-void count(StatusResult::InboxCounts& c, const std::string& state) {
-    if (state == "open") ++c.open;
-    if (state == "in_progress") ++c.inProgress;
-    if (state == "answered") ++c.answered;
-    if (state == "external") ++c.external;
-    if (state == "answer") ++c.answers;
+void count(StatusResult::InboxCounts& c, InboxState state) {
+    switch (state) {
+    case InboxState::Open:
+        ++c.open;
+        break;
+    case InboxState::InProgress:
+        ++c.inProgress;
+        break;
+    case InboxState::Answered:
+        ++c.answered;
+        break;
+    case InboxState::External:
+        ++c.external;
+        break;
+    case InboxState::Answer:
+        ++c.answers;
+        break;
+    }
 }
 
 } // namespace
@@ -178,7 +190,7 @@ void Engine::fileFromSpool(const std::string& root) {
 }
 
 InboxBox Engine::readBox(const std::string& name, const std::string& path,
-                         const std::optional<std::string>& state) {
+                         std::optional<InboxState> state) {
     InboxBox box;
     box.name = name;
     box.path = path;
@@ -207,15 +219,15 @@ InboxBox Engine::readBox(const std::string& name, const std::string& path,
                 closed |= !a->resolution.empty();
             }
         if (r.reportClass == "answer")
-            e.state = "answer";
+            e.state = InboxState::Answer;
         else if (r.external)
-            e.state = "external";
+            e.state = InboxState::External;
         else if (closed)
-            e.state = "answered";
+            e.state = InboxState::Answered;
         else if (it != answeredBy.end())
-            e.state = "in_progress";
+            e.state = InboxState::InProgress;
         else
-            e.state = "open";
+            e.state = InboxState::Open;
         count(box.counts, e.state);
         if (!state || *state == e.state) all.push_back(std::move(e));
     }
@@ -229,9 +241,6 @@ InboxBox Engine::readBox(const std::string& name, const std::string& path,
 }
 
 InboxResult Engine::inbox(const InboxRequest& req) {
-    if (req.state && *req.state != "open" && *req.state != "in_progress" &&
-        *req.state != "answered" && *req.state != "external" && *req.state != "answer")
-        throw invalidField("state", "must be open, in_progress, answered, external or answer");
     InboxResult out;
     out.envelope = envelope("engram/inbox", req.root);
     if (out.envelope.binding.mismatch) return out;

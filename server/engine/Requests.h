@@ -169,13 +169,17 @@ struct PromoteRequest {
     std::string reason;
 };
 
+// The medulla is meant to stay a short doctrine: past this many live claims
+// a promotion warns (and louder past half as many again).
+inline constexpr int64_t kMedullaSoftCap = 200;
+
 struct PromoteResult {
     Claim medullaCopy;
     Claim witness;                   // the project original, now stamped promoted_to
     std::optional<Claim> superseded; // the medulla version this promotion replaced
     int64_t medullaLive = 0;         // live medulla claims after the write
-    // Empty below the soft cap (200 live claims); a warning past it, a
-    // louder one past 300: the medulla is meant to stay a short doctrine.
+    // Empty below kMedullaSoftCap live claims; a warning past it, a
+    // louder one past half as many again.
     std::string capWarning;
 };
 
@@ -228,16 +232,15 @@ struct ReportResult {
 };
 
 struct InboxRequest {
-    std::optional<std::string> state; // open | in_progress | answered | external | answer
-    bool all = false;                 // every known box, and the pending spool entries
-    std::optional<std::string> root;  // the root the caller believes it is bound to
+    std::optional<InboxState> state;
+    bool all = false;                // every known box, and the pending spool entries
+    std::optional<std::string> root; // the root the caller believes it is bound to
 };
 
 struct InboxEntry {
     Report report;
-    // open | in_progress | answered | external (reports); answer (answers:
-    // they are listed under what they answer and never counted open)
-    std::string state;
+    // Answers are listed under what they answer and never counted open.
+    InboxState state = InboxState::Open;
     std::vector<std::string> answeredBy; // ids of the answers naming it, oldest first
 };
 

@@ -1,6 +1,7 @@
 // LSP lifecycle, method table and request queue.
 #include "lsp/LspServer.h"
 #include "lsp/UvHandle.h"
+#include "ops/op/Ops.h"
 
 #include "protocol/Convert.h"
 #include "protocol/Packet.h"
@@ -388,7 +389,7 @@ json LspServer::onStatus(const json& params) {
     // The series is machine-wide (every store's recalls and reports).
     auto withConfusion = [&](json out, Engine& engine) {
         if (p.optBool("confusion").value_or(false))
-            out["confusion"] = protocol::toJson(engine.confusionSeries());
+            out["confusion"] = ops::status::toJson(engine.confusionSeries());
         return out;
     };
     // Off unless asked: the editor polls status for its status bar, and
@@ -397,7 +398,7 @@ json LspServer::onStatus(const json& params) {
     if (auto root = p.optString("root")) {
         auto requested = ops::canonicalRootParam(*root, "root");
         auto r = route({requested, {}, {}, false});
-        json out = protocol::toJson(
+        json out = ops::status::toJson(
             r.folder->engine.status(r.unboundRoot ? requested : r.folder->root(), instructions));
         if (r.unboundRoot) explainUnbound(out["envelope"], *r.unboundRoot);
         return withConfusion(std::move(out), r.folder->engine);
@@ -407,7 +408,7 @@ json LspServer::onStatus(const json& params) {
     if (folders_->empty()) route({});
     json roots = json::array();
     for (auto* f : folders_->all()) {
-        json one = protocol::toJson(f->engine.status(std::nullopt, instructions));
+        json one = ops::status::toJson(f->engine.status(std::nullopt, instructions));
         one["root"] = f->root();
         roots.push_back(std::move(one));
     }

@@ -63,6 +63,22 @@ struct Spelling<Resolution> {
         std::pair{Resolution::Duplicate, "duplicate"}, std::pair{Resolution::WontFix, "wont_fix"}};
 };
 
+// Where a report stands, derived from the answers naming it (engine/Reports.cpp).
+enum class InboxState {
+    Open,       // no answer yet
+    InProgress, // answered, not closed
+    Answered,   // a closing answer (one with a resolution)
+    External,   // about another tool: listed, never counted open
+    Answer,     // a reply itself, listed under what it answers
+};
+template <>
+struct Spelling<InboxState> {
+    static constexpr std::array values{
+        std::pair{InboxState::Open, "open"}, std::pair{InboxState::InProgress, "in_progress"},
+        std::pair{InboxState::Answered, "answered"}, std::pair{InboxState::External, "external"},
+        std::pair{InboxState::Answer, "answer"}};
+};
+
 inline bool isReportClass(const std::string& c) {
     return unspell<ReportClass>(c).has_value();
 }

@@ -74,11 +74,6 @@ Outcome runAnchors(Call& call, const json& params) {
                 {"anchors", std::move(list)}};
 }
 
-Outcome runPromote(Call& call, const json& params) {
-    auto req = protocol::parsePromote(withDefaultAgent(call, params));
-    return answer(call, call.engine().promote(req), terminal::promote);
-}
-
 // Delegation: the packet id is taken over the packet's JSON (protocol/Packet).
 Outcome runDelegate(Call& call, const json& params) {
     auto req = protocol::parseDelegate(withDefaultAgent(call, params));
@@ -99,11 +94,6 @@ Outcome runContribute(Call& call, const json& params) {
     return answer(call, r, terminal::contribute, r.refused > 0);
 }
 
-Outcome runReview(Call& call, const json& params) {
-    auto req = protocol::parseReview(withDefaultAgent(call, params));
-    return answer(call, call.engine().review(req), terminal::review);
-}
-
 Outcome runCheck(Call& call, const json& params) {
     Params p(params);
     auto path = p.optString("path");
@@ -118,22 +108,6 @@ Outcome runCheck(Call& call, const json& params) {
     if (ref) fo.changed = engine.changedSince(*ref);
     fo.keep = size_t(max);
     return Outcome(findingsReportJson(checkFindings(engine, fo)));
-}
-
-Outcome runStatus(Call& call, const json& params) {
-    bool confusion = Params(params).optBool("confusion").value_or(false);
-    bool instructions = Params(params).optBool("instructions").value_or(true);
-    Engine& engine = call.engine();
-    Outcome out = answer(call, engine.status(call.requestedRoot, instructions), terminal::status);
-    if (confusion) out.value["confusion"] = toJson(engine.confusionSeries());
-    return out;
-}
-
-Outcome runInbox(Call& call, const json& params) {
-    auto req = protocol::parseInbox(params);
-    Engine& engine = call.engine();
-    req.root = call.requestedRoot;
-    return toJson(engine.inbox(req));
 }
 
 // ---- command-line values with a syntax of their own -----------------------
@@ -287,22 +261,7 @@ std::vector<Operation> makeOperations() {
           "                                 state and current lines\n",
           {{"path", "PATH"}},
           {}}},
-        {"promote",
-         "Promote a claim to the medulla",
-         "Copy a project claim that holds beyond this project into the user's medulla, where "
-         "every project's recall finds it; as a sub-agent, contribute findings instead.",
-         Effect::Write,
-         schema::promoteInput,
-         schema::promoteOutput,
-         runPromote,
-         render::promote,
-         "id",
-         false,
-         {"  promote ID --reason R          copy a project claim into the medulla, your memory "
-          "across\n"
-          "                                 projects [--agent NAME]\n",
-          {kId},
-          {{"--reason", "reason"}, kAgent}}},
+        promote::operation(),
         {"delegate",
          "Compose a delegation packet",
          "Before handing a task to a sub-agent, get a bounded, verifiable slice of memory for it: "
@@ -359,20 +318,7 @@ std::vector<Operation> makeOperations() {
           {{"items", "FILE"}},
           {kAgent, {"--packet-id", "packet_id"}},
           contributeInput}},
-        {"review",
-         "Review a contribution",
-         "Accept a sub-agent's contribution into memory or reject it, with the reason.",
-         Effect::Write,
-         schema::reviewInput,
-         schema::reviewOutput,
-         runReview,
-         render::review,
-         nullptr,
-         false,
-         {"  review ID accept|reject --reason R   accept or reject a contribution [--agent "
-          "NAME]\n",
-          {{"contribution_id", "ID"}, {"decision", "accept|reject"}},
-          {{"--reason", "reason"}, kAgent}}},
+        review::operation(),
         // The command line has `engram check` of its own (text, JSON, SARIF
         // and an exit code: cli/Check.cpp), with the same findings JSON.
         {"check", "Memory findings",
@@ -381,44 +327,9 @@ std::vector<Operation> makeOperations() {
          "dangling references; for the workspace or one file. Call it before handing work over, "
          "or when memory looks wrong.",
          Effect::Read, schema::checkInput, schema::checkOutput, runCheck, render::check},
-        {"status",
-         "Memory status",
-         "Show which workspace root is bound, how many claims each tier holds, anchor health and "
-         "broken claim files; call it when an answer looks empty or wrong.",
-         Effect::Read,
-         schema::statusInput,
-         schema::statusOutput,
-         runStatus,
-         render::status,
-         nullptr,
-         true,
-         {"  status                         the bound root, stores, counts, anchor health and "
-          "the inbox\n",
-          {},
-          {},
-          nullptr,
-          // `engram status --json` carries the weekly confusion series too.
-          {{"confusion", true}}}},
+        status::operation(),
         report::operation(),
-        {"inbox",
-         "The project's inbox",
-         "List the reports filed about this project (or, with all, every box on this machine) "
-         "with their states: open, in_progress, answered, external.",
-         Effect::Read,
-         schema::inboxInput,
-         schema::inboxOutput,
-         runInbox,
-         render::inbox,
-         nullptr,
-         true,
-         {"  inbox [--state S] [--all]      reports filed about this project with their states "
-          "(open,\n"
-          "                                 in_progress, answered, external, answer); --all: "
-          "every box\n"
-          "                                 on this machine and reports waiting for their "
-          "project\n",
-          {},
-          {{"--state", "state"}, {"--all", "all", K::Switch}}}},
+        inbox::operation(),
     };
 }
 

@@ -345,16 +345,6 @@ std::string status(const json& r) {
     return out;
 }
 
-std::string promote(const json& r) {
-    const json& c = member(r, "medulla_copy");
-    std::string out = "Promoted " + field(member(r, "witness"), "id") + " to the medulla as " +
-                      field(c, "id") + quoted(field(c, "label")) + " (version " +
-                      field(c, "version") + "); every project's default recall now finds it.\n";
-    out += "medulla: " + field(r, "medulla_live") + " live claims\n";
-    if (auto w = field(r, "warning"); !w.empty()) out += "warning: " + w + "\n";
-    return out;
-}
-
 std::string delegate(const json& r) {
     const json& p = member(r, "packet");
     const json& items = member(p, "items");
@@ -391,32 +381,6 @@ std::string contribute(const json& r) {
         out += "\n";
     }
     return out;
-}
-
-std::string review(const json& r) {
-    const json& c = member(r, "claim");
-    return (field(r, "decision") == "accept" ? "Accepted: " : "Rejected: ") + field(c, "id") +
-           " is now " + field(c, "status") + "\n";
-}
-
-std::string inbox(const json& r) {
-    std::string out;
-    for (auto& b : member(r, "boxes")) {
-        const json& c = member(b, "counts");
-        out += field(b, "name") + ": " + std::to_string(count(c, "open")) + " open, " +
-               std::to_string(count(c, "in_progress")) + " in progress, " +
-               std::to_string(count(c, "answered")) + " answered, " +
-               std::to_string(count(c, "external")) + " external\n";
-        if (auto e = field(b, "error"); !e.empty()) out += "  cannot be read: " + e + "\n";
-        for (auto& rep : member(b, "reports")) {
-            out += "  " + field(rep, "id") + " [" + field(rep, "state") + "] " +
-                   field(rep, "class") +
-                   (field(rep, "kind").empty() ? "" : "/" + field(rep, "kind")) + " by " +
-                   field(rep, "agent") + " on " + field(rep, "filed") + ": " + field(rep, "what") +
-                   "\n";
-        }
-    }
-    return out.empty() ? "No inbox.\n" : out;
 }
 
 } // namespace engram::ops::render

@@ -28,11 +28,8 @@ std::string get(const json& r);
 std::string anchors(const json& r);
 std::string check(const json& r);
 std::string status(const json& r);
-std::string promote(const json& r);
 std::string delegate(const json& r);
 std::string verifyPacket(const json& r);
 std::string contribute(const json& r);
-std::string review(const json& r);
-std::string inbox(const json& r);
 
 } // namespace engram::ops::render

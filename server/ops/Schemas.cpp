@@ -56,31 +56,6 @@ json object(json properties, const Names& required, const char* description = nu
 const Names kKinds = {"fact", "decision", "convention", "gotcha", "preference", "todo"};
 const Names kAnchorStates = {"intact", "drifted", "moved", "orphaned", "unjudged", "unanchored"};
 
-json inboxCounts(const char* description = nullptr) {
-    return object({{"open", integer()},
-                   {"in_progress", integer()},
-                   {"answered", integer()},
-                   {"external", integer()},
-                   {"answers", integer()}},
-                  {"open", "in_progress", "answered", "external", "answers"}, description);
-}
-
-json report() {
-    return object({{"id", str("r- and 16 hex digits of the report's content")},
-                   {"class", str()},
-                   {"kind", str()},
-                   {"what", str()},
-                   {"expected", str()},
-                   {"excerpt", str()},
-                   {"root", str("The project it concerns, or none")},
-                   {"agent", str()},
-                   {"filed", str("When first filed (UTC)")},
-                   {"external", boolean()},
-                   {"answers", arrayOf(str())},
-                   {"resolution", str()}},
-                  {"id", "class", "what", "root", "agent", "filed", "external", "answers"});
-}
-
 // ---- results -------------------------------------------------------------
 
 // Where an anchor's code is now (recall rows, packet items).
@@ -260,10 +235,6 @@ json input(json properties, const Names& required) {
 
 json agentArg() {
     return str(kAgentDoc);
-}
-
-json idArg() {
-    return matching(kIdPattern, kIdDoc);
 }
 
 // Exactly one of the member groups (each alternative names its members'
@@ -518,113 +489,6 @@ json checkOutput() {
                   {"findings", "summary", "not_judged", "unlisted", "live_claims"});
 }
 
-json statusInput() {
-    return input({{"confusion", boolean("Also the confusion rate per ISO week (confirmed "
-                                        "misdelivery reports, live claims, recalls served)")},
-                  {"instructions",
-                   boolean("Count the instruction files' (AGENTS.md, CLAUDE.md...) code "
-                           "references by state; it reads git, so an editor's status polling "
-                           "leaves it off (default: on, except engram/status over the LSP)")}},
-                 {});
-}
-
-json statusOutput() {
-    return object(
-        {
-            {"envelope", envelope()},
-            {"anchor_health", object({{"intact", integer()},
-                                      {"drifted", integer()},
-                                      {"moved", integer()},
-                                      {"orphaned", integer()},
-                                      {"unjudged", integer("Not judged: envelope.not_judged "
-                                                           "says why")}},
-                                     {"intact", "drifted", "moved", "orphaned", "unjudged"})},
-            {"broken_files",
-             arrayOf(object({{"file", str()}, {"problem", str()}}, {"file", "problem"}),
-                     "The first 100 of each store, by file; envelope.stores[].broken_files "
-                     "counts them all")},
-            {"registered",
-             arrayOf(object({{"root", str()}, {"reachable", boolean()}}, {"root", "reachable"}),
-                     "Every project store served on this machine (what tier all reads)")},
-            {"inbox", inboxCounts("The bound project's reports by state")},
-            {"instructions",
-             object({{"files", integer("Instruction files read")},
-                     {"references", integer("Code references found in them")},
-                     {"ok", integer()},
-                     {"dangling", integer()},
-                     {"drifted", integer()},
-                     {"moved", integer()},
-                     {"ambiguous", integer("Names several definitions: not judged")},
-                     {"unjudged", integer("Not judged: envelope.not_judged says why")},
-                     {"listed", boolean("Whether the workspace's files were listed yet (a "
-                                        "server lists them in the background; until then only "
-                                        "instruction files at their usual places are known "
-                                        "and names are not judged)")}},
-                    {"files", "references", "ok", "dangling", "drifted", "moved", "ambiguous",
-                     "unjudged", "listed"},
-                    "With instructions: their references by state (engram check lists them)")},
-            {"confusion",
-             arrayOf(object({{"week", str("ISO week, e.g. 2026-W47")},
-                             {"confirmed_misdeliveries", integer()},
-                             {"live_claims", integer()},
-                             {"recalls", integer()},
-                             {"per_thousand_recalls", either("number", "null")}},
-                            {"week", "confirmed_misdeliveries", "live_claims", "recalls"}),
-                     "With confusion: one row per ISO week")},
-        },
-        {"envelope", "anchor_health", "broken_files"});
-}
-
-json inboxInput() {
-    return input({{"state", oneOf({"open", "in_progress", "answered", "external", "answer"},
-                                  "Only reports in this state")},
-                  {"all", boolean("Every known box: registered projects, the medulla, and "
-                                  "reports waiting for a project not on this machine")}},
-                 {});
-}
-
-json inboxOutput() {
-    json entry = report();
-    entry["properties"]["state"] =
-        oneOf({"open", "in_progress", "answered", "external", "answer"},
-              "Derived from the answers: open (none), in_progress (answered, not closed), "
-              "answered (a closing answer), external (about another tool), answer (a reply)");
-    entry["properties"]["answered_by"] = arrayOf(str(), "Ids of the answers naming it");
-    entry["required"].push_back("state");
-    entry["required"].push_back("answered_by");
-    json box =
-        object({{"name", str("The project's root, medulla, or pending")},
-                {"path", str()},
-                {"counts", inboxCounts()},
-                {"reports", arrayOf(std::move(entry), "Newest first")},
-                {"bad_lines",
-                 arrayOf(object({{"line", integer()}, {"problem", str()}}, {"line", "problem"}))},
-                {"error", either("string", "null", "Why the box could not be read")}},
-               {"name", "path", "counts", "reports", "bad_lines", "error"});
-    return object({{"envelope", envelope()}, {"boxes", arrayOf(std::move(box))}},
-                  {"envelope", "boxes"});
-}
-
-json promoteInput() {
-    return input({{"id", idArg()},
-                  {"reason", str("Why it holds beyond this project (one line)")},
-                  {"agent", agentArg()}},
-                 {"id", "reason"});
-}
-
-json promoteOutput() {
-    json superseded = claim("The medulla version this promotion replaced");
-    superseded["type"] = json::array({"object", "null"});
-    json warning = either("string", "null", "Set past the medulla's soft cap of 200 live claims");
-    return object({{"medulla_copy", claim("The copy now in the medulla")},
-                   {"witness", claim("The project claim, stamped promoted_to")},
-                   {"superseded", std::move(superseded)},
-                   {"medulla_live", integer("Live claims in the medulla now")},
-                   {"soft_cap", integer()},
-                   {"warning", std::move(warning)}},
-                  {"medulla_copy", "witness", "medulla_live"});
-}
-
 json delegateInput() {
     json maxItems = integer("At most this many items (default 20)");
     maxItems["minimum"] = 1;
@@ -728,24 +592,8 @@ json contributeOutput() {
                   {"items", "stored", "duplicates", "refused", "conflicts"});
 }
 
-json reviewInput() {
-    return input(
-        {{"contribution_id", matching("^k-[a-z0-9_-]{1,62}$", "As contribute returned it (k-...)")},
-         {"decision", oneOf({"accept", "reject"})},
-         {"reason", str("Why (one line)")},
-         {"agent", agentArg()}},
-        {"contribution_id", "decision", "reason"});
-}
-
-json reviewOutput() {
-    return object({{"decision", str()},
-                   {"claim", claim("The committed claim, or the rejected contribution")},
-                   {"tier", str()}},
-                  {"decision", "claim"});
-}
-
-json reportSchema() {
-    return report();
+json envelopeSchema() {
+    return envelope();
 }
 
 json claimSchema(const char* description) {

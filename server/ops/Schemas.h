@@ -25,10 +25,10 @@ inline constexpr const char* kIdDoc = "The claim id (c-...), as recall or rememb
 inline constexpr const char* kAgentDoc =
     "Who acts, as tool:role (e.g. claude:maker, human:ana); defaults to the MCP client's name";
 
-// A claim as every answer shows it (protocol::toJson(Claim)); a report as
-// boxes and answers show it (protocol::toJson(Report)).
+// A claim as every answer shows it (protocol::toJson(Claim)); the envelope
+// beside recall, status, inbox and delegate (protocol::toJson(Envelope)).
 json claimSchema(const char* description = nullptr);
-json reportSchema();
+json envelopeSchema();
 
 json rememberInput();
 json rememberOutput();
@@ -39,19 +39,11 @@ json anchorsInput();
 json anchorsOutput();
 json checkInput();
 json checkOutput();
-json statusInput();
-json statusOutput();
-json promoteInput();
-json promoteOutput();
 json delegateInput();
 json delegateOutput();
 json verifyPacketInput();
 json verifyPacketOutput();
 json contributeInput();
 json contributeOutput();
-json reviewInput();
-json reviewOutput();
-json inboxInput();
-json inboxOutput();
 
 } // namespace engram::ops::schema

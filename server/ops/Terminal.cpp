@@ -191,7 +191,8 @@ std::string promote(const PromoteResult& r) {
                std::to_string(r.superseded->version) + ")";
     out += ": " + claimLine(r.medullaCopy) + "\n";
     out += "   " + provenanceChain(r.medullaCopy) + "\n";
-    out += "medulla: " + std::to_string(r.medullaLive) + " live claims (soft cap 200)\n";
+    out += "medulla: " + std::to_string(r.medullaLive) + " live claims (soft cap " +
+           std::to_string(kMedullaSoftCap) + ")\n";
     if (!r.capWarning.empty()) out += "warning: " + r.capWarning + "\n";
     return out;
 }
@@ -250,11 +251,6 @@ std::string contribute(const ContributeResult& r) {
            std::to_string(r.duplicates) + " duplicates, " + std::to_string(r.refused) +
            " refused, " + std::to_string(r.conflicts) + " in conflict\n";
     return out;
-}
-
-std::string review(const ReviewResult& r) {
-    return std::string(r.decision == "accept" ? "Accepted: " : "Rejected: ") + claimLine(r.claim) +
-           "\n";
 }
 
 std::string verifyPacket(const VerifyPacketResult& r) {

@@ -21,7 +21,6 @@ std::string promote(const PromoteResult& r);
 // A delegation packet (its JSON form, which carries packet_id and signature).
 std::string packet(const protocol::json& packet);
 std::string contribute(const ContributeResult& r);
-std::string review(const ReviewResult& r);
 std::string verifyPacket(const VerifyPacketResult& r);
 
 } // namespace engram::ops::terminal

@@ -35,10 +35,26 @@ inline Outcome claimAnswer(const Call& call, const GetResult& r, const std::stri
     return out;
 }
 
+namespace status {
+Operation operation();
+// The status answer's JSON, and the confusion series' (engram/status over
+// the LSP answers per folder with the same shape).
+json toJson(const StatusResult& r);
+json toJson(const std::vector<ConfusionWeek>& weeks);
+} // namespace status
 namespace get {
 Operation operation();
 }
+namespace inbox {
+Operation operation();
+}
 namespace learn {
+Operation operation();
+}
+namespace promote {
+Operation operation();
+}
+namespace review {
 Operation operation();
 }
 namespace report {

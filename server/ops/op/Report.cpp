@@ -7,17 +7,6 @@
 #include "model/Report.h"
 #include "ops/Render.h"
 
-namespace engram::protocol {
-
-// A report as boxes and answers show it (protocol::toJson(Report)).
-template <>
-struct Wire<Report> {
-    static json schema(Side = Side::Output) { return ops::schema::reportSchema(); }
-    static json write(const Report& r) { return toJson(r); }
-};
-
-} // namespace engram::protocol
-
 namespace engram::ops::report {
 
 namespace {
