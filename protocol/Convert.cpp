@@ -459,22 +459,4 @@ json toJson(const SyncReport& r) {
             {"temporaries_removed", r.temporariesRemoved}};
 }
 
-json toJson(const AnchoredClaim& a, std::string_view text) {
-    const Anchor* anchor =
-        a.anchorIndex < a.claim.anchors.size() ? &a.claim.anchors[a.anchorIndex] : nullptr;
-    json j = {{"claim_id", a.claim.id},
-              {"label", a.claim.label.empty() ? json(nullptr) : json(a.claim.label)},
-              {"text", a.claim.text},
-              {"anchor", a.anchorIndex},
-              {"symbol", anchor ? anchor->symbol : std::string()},
-              {"anchor_state", a.state},
-              {"source_agent", orUnknown(a.claim.sourceAgent)},
-              {"age", a.ageSeconds ? json(humanAge(*a.ageSeconds)) : json("unknown")}};
-    if (!a.movedTo.empty()) j["moved_to"] = a.movedTo;
-    if (a.startLine && a.startColumn && a.endLine && a.endColumn)
-        j["range"] =
-            lspRange(text, TextRange{*a.startLine, *a.startColumn, *a.endLine, *a.endColumn});
-    return j;
-}
-
 } // namespace engram::protocol

@@ -91,8 +91,4 @@ json lspRange(std::string_view text, const TextRange& bytes);
 // when it has no place (orphaned, or ambiguous).
 json currentJson(const AnchorPlace& p);
 
-// One anchor of engram/anchors (and the MCP anchors tool); `text` is the
-// file as engram sees it, against which the range is given in UTF-16.
-json toJson(const AnchoredClaim& a, std::string_view text);
-
 } // namespace engram::protocol

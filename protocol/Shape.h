@@ -28,6 +28,7 @@
 
 #include <array>
 #include <cstdint>
+#include <map>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -192,6 +193,32 @@ struct Wire<int> {
     static json write(int n) { return n; }
 };
 
+// An integer within bounds (no upper one: Hi left at its default), checked
+// where it is read and declared as the schema's minimum and maximum.
+template <int64_t Lo, int64_t Hi = INT32_MAX>
+struct Bounded {
+    int value = 0;
+};
+
+template <int64_t Lo, int64_t Hi>
+struct Wire<Bounded<Lo, Hi>> {
+    static json schema(Side side = Side::Input) {
+        json s = Wire<int>::schema(side);
+        s["minimum"] = Lo;
+        if (Hi != INT32_MAX) s["maximum"] = Hi;
+        return s;
+    }
+    static Bounded<Lo, Hi> read(const json& v, const std::string& path) {
+        int n = Wire<int>::read(v, path);
+        if (n < Lo || n > Hi)
+            throw invalidField(path, Hi == INT32_MAX ? "must be at least " + std::to_string(Lo)
+                                                     : "must be between " + std::to_string(Lo) +
+                                                           " and " + std::to_string(Hi));
+        return {n};
+    }
+    static json write(Bounded<Lo, Hi> b) { return b.value; }
+};
+
 template <Spelled E>
 struct Wire<E> {
     static json schema(Side = Side::Input) {
@@ -203,6 +230,23 @@ struct Wire<E> {
         return *e;
     }
     static json write(E e) { return std::string(spell(e)); }
+};
+
+// Text that is one of an enumeration's spellings, kept as text: for values
+// the engine holds as words (an anchor's state, a finding's severity). The
+// schema's `enum` is the enumeration's; a call's value is checked against it.
+template <Spelled E>
+struct OneOf {
+    std::string value;
+};
+
+template <Spelled E>
+struct Wire<OneOf<E>> {
+    static json schema(Side side = Side::Input) { return Wire<E>::schema(side); }
+    static OneOf<E> read(const json& v, const std::string& path) {
+        return {std::string(spell(Wire<E>::read(v, path)))};
+    }
+    static json write(const OneOf<E>& o) { return o.value; }
 };
 
 template <class M>
@@ -222,6 +266,29 @@ struct Wire<std::vector<M>> {
         json out = json::array();
         for (auto& m : list)
             out.push_back(Wire<M>::write(m));
+        return out;
+    }
+};
+
+// A JSON object used as a table: names chosen by the data (a finding's
+// code, a reason), each with a value of one type.
+template <class V>
+struct Wire<std::map<std::string, V>> {
+    static json schema(Side side = Side::Input) {
+        return {{"type", "object"}, {"additionalProperties", Wire<V>::schema(side)}};
+    }
+    static std::map<std::string, V> read(const json& v, const std::string& path) {
+        if (!v.is_object())
+            throw invalidField(path, std::string("expected an object, got ") + typeName(v));
+        std::map<std::string, V> out;
+        for (auto& [name, value] : v.items())
+            out.emplace(name, Wire<V>::read(value, path + "." + name));
+        return out;
+    }
+    static json write(const std::map<std::string, V>& table) {
+        json out = json::object();
+        for (auto& [name, value] : table)
+            out[name] = Wire<V>::write(value);
         return out;
     }
 };

@@ -154,11 +154,8 @@ const FindingRule* findingRule(std::string_view code) {
 }
 
 int severityRank(std::string_view s) {
-    if (s == "error") return 3;
-    if (s == "warning") return 2;
-    if (s == "information") return 1;
-    if (s == "hint") return 0;
-    return -1;
+    auto severity = unspell<Severity>(s);
+    return severity ? int(Severity::Hint) - int(*severity) : -1;
 }
 
 FindingsSummary summarize(const std::vector<Finding>& findings) {

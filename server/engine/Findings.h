@@ -9,6 +9,7 @@
 #pragma once
 #include "engine/Anchoring.h"
 #include "model/NotJudged.h"
+#include "model/Spelling.h"
 
 #include <cstdint>
 #include <map>
@@ -19,6 +20,15 @@
 #include <vector>
 
 namespace engram {
+
+// A finding's severity, most severe first (as LSP numbers them, from 1).
+enum class Severity { Error, Warning, Information, Hint };
+template <>
+struct Spelling<Severity> {
+    static constexpr std::array values{
+        std::pair{Severity::Error, "error"}, std::pair{Severity::Warning, "warning"},
+        std::pair{Severity::Information, "information"}, std::pair{Severity::Hint, "hint"}};
+};
 
 struct Finding {
     // engram.drifted | engram.orphaned | engram.moved | engram.stale |

@@ -65,14 +65,16 @@ void LspServer::publishDiagnostics(const std::string& path, std::optional<int64_
     auto rel = f ? relativeToRoot(f->root(), path) : std::nullopt;
     json diags = json::array();
     if (text && rel) {
-        static const std::map<std::string, int> severity = {
-            {"error", 1}, {"warning", 2}, {"information", 3}, {"hint", 4}};
+        // LSP's DiagnosticSeverity counts from 1 in Severity's order.
+        auto severity = [](const std::string& s) {
+            return int(unspell<Severity>(s).value_or(Severity::Warning)) + 1;
+        };
         for (auto& finding : f->engine.findings({"project", *rel})) {
             if (finding.path != *rel) continue;
             auto& r = finding.range;
             json d = {
                 {"range", lspRange(*text, r.startLine, r.startColumn, r.endLine, r.endColumn)},
-                {"severity", severity.count(finding.severity) ? severity.at(finding.severity) : 2},
+                {"severity", severity(finding.severity)},
                 {"code", finding.code},
                 {"source", "engram"},
                 {"message", finding.message}};

@@ -54,6 +54,22 @@ struct Anchor {
     int rules = 0;
 };
 
+// What a check found of an anchor's code (engine/Anchoring.cpp): intact,
+// drifted (changed), moved (the same code under another name or file),
+// orphaned (gone), unjudged (not known, and why is said beside it). A
+// claim's state is its anchors' worst; "unanchored" when it has none. The
+// engine holds these as words; the wire declares them from this table.
+enum class AnchorState { Intact, Drifted, Moved, Orphaned, Unjudged, Unanchored };
+template <>
+struct Spelling<AnchorState> {
+    static constexpr std::array values{std::pair{AnchorState::Intact, "intact"},
+                                       std::pair{AnchorState::Drifted, "drifted"},
+                                       std::pair{AnchorState::Moved, "moved"},
+                                       std::pair{AnchorState::Orphaned, "orphaned"},
+                                       std::pair{AnchorState::Unjudged, "unjudged"},
+                                       std::pair{AnchorState::Unanchored, "unanchored"}};
+};
+
 struct Evidence {
     std::string type; // path | url | command | note
     std::string value;

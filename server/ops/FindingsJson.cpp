@@ -1,28 +1,13 @@
 #include "ops/FindingsJson.h"
 
 #include "engine/Engine.h"
-#include "protocol/Convert.h"
+#include "ops/op/Wire.h"
 #include "util/Fs.h"
 #include "util/Position.h"
 
 namespace engram::ops {
 
 using json = nlohmann::json;
-
-json findingJson(const Finding& f) {
-    return {{"code", f.code},
-            {"severity", f.severity},
-            {"claim_id", f.claimId},
-            {"label", f.label},
-            {"tier", f.tier},
-            {"path", f.path},
-            {"symbol", f.symbol},
-            {"subject", f.subject},
-            {"range", protocol::lspRange(f.range)},
-            {"message", f.message},
-            {"claim_file", f.claimFile},
-            {"replacement", f.replacement}};
-}
 
 void Utf16Columns::convert(Finding& f) {
     if (f.range.startColumn == 0 && f.range.endColumn == 0) return;
@@ -58,17 +43,7 @@ FindingsReport checkFindings(Engine& engine, const FindingsOptions& fo) {
 }
 
 json findingsReportJson(const FindingsReport& r) {
-    json findings = json::array();
-    for (auto& f : r.findings)
-        findings.push_back(findingJson(f));
-    json summary = json::object();
-    for (auto& [code, n] : r.summary.byCode)
-        summary[code] = n;
-    return {{"findings", std::move(findings)},
-            {"summary", std::move(summary)},
-            {"not_judged", protocol::toJson(r.summary.notJudged)},
-            {"unlisted", r.unlisted},
-            {"live_claims", r.liveClaims}};
+    return protocol::toJson(r);
 }
 
 } // namespace engram::ops

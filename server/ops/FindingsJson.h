@@ -16,8 +16,6 @@ class Engine;
 
 namespace engram::ops {
 
-nlohmann::json findingJson(const Finding& f);
-
 // What `engram check` and the `check` operation report: the findings listed
 // (at most FindingsOptions::keep, columns in UTF-16), every finding counted
 // by code, and the project store's counts.

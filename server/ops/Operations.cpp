@@ -49,31 +49,6 @@ Outcome runRecall(Call& call, const json& params) {
     return answer(call, engine.recall(req), terminal::recall);
 }
 
-Outcome runAnchors(Call& call, const json& params) {
-    Params p(params);
-    std::string path;
-    auto uri = p.optString("uri"); // editors name documents by URI
-    auto file = p.optString("path");
-    if (uri && file) throw invalidField("path", "give either path or uri, not both");
-    if (uri) {
-        auto local = uriToPath(*uri);
-        if (!local) throw invalidField("uri", "must be a file:// URI");
-        path = *local;
-    } else if (file) {
-        path = *file;
-    } else {
-        throw invalidField("path", "is required (or uri)");
-    }
-    Engine& engine = call.engine();
-    auto found = engine.anchorsIn(path); // refuses paths outside the root
-    std::string text = engine.documentText(path).value_or("");
-    json list = json::array();
-    for (auto& a : found)
-        list.push_back(toJson(a, text));
-    return json{{"path", relativeToRoot(engine.root(), path).value_or(path)},
-                {"anchors", std::move(list)}};
-}
-
 // Delegation: the packet id is taken over the packet's JSON (protocol/Packet).
 Outcome runDelegate(Call& call, const json& params) {
     auto req = protocol::parseDelegate(withDefaultAgent(call, params));
@@ -92,22 +67,6 @@ Outcome runContribute(Call& call, const json& params) {
     auto req = protocol::parseContribute(withDefaultAgent(call, params));
     auto r = call.engine().contribute(req);
     return answer(call, r, terminal::contribute, r.refused > 0);
-}
-
-Outcome runCheck(Call& call, const json& params) {
-    Params p(params);
-    auto path = p.optString("path");
-    auto ref = p.optString("changed_since");
-    if (ref && (ref->empty() || (*ref)[0] == '-'))
-        throw invalidField("changed_since", "is not a git ref");
-    auto max = p.optInt("max_findings").value_or(100);
-    if (max < 1 || max > 1000) throw invalidField("max_findings", "must be between 1 and 1000");
-    Engine& engine = call.engine(); // the path is judged against the root it routes to
-    FindingsOptions fo;
-    if (path) fo.path = confinedPath(engine.root(), "path", *path);
-    if (ref) fo.changed = engine.changedSince(*ref);
-    fo.keep = size_t(max);
-    return Outcome(findingsReportJson(checkFindings(engine, fo)));
 }
 
 // ---- command-line values with a syntax of their own -----------------------
@@ -245,22 +204,7 @@ std::vector<Operation> makeOperations() {
         retract::operation(),
         learn::operation(),
         resolve::operation(),
-        {"anchors",
-         "Claims anchored in a file",
-         "List every live claim anchored in one source file, with each anchor's state and "
-         "current range: what memory says about the file you are editing.",
-         Effect::Read,
-         schema::anchorsInput,
-         schema::anchorsOutput,
-         runAnchors,
-         render::anchors,
-         nullptr,
-         false,
-         {"  anchors PATH                   the live claims anchored in one file, with each "
-          "anchor's\n"
-          "                                 state and current lines\n",
-          {{"path", "PATH"}},
-          {}}},
+        anchors::operation(),
         promote::operation(),
         {"delegate",
          "Compose a delegation packet",
@@ -319,14 +263,7 @@ std::vector<Operation> makeOperations() {
           {kAgent, {"--packet-id", "packet_id"}},
           contributeInput}},
         review::operation(),
-        // The command line has `engram check` of its own (text, JSON, SARIF
-        // and an exit code: cli/Check.cpp), with the same findings JSON.
-        {"check", "Memory findings",
-         "The findings engram check reports in CI: drifted, orphaned and moved anchors, stale "
-         "claims, secrets, broken or unmerged claim files, and instruction files' (AGENTS.md...) "
-         "dangling references; for the workspace or one file. Call it before handing work over, "
-         "or when memory looks wrong.",
-         Effect::Read, schema::checkInput, schema::checkOutput, runCheck, render::check},
+        check::operation(),
         status::operation(),
         report::operation(),
         inbox::operation(),

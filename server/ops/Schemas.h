@@ -35,10 +35,6 @@ json rememberOutput();
 json recallInput();
 json recallOutput();
 json getOutput(); // also reverify's
-json anchorsInput();
-json anchorsOutput();
-json checkInput();
-json checkOutput();
 json delegateInput();
 json delegateOutput();
 json verifyPacketInput();

@@ -42,6 +42,12 @@ Operation operation();
 json toJson(const StatusResult& r);
 json toJson(const std::vector<ConfusionWeek>& weeks);
 } // namespace status
+namespace anchors {
+Operation operation();
+}
+namespace check {
+Operation operation();
+}
 namespace get {
 Operation operation();
 }

@@ -2,9 +2,11 @@
 // (protocol/Shape.h): written by hand where the type's JSON has rules of
 // its own (a claim says "unknown" for what its file does not hold).
 #pragma once
+#include "engine/Findings.h"
 #include "engine/Requests.h"
 #include "model/Claim.h"
 #include "model/Report.h"
+#include "ops/FindingsJson.h"
 #include "ops/Schemas.h"
 #include "protocol/Shape.h"
 #include "util/Time.h"
@@ -27,6 +29,81 @@ struct Shape<Feedback> {
         field("partial", &Feedback::partial),
         computed(
             "contested", +[](const Feedback& f) { return f.contested(); }),
+    };
+};
+
+// A range in a file as LSP gives it ({start, end}, each {line, character},
+// 0-based): the columns count UTF-16 code units by then (engine ranges
+// count bytes until a surface converts them against the file's text).
+template <>
+struct Wire<TextRange> {
+    static json schema(Side = Side::Output) {
+        json position = {
+            {"type", "object"},
+            {"properties",
+             {{"line", {{"type", "integer"}, {"description", "0-based"}}},
+              {"character", {{"type", "integer"}, {"description", "0-based, UTF-16 code units"}}}}},
+            {"required", {"line", "character"}}};
+        return {{"type", "object"},
+                {"properties", {{"start", position}, {"end", position}}},
+                {"required", {"start", "end"}}};
+    }
+    static json write(const TextRange& r) { return lspRange(r); }
+};
+
+// What was not judged, by reason (an envelope, check's summary).
+template <>
+struct Shape<NotJudged> {
+    static constexpr auto fields = std::tuple{
+        computed(
+            "total", +[](const NotJudged& n) { return n.total(); }),
+        field("by_reason", &NotJudged::byReason,
+              "Reason id -> count: file_too_large, no_grammar, no_code_index, shallow_history, "
+              "search_budget, earlier_rules, newer_rules, ambiguous_name, parse_error, "
+              "git_not_asked"),
+    };
+};
+
+// A memory diagnostic, as engram check and the check operation list it.
+template <>
+struct Shape<Finding> {
+    static constexpr auto fields = std::tuple{
+        field("code", &Finding::code,
+              "engram.drifted, engram.orphaned, engram.moved, engram.conflict, engram.unmerged, "
+              "engram.stale, engram.secret, engram.invalid, engram.dangling"),
+        computed(
+            "severity", +[](const Finding& f) { return OneOf<Severity>{f.severity}; }),
+        field("claim_id", &Finding::claimId,
+              "The claim it is about; empty for an instruction file's reference"),
+        field("label", &Finding::label),
+        field("tier", &Finding::tier),
+        field("path", &Finding::path, "The file it is reported on, workspace-relative"),
+        field("symbol", &Finding::symbol),
+        field("subject", &Finding::subject,
+              "What within the claim (an anchor, a secret's field) or ref:<the reference as "
+              "written>"),
+        field("range", &Finding::range),
+        field("message", &Finding::message, "What happened and what to do"),
+        field("claim_file", &Finding::claimFile),
+        field("replacement", &Finding::replacement,
+              "Text to write over the range that fixes it, when there is one"),
+    };
+};
+
+// What engram check --format json and the check operation share.
+template <>
+struct Shape<ops::FindingsReport> {
+    using R = ops::FindingsReport;
+    static constexpr auto fields = std::tuple{
+        field("findings", &R::findings, "In file and line order"),
+        computed(
+            "summary", +[](const R& r) { return r.summary.byCode; },
+            "Findings per code, all of them (listed or not)"),
+        computed(
+            "not_judged", +[](const R& r) { return r.summary.notJudged; },
+            "What was not judged, by reason: no finding says anything about it"),
+        field("unlisted", &R::unlisted, "Findings past max_findings"),
+        field("live_claims", &R::liveClaims, "Live project claims"),
     };
 };
 
