@@ -111,112 +111,6 @@ std::vector<std::string> Params::optStrings(const char* key) const {
     return v ? Wire<std::vector<std::string>>::read(*v, field(key)) : std::vector<std::string>{};
 }
 
-AnchorSpec parseAnchorSpec(const json& j, const std::string& path) {
-    Params p(j, path);
-    AnchorSpec a;
-    auto uri = p.optString("uri");
-    auto file = p.optString("path");
-    if (uri && file) throw invalidField(path, "give either path or uri, not both");
-    if (uri) {
-        auto local = uriToPath(*uri);
-        if (!local) throw invalidField(p.field("uri"), "must be a file:// URI");
-        a.path = *local;
-    } else if (file) {
-        a.path = *file;
-    } else {
-        throw invalidField(p.field("path"), "is required (or uri)");
-    }
-    a.symbol = p.optString("symbol");
-    if (const json* pos = p.optObject("position")) {
-        Params pp(*pos, p.field("position"));
-        auto line = pp.optInt("line");
-        if (!line) throw invalidField(pp.field("line"), "is required");
-        if (*line < 0) throw invalidField(pp.field("line"), "must be >= 0");
-        a.line = *line + 1; // LSP positions are 0-based
-        // UTF-16 code units, converted against the file by the anchorer.
-        if (auto ch = pp.optInt("character"); ch && *ch >= 0) a.column = *ch;
-    }
-    if (const json* r = p.optObject("range")) {
-        Params rp(*r, p.field("range"));
-        // Accept both an LSP Range and engram's {start_line, end_line} (1-based).
-        if (const json* start = rp.optObject("start")) {
-            const json* end = rp.optObject("end");
-            if (!end) throw invalidField(rp.field("end"), "is required");
-            auto s = Params(*start, rp.field("start")).optInt("line");
-            auto e = Params(*end, rp.field("end")).optInt("line");
-            if (!s || !e) throw invalidField(rp.field("start.line"), "is required");
-            a.lines = std::make_pair(*s + 1, *e + 1);
-        } else {
-            auto s = rp.optInt("start_line");
-            auto e = rp.optInt("end_line");
-            if (!s) throw invalidField(rp.field("start_line"), "is required");
-            a.lines = std::make_pair(*s, e.value_or(*s));
-        }
-    }
-    return a;
-}
-
-std::vector<Evidence> parseEvidence(const Params& p) {
-    std::vector<Evidence> out;
-    if (const json* ev = p.optArray("evidence")) {
-        for (size_t i = 0; i < ev->size(); ++i) {
-            Params e((*ev)[i], p.field("evidence[" + std::to_string(i) + "]"));
-            out.push_back({e.reqString("type"), e.reqString("value")});
-        }
-    }
-    return out;
-}
-
-RememberRequest parseRemember(const json& params) {
-    Params p(params);
-    RememberRequest r;
-    r.text = p.reqString("text");
-    r.label = p.optString("label");
-    r.kind = p.optString("kind");
-    r.tags = p.optStrings("tags");
-    r.confidence = p.optNumber("confidence");
-    r.agent = p.reqString("agent");
-    if (const json* anchors = p.optArray("anchors"))
-        for (size_t i = 0; i < anchors->size(); ++i)
-            r.anchors.push_back(
-                parseAnchorSpec((*anchors)[i], "anchors[" + std::to_string(i) + "]"));
-    r.evidence = parseEvidence(p);
-    r.tier = p.optString("tier").value_or("project");
-    r.forceReason = p.optString("force_reason").value_or("");
-    return r;
-}
-
-RecallRequest parseRecall(const json& params) {
-    Params p(params);
-    RecallRequest r;
-    r.query = p.optString("query");
-    r.tier = p.optString("tier");
-    r.path = p.optString("path");
-    if (auto uri = p.optString("uri")) {
-        auto local = uriToPath(*uri);
-        if (!local) throw invalidField("uri", "must be a file:// URI");
-        r.path = *local;
-    }
-    r.kinds = p.optStrings("kinds");
-    for (size_t i = 0; i < r.kinds.size(); ++i)
-        if (!isKnownKind(r.kinds[i]))
-            throw invalidField(
-                "kinds[" + std::to_string(i) + "]",
-                "must be one of fact, decision, convention, gotcha, preference, todo");
-    auto include = p.optStrings("include");
-    for (size_t i = 0; i < include.size(); ++i) {
-        auto s = parseStatus(include[i]);
-        if (!s || *s == ClaimStatus::Committed)
-            throw invalidField("include[" + std::to_string(i) + "]",
-                               "must be frontier, retracted or superseded");
-        r.include.push_back(*s);
-    }
-    r.limit = p.optInt("limit").value_or(10);
-    r.maxChars = p.optInt("max_chars");
-    r.root = p.optString("root");
-    return r;
-}
-
 static json orUnknown(const std::string& s) {
     return s.empty() ? json("unknown") : json(s);
 }
@@ -346,12 +240,6 @@ json toJson(const NotJudged& n) {
     return {{"total", n.total()}, {"by_reason", n.byReason}};
 }
 
-json toJson(const RememberResult& r) {
-    json j = {{"claim", toJson(r.claim)}, {"tier", r.tier}};
-    j["superseded"] = r.superseded ? toJson(*r.superseded) : json(nullptr);
-    return j;
-}
-
 json lspRange(const TextRange& r) {
     return {{"start", {{"line", r.startLine}, {"character", r.startColumn}}},
             {"end", {{"line", r.endLine}, {"character", r.endColumn}}}};
@@ -367,25 +255,6 @@ json currentJson(const AnchorPlace& p) {
     return {{"path", p.path}, {"range", lspRange(*p.range)}};
 }
 
-json toJson(const RecallRow& r) {
-    json j = toJson(r.claim);
-    for (size_t i = 0; i < r.places.size() && i < j["anchors"].size(); ++i) {
-        j["anchors"][i]["state"] = r.places[i].state;
-        if (!r.places[i].reason.empty()) j["anchors"][i]["not_judged"] = r.places[i].reason;
-        if (json at = currentJson(r.places[i]); !at.is_null()) j["anchors"][i]["current"] = at;
-    }
-    j["score"] = std::round(r.score * 10000.0) / 10000.0;
-    j["tier"] = r.tier;
-    j["store"] = r.store;
-    j["provenance"] = r.provenance;
-    j["stale"] = r.stale ? json(*r.stale) : json("unknown");
-    j["age"] = r.ageSeconds ? json(humanAge(*r.ageSeconds)) : json("unknown");
-    j["anchor_state"] = r.anchorState;
-    j["why"] = r.why;
-    if (!r.labelSharedWith.empty()) j["label_shared_with"] = r.labelSharedWith;
-    return j;
-}
-
 json toJson(const InstructionHit& h) {
     json refs = json::array();
     for (auto& [written, state] : h.references)
@@ -398,38 +267,6 @@ json toJson(const InstructionHit& h) {
             {"text", h.text},
             {"score", h.score},
             {"references", refs}};
-}
-
-json toJson(const RecallResult& r) {
-    json rows = json::array();
-    for (auto& row : r.rows)
-        rows.push_back(toJson(row));
-    // project and medulla by name; other registered projects under "other",
-    // by root.
-    json exists = json::object();
-    for (auto& m : r.memoryExists) {
-        json counts = {{"live", m.live}, {"other", m.other}};
-        if (m.tier == "other")
-            exists["other"][m.store] = std::move(counts);
-        else
-            exists[m.tier] = std::move(counts);
-    }
-    json unreachable = json::array();
-    for (auto& u : r.unreachable)
-        unreachable.push_back({{"root", u.root}, {"reason", u.reason}});
-    json j = {{"rows", std::move(rows)},
-              {"memory_exists", std::move(exists)},
-              {"truncated", r.truncated},
-              {"envelope", toJson(r.envelope)}};
-    if (!r.unreachable.empty()) j["unreachable"] = std::move(unreachable);
-    if (!r.whyEmpty.empty()) j["why_empty"] = r.whyEmpty;
-    if (!r.instructions.empty()) {
-        json hits = json::array();
-        for (auto& h : r.instructions)
-            hits.push_back(toJson(h));
-        j["instructions"] = std::move(hits);
-    }
-    return j;
 }
 
 json toJson(const GetResult& r) {

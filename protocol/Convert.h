@@ -66,18 +66,9 @@ private:
     std::string path_;
 };
 
-// The `evidence` array of p: {type, value} items.
-std::vector<Evidence> parseEvidence(const Params& p);
-RememberRequest parseRemember(const json& params);
-RecallRequest parseRecall(const json& params);
-AnchorSpec parseAnchorSpec(const json& j, const std::string& path);
-
 json toJson(const Claim& c);
 json toJson(const Envelope& e);
 json toJson(const NotJudged& n);
-json toJson(const RememberResult& r);
-json toJson(const RecallRow& r);
-json toJson(const RecallResult& r);
 json toJson(const GetResult& r);
 json toJson(const InstructionHit& h);
 json toJson(const SyncReport& r);

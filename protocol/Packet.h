@@ -11,7 +11,6 @@
 // Each operation is one call here, so the LSP, MCP and CLI wire it the same:
 //   delegate(engine, parseDelegate(params))
 //   toJson(verifyPacket(engine, parseVerifyPacket(params)))
-//   toJson(engine.contribute(parseContribute(params)))
 #pragma once
 #include "engine/Engine.h"
 #include "protocol/JsonRpc.h"
@@ -46,8 +45,5 @@ VerifyPacketRequest parseVerifyPacket(const json& params);
 // each problem is a reason.
 VerifyPacketResult verifyPacket(Engine& engine, const VerifyPacketRequest& req);
 json toJson(const VerifyPacketResult& r);
-
-ContributeRequest parseContribute(const json& params);
-json toJson(const ContributeResult& r);
 
 } // namespace engram::protocol

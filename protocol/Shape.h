@@ -45,6 +45,7 @@ enum class Filled {
     ByCaller,  // required unless optional (or a list)
     BySurface, // required by the parser, but the surface fills it when absent
                // (the MCP client's name as `agent`): not required by the schema
+    Required,  // required, a list too (a call without contribute's items is a mistake)
 };
 
 template <class T, class M>
@@ -232,6 +233,66 @@ struct Wire<E> {
     static json write(E e) { return std::string(spell(e)); }
 };
 
+// A value that may not be known: written as "unknown" then (a claim's
+// author, a row's staleness), never left out or guessed.
+template <class M>
+struct OrUnknown {
+    std::optional<M> value;
+};
+
+template <class M>
+struct Wire<OrUnknown<M>> {
+    static json schema(Side side = Side::Input) {
+        json s = Wire<M>::schema(side);
+        if (s["type"] != "string") s["type"] = json::array({s["type"], "string"});
+        return s;
+    }
+    static json write(const OrUnknown<M>& u) {
+        return u.value ? Wire<M>::write(*u.value) : json("unknown");
+    }
+};
+
+// Text that must not be empty (a claim's text): declared with minLength 1.
+struct NonEmpty {
+    std::string value;
+};
+
+template <>
+struct Wire<NonEmpty> {
+    static json schema(Side side = Side::Input) {
+        json s = Wire<std::string>::schema(side);
+        s["minLength"] = 1;
+        return s;
+    }
+    static NonEmpty read(const json& v, const std::string& path) {
+        std::string s = Wire<std::string>::read(v, path);
+        if (s.empty()) throw invalidField(path, "must not be empty");
+        return {std::move(s)};
+    }
+    static json write(const NonEmpty& n) { return n.value; }
+};
+
+// A number in [0, 1] (a confidence).
+struct Fraction {
+    double value = 0;
+};
+
+template <>
+struct Wire<Fraction> {
+    static json schema(Side side = Side::Input) {
+        json s = Wire<double>::schema(side);
+        s["minimum"] = 0;
+        s["maximum"] = 1;
+        return s;
+    }
+    static Fraction read(const json& v, const std::string& path) {
+        double d = Wire<double>::read(v, path);
+        if (!(d >= 0.0 && d <= 1.0)) throw invalidField(path, "must be a number in [0, 1]");
+        return {d};
+    }
+    static json write(Fraction f) { return f.value; }
+};
+
 // Text that is one of an enumeration's spellings, kept as text: for values
 // the engine holds as words (an anchor's state, a finding's severity). The
 // schema's `enum` is the enumeration's; a call's value is checked against it.
@@ -340,6 +401,7 @@ void readField(const Params& p, T& out, const Field<T, M>& f) {
     if constexpr (IsOptional<M>::value) {
         if (v) out.*f.member = Wire<typename M::value_type>::read(*v, p.field(f.name));
     } else if constexpr (IsList<M>::value) {
+        if (!v && f.filled == Filled::Required) throw invalidField(p.field(f.name), "is required");
         if (v) out.*f.member = Wire<M>::read(*v, p.field(f.name));
     } else {
         if (!v) throw invalidField(p.field(f.name), "is required");
@@ -409,7 +471,9 @@ void declareField(json& properties, json& required, Side side, const Field<T, M>
     if (f.description) s["description"] = f.description;
     properties[f.name] = std::move(s);
     bool always = !IsOptional<M>::value;
-    if (side == Side::Input) always = always && !IsList<M>::value && f.filled == Filled::ByCaller;
+    if (side == Side::Input)
+        always = f.filled == Filled::Required ||
+                 (always && !IsList<M>::value && f.filled == Filled::ByCaller);
     if (always) required.push_back(f.name);
 }
 

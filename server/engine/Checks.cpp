@@ -25,8 +25,8 @@ void checkText(const std::string& field, const std::string& v, size_t max) {
 }
 
 void checkEvidence(const std::string& field, const Evidence& e) {
-    if (e.type != "path" && e.type != "url" && e.type != "command" && e.type != "note")
-        throw invalidField(field + ".type", "must be path, url, command or note");
+    if (!unspell<EvidenceType>(e.type))
+        throw invalidField(field + ".type", "must be " + spellingList<EvidenceType>());
     checkText(field + ".value", e.value);
     if (trimmed(e.value).empty()) throw invalidField(field + ".value", "must not be empty");
 }

@@ -65,8 +65,7 @@ ContributeResult Engine::contribute(const ContributeRequest& req) {
             checkLine(f + "label", c.label, kMaxLabel);
         }
         if (in.kind && !isKnownKind(*in.kind))
-            throw invalidField(f + "kind", "must be one of fact, decision, convention, gotcha, "
-                                           "preference, todo");
+            throw invalidField(f + "kind", "must be " + spellingList<ClaimKind>());
         c.kind = in.kind.value_or("fact");
         if (in.confidence && !(*in.confidence >= 0.0 && *in.confidence <= 1.0))
             throw invalidField(f + "confidence", "must be a number in [0, 1]");

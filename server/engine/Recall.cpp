@@ -46,7 +46,6 @@ constexpr int kPerTermCap = 400;   // newest rows taken per query term
 // a 5k-claim store), paid once per store.
 constexpr int kOtherPerTermCap = 100;
 constexpr int kScoredCap = 48; // rows read and fully scored
-constexpr int kMaxLimit = 200;
 constexpr double kK1 = 1.2, kB = 0.75;
 // Field weights: a label or tag names what a claim is about; the text says it.
 constexpr double kWeightLabel = 3.0, kWeightTags = 2.0, kWeightCode = 2.0, kWeightText = 1.0;
@@ -245,8 +244,8 @@ RecallResult Engine::recall(const RecallRequest& req) {
 }
 
 RecallResult Engine::recallChecked(const RecallRequest& req, bool rowsReread) {
-    if (req.limit < 1 || req.limit > kMaxLimit)
-        throw invalidField("limit", "must be between 1 and " + std::to_string(kMaxLimit));
+    if (req.limit < 1 || req.limit > kMaxRecallLimit)
+        throw invalidField("limit", "must be between 1 and " + std::to_string(kMaxRecallLimit));
     if (req.maxChars && *req.maxChars < 1) throw invalidField("max_chars", "must be positive");
     if (req.query) {
         if (auto bad = firstInvalidUtf8(*req.query))

@@ -85,8 +85,7 @@ RememberResult Engine::remember(const RememberRequest& in) {
         checkLine("label", *req.label, kMaxLabel, true);
     }
     if (req.kind && !isKnownKind(*req.kind))
-        throw invalidField("kind", "must be one of fact, decision, convention, gotcha, "
-                                   "preference, todo");
+        throw invalidField("kind", "must be " + spellingList<ClaimKind>());
     if (req.confidence && !(*req.confidence >= 0.0 && *req.confidence <= 1.0))
         throw invalidField("confidence", "must be a number in [0, 1]");
     for (size_t i = 0; i < req.tags.size(); ++i) {

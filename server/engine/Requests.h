@@ -59,6 +59,9 @@ struct RememberResult {
     std::optional<Claim> superseded; // the version this write replaced
 };
 
+// How many rows a recall may ask for.
+inline constexpr int kMaxRecallLimit = 200;
+
 struct RecallRequest {
     std::optional<std::string> query;
     std::optional<std::string> tier; // project | medulla | all; absent = project + medulla

@@ -16,13 +16,36 @@
 namespace engram {
 
 enum class ClaimStatus { Committed, Frontier, Retracted, Superseded };
-std::string_view toString(ClaimStatus s);
-std::optional<ClaimStatus> parseStatus(std::string_view s);
+template <>
+struct Spelling<ClaimStatus> {
+    static constexpr std::array values{std::pair{ClaimStatus::Committed, "committed"},
+                                       std::pair{ClaimStatus::Frontier, "frontier"},
+                                       std::pair{ClaimStatus::Retracted, "retracted"},
+                                       std::pair{ClaimStatus::Superseded, "superseded"}};
+};
+inline std::string_view toString(ClaimStatus s) {
+    return spell(s);
+}
+inline std::optional<ClaimStatus> parseStatus(std::string_view s) {
+    return unspell<ClaimStatus>(s);
+}
 
-// The kinds a claim may have; files may carry others (shown as written).
-inline constexpr std::string_view kClaimKinds[] = {"fact",   "decision",   "convention",
-                                                   "gotcha", "preference", "todo"};
-bool isKnownKind(std::string_view kind);
+// The kinds a claim may have. A claim keeps its kind as text: files may
+// carry others (shown as written), but remember and contribute accept only
+// these.
+enum class ClaimKind { Fact, Decision, Convention, Gotcha, Preference, Todo };
+template <>
+struct Spelling<ClaimKind> {
+    static constexpr std::array values{std::pair{ClaimKind::Fact, "fact"},
+                                       std::pair{ClaimKind::Decision, "decision"},
+                                       std::pair{ClaimKind::Convention, "convention"},
+                                       std::pair{ClaimKind::Gotcha, "gotcha"},
+                                       std::pair{ClaimKind::Preference, "preference"},
+                                       std::pair{ClaimKind::Todo, "todo"}};
+};
+inline bool isKnownKind(std::string_view kind) {
+    return unspell<ClaimKind>(kind).has_value();
+}
 
 // A pointer from a claim into code. Symbol anchors arrive with tree-sitter;
 // the fields are all here now so the file format does not change later.
@@ -70,8 +93,17 @@ struct Spelling<AnchorState> {
                                        std::pair{AnchorState::Unanchored, "unanchored"}};
 };
 
+// Where a claim can be checked: a file, a page, a command to run, a note.
+enum class EvidenceType { Path, Url, Command, Note };
+template <>
+struct Spelling<EvidenceType> {
+    static constexpr std::array values{
+        std::pair{EvidenceType::Path, "path"}, std::pair{EvidenceType::Url, "url"},
+        std::pair{EvidenceType::Command, "command"}, std::pair{EvidenceType::Note, "note"}};
+};
+
 struct Evidence {
-    std::string type; // path | url | command | note
+    std::string type; // an EvidenceType's spelling (files may hold others)
     std::string value;
 };
 

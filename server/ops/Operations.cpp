@@ -37,18 +37,6 @@ Outcome answer(const Call& call, const Result& r, Text text, bool refused = fals
     return out;
 }
 
-Outcome runRemember(Call& call, const json& params) {
-    auto req = protocol::parseRemember(withDefaultAgent(call, params));
-    return answer(call, call.engine().remember(req), terminal::remember);
-}
-
-Outcome runRecall(Call& call, const json& params) {
-    auto req = protocol::parseRecall(params);
-    Engine& engine = call.engine();
-    req.root = call.requestedRoot; // as routed, in its canonical form
-    return answer(call, engine.recall(req), terminal::recall);
-}
-
 // Delegation: the packet id is taken over the packet's JSON (protocol/Packet).
 Outcome runDelegate(Call& call, const json& params) {
     auto req = protocol::parseDelegate(withDefaultAgent(call, params));
@@ -63,86 +51,6 @@ Outcome runVerifyPacket(Call& call, const json& params) {
     return answer(call, r, terminal::verifyPacket, !r.valid);
 }
 
-Outcome runContribute(Call& call, const json& params) {
-    auto req = protocol::parseContribute(withDefaultAgent(call, params));
-    auto r = call.engine().contribute(req);
-    return answer(call, r, terminal::contribute, r.refused > 0);
-}
-
-// ---- command-line values with a syntax of their own -----------------------
-
-std::optional<int> wholeNumber(std::string_view s) {
-    int out = 0;
-    auto r = std::from_chars(s.data(), s.data() + s.size(), out);
-    if (s.empty() || r.ec != std::errc() || r.ptr != s.data() + s.size()) return std::nullopt;
-    return out;
-}
-
-// --anchor PATH#SYMBOL | PATH:LINE | PATH:START-END | PATH
-json anchorFlag(const std::string& v) {
-    if (auto hash = v.find('#'); hash != std::string::npos) {
-        std::string path = v.substr(0, hash), symbol = v.substr(hash + 1);
-        if (path.empty() || symbol.empty()) throw invalidField("anchors", "expected PATH#SYMBOL");
-        return {{"path", path}, {"symbol", symbol}};
-    }
-    auto colon = v.rfind(':');
-    if (colon != std::string::npos && colon + 1 < v.size()) {
-        std::string spec = v.substr(colon + 1);
-        if (spec.find_first_not_of("0123456789-") == std::string::npos) {
-            std::string path = v.substr(0, colon);
-            auto dash = spec.find('-');
-            auto first = wholeNumber(spec.substr(0, dash));
-            auto last = dash == std::string::npos ? first : wholeNumber(spec.substr(dash + 1));
-            if (!first || !last || *first < 1 || *last < *first)
-                throw invalidField("anchors", "'" + v +
-                                                  "': expected PATH:LINE or PATH:START-END "
-                                                  "with 1-based lines");
-            if (dash == std::string::npos)
-                return {{"path", path}, {"position", {{"line", *first - 1}}}};
-            return {{"path", path}, {"range", {{"start_line", *first}, {"end_line", *last}}}};
-        }
-    }
-    return {{"path", v}};
-}
-
-// --evidence TYPE:VALUE
-json evidenceFlag(const std::string& v) {
-    auto colon = v.find(':');
-    if (colon == std::string::npos) throw invalidField("evidence", "expected TYPE:VALUE");
-    return {{"type", v.substr(0, colon)}, {"value", v.substr(colon + 1)}};
-}
-
-std::string readInput(const std::string& param, const std::string& file) {
-    if (file == "-") return std::string(std::istreambuf_iterator<char>(std::cin), {});
-    std::ifstream in(file, std::ios::binary);
-    if (!in) throw invalidField(param, "cannot read '" + file + "'");
-    std::ostringstream s;
-    s << in.rdbuf();
-    return s.str();
-}
-
-json parseInput(const std::string& param, const std::string& text) {
-    json j = json::parse(text, nullptr, false);
-    if (j.is_discarded()) throw invalidField(param, "the input is not valid JSON");
-    return j;
-}
-
-// contribute [FILE|-]: an array of items, or {"items": [...], ...}.
-void contributeInput(json& params, const std::vector<std::string>& words) {
-    if (words.size() > 1) throw invalidField("items", "give one file (or '-')");
-    json in = parseInput("items", readInput("items", words.empty() ? "-" : words[0]));
-    if (in.is_array()) in = json{{"items", std::move(in)}};
-    if (!in.is_object()) throw invalidField("items", "expected an array of items or an object");
-    params = std::move(in);
-}
-
-// verify-packet FILE|-: a packet, or a whole delegate answer.
-void verifyPacketInput(json& params, const std::vector<std::string>& words) {
-    if (words.size() != 1)
-        throw invalidField("packet", "give the packet file (or '-' for standard input)");
-    params["packet"] = parseInput("packet", readInput("packet", words[0]));
-}
-
 // ---- the table -------------------------------------------------------------
 
 const Flag kAgent{"--agent", "agent"};
@@ -151,53 +59,8 @@ const Positional kId{"id", "ID"};
 std::vector<Operation> makeOperations() {
     using K = FlagKind;
     return {
-        {"recall",
-         "Recall memory",
-         "Find what is known about a task, a file or a symbol before you work on it; each row "
-         "says whether its anchored code changed since (anchor_state) and how old it is.",
-         Effect::Read,
-         schema::recallInput,
-         schema::recallOutput,
-         runRecall,
-         render::recall,
-         nullptr,
-         true,
-         {"  recall [QUERY...]              find claims [--tier project|medulla|all] [--path P] "
-          "[--kind K]...\n"
-          "      [--include frontier|retracted|superseded]... [--limit N] [--max-chars N]\n",
-          {{"query", "QUERY", true}},
-          {{"--tier", "tier"},
-           {"--path", "path"},
-           {"--kind", "kinds", K::Texts},
-           {"--include", "include", K::Texts},
-           {"--limit", "limit", K::Integer},
-           {"--max-chars", "max_chars", K::Integer}}}},
-        {"remember",
-         "Remember a claim",
-         "Record something you learned about this code (a gotcha, decision, convention, fact), "
-         "anchored to the function or file it is about so it is flagged when that code changes.",
-         Effect::Write,
-         schema::rememberInput,
-         schema::rememberOutput,
-         runRemember,
-         render::remember,
-         nullptr,
-         false,
-         {"  remember TEXT...               record a claim (TEXT '-' reads standard input)\n"
-          "      [--label L] [--kind fact|decision|convention|gotcha|preference|todo]\n"
-          "      [--tag T]... [--confidence 0..1] [--agent NAME] [--tier project|medulla]\n"
-          "      [--anchor PATH#SYMBOL | PATH:LINE | PATH:START-END | PATH]...\n"
-          "      [--evidence TYPE:VALUE]... [--force-reason R]\n",
-          {{"text", "TEXT", true}},
-          {{"--label", "label"},
-           {"--kind", "kind"},
-           {"--tag", "tags", K::Texts},
-           {"--confidence", "confidence", K::Number},
-           kAgent,
-           {"--tier", "tier"},
-           {"--anchor", "anchors", K::Texts, anchorFlag},
-           {"--evidence", "evidence", K::Texts, evidenceFlag},
-           {"--force-reason", "force_reason"}}}},
+        recall::operation(),
+        remember::operation(),
         get::operation(),
         reverify::operation(),
         reverify_file::operation(),
@@ -244,24 +107,7 @@ std::vector<Operation> makeOperations() {
           {{"packet", "FILE"}},
           {{"--lifetime", "lifetime_seconds", K::Integer}},
           verifyPacketInput}},
-        {"contribute",
-         "Contribute findings for review",
-         "As a sub-agent, submit what you learned; findings wait as frontier until the delegating "
-         "agent reviews them (duplicates and conflicts are flagged, secrets refused).",
-         Effect::Write,
-         schema::contributeInput,
-         schema::contributeOutput,
-         runContribute,
-         render::contribute,
-         nullptr,
-         false,
-         {"  contribute [FILE|-]            a sub-agent's findings (JSON: an array of items, or\n"
-          "      [--agent NAME] [--packet-id ID]   {\"items\": [...]}), stored as frontier "
-          "claims for review;\n"
-          "                                 exit 1 when an item was refused (a secret)\n",
-          {{"items", "FILE"}},
-          {kAgent, {"--packet-id", "packet_id"}},
-          contributeInput}},
+        contribute::operation(),
         review::operation(),
         check::operation(),
         status::operation(),

@@ -1,6 +1,8 @@
 // The tools' schemas, built from a few shared pieces (claim, envelope).
 #include "ops/Schemas.h"
 
+#include "model/Claim.h"
+
 #include <string>
 #include <vector>
 
@@ -29,13 +31,6 @@ json either(const char* a, const char* b, const char* description = nullptr) {
     if (description) j["description"] = description;
     return j;
 }
-// A string of one shape (an id): a value that does not match is refused
-// InvalidParams before anything else looks at it.
-json matching(const char* pattern, const char* description = nullptr) {
-    json j = {{"type", "string"}, {"pattern", pattern}};
-    if (description) j["description"] = description;
-    return j;
-}
 json oneOf(const Names& values, const char* description = nullptr) {
     json j = {{"type", "string"}, {"enum", values}};
     if (description) j["description"] = description;
@@ -53,8 +48,7 @@ json object(json properties, const Names& required, const char* description = nu
     return j;
 }
 
-const Names kKinds = {"fact", "decision", "convention", "gotcha", "preference", "todo"};
-const Names kAnchorStates = {"intact", "drifted", "moved", "orphaned", "unjudged", "unanchored"};
+const Names kAnchorStates = spellings<AnchorState>();
 
 // ---- results -------------------------------------------------------------
 
@@ -237,118 +231,12 @@ json agentArg() {
     return str(kAgentDoc);
 }
 
-// Exactly one of the member groups (each alternative names its members'
-// types: strict validators want a required member defined beside it).
-void oneOfGroups(json& target, const std::vector<Names>& groups) {
-    json alternatives = json::array();
-    for (auto& group : groups) {
-        json properties = json::object();
-        for (auto& member : group)
-            properties[member] = {{"type", target["properties"][member]["type"]}};
-        alternatives.push_back({{"properties", std::move(properties)}, {"required", group}});
-    }
-    target["oneOf"] = std::move(alternatives);
-}
-
-json anchorIn() {
-    json line = object({{"line", integer("0-based line")}}, {"line"});
-    json range = object({{"start_line", integer("1-based, inclusive")},
-                         {"end_line", integer("1-based, inclusive (default: start_line)")},
-                         {"start", line},
-                         {"end", line}},
-                        {},
-                        "A line range (for code without a grammar): start_line and end_line, "
-                        "or an LSP range's start and end (only their lines count)");
-    oneOfGroups(range, {{"start_line"}, {"start", "end"}});
-    json anchor = object(
-        {
-            {"path", str("Workspace-relative path of the file (absolute paths inside the root "
-                         "are accepted)")},
-            {"uri", str("The file as a file:// URI, instead of path (an editor's document)")},
-            {"symbol", str("Qualified symbol in that file, e.g. TokenValidator.validate, or any "
-                           "unambiguous suffix of it")},
-            {"position", object({{"line", integer("0-based line")},
-                                 {"character", integer("0-based, UTF-16 code units")}},
-                                {"line"}, "The innermost definition around this position")},
-            {"range", std::move(range)},
-        },
-        {},
-        "Where the claim points: a symbol, a position, a line range, or (path alone) the whole "
-        "file");
-    oneOfGroups(anchor, {{"path"}, {"uri"}});
-    return anchor;
-}
-
-json evidenceIn() {
-    return arrayOf(object({{"type", oneOf({"path", "url", "command", "note"})}, {"value", str()}},
-                          {"type", "value"}),
-                   "Where the claim can be checked");
-}
-
 } // namespace
 
 json rootProperty() {
     return str("The workspace root this call is about (a path or file:// URI, anywhere inside "
                "it). Needed only when the client shares several roots; recall and status "
                "report a root that is not the bound one in envelope.binding");
-}
-
-json rememberInput() {
-    json confidence = typed("number", "How sure you are, in [0, 1] (default 0.7)");
-    confidence["minimum"] = 0;
-    confidence["maximum"] = 1;
-    json text = str("What was learned: one self-contained statement about the code, what it "
-                    "does and what callers must know (at most 16 KiB)");
-    text["minLength"] = 1;
-    return input(
-        {
-            {"text", std::move(text)},
-            {"label", str("Short name, unique among live claims (at most 120 bytes). Remembering "
-                          "under a live claim's label writes its next version")},
-            {"kind", oneOf(kKinds)},
-            {"tags", arrayOf(str())},
-            {"confidence", std::move(confidence)},
-            {"agent", agentArg()},
-            {"anchors", arrayOf(anchorIn(), "The code the claim is about; the claim is flagged "
-                                            "drifted when that code changes")},
-            {"evidence", evidenceIn()},
-            {"tier", oneOf({"project", "medulla"},
-                           "project (default): this repository's memory; medulla: the user's "
-                           "global doctrine")},
-            {"force_reason", str("Why a lower-confidence version should replace the live one "
-                                 "(otherwise refused with WouldDowngrade)")},
-        },
-        {"text"});
-}
-
-json rememberOutput() {
-    json superseded = claim("The version this write replaced, or null");
-    superseded["type"] = json::array({"object", "null"});
-    return object({{"claim", claim()}, {"tier", str()}, {"superseded", std::move(superseded)}},
-                  {"claim", "tier", "superseded"});
-}
-
-json recallInput() {
-    json limit = integer("At most this many rows (1-200, default 10)");
-    limit["minimum"] = 1;
-    limit["maximum"] = 200;
-    json maxChars = integer("Stop adding rows past this many characters of claim text");
-    maxChars["minimum"] = 1;
-    return input(
-        {
-            {"query", str("Words about the task or the code; absent = the most recent claims")},
-            {"tier", oneOf({"project", "medulla", "all"},
-                           "Absent: the project and the medulla. all: also every other project "
-                           "engram has served on this machine (rows say which)")},
-            {"path", str("The file you are working on: claims anchored in it rank first")},
-            {"uri", str("That file as a file:// URI, instead of path")},
-            {"kinds", arrayOf(oneOf(kKinds))},
-            {"include", arrayOf(oneOf({"frontier", "retracted", "superseded"}),
-                                "Statuses to show beside the committed claims")},
-            {"limit", std::move(limit)},
-            {"max_chars", std::move(maxChars)},
-        },
-        {});
 }
 
 json instructionHit() {
@@ -369,43 +257,6 @@ json instructionHit() {
                          {"reference", "state"}),
                   "The code references in the paragraph")}},
         {"source", "file", "line", "end_line", "heading", "text", "score", "references"});
-}
-
-json recallOutput() {
-    json row = claimWith(
-        {
-            {"score", typed("number", nullptr)},
-            {"tier", str("project, medulla, or other (another project's, with tier all)")},
-            {"store", str("The root (or medulla directory) the row came from")},
-            {"provenance", str("Where, by whom and when it was learned; promotions")},
-            {"stale", either("boolean", "string",
-                             "Older than stale_days and not re-verified, "
-                             "or \"unknown\"")},
-            {"age", str()},
-            {"anchor_state", oneOf(kAnchorStates, "drifted or orphaned: the code changed since "
-                                                  "the claim was written; check before trusting")},
-            {"why", arrayOf(str(), "Why this row matched")},
-            {"label_shared_with",
-             arrayOf(str(), "Other live claims holding this label (two branches each wrote it)")},
-        },
-        {"score", "tier", "stale", "age", "anchor_state", "why"});
-    // Per tier {live, other}; counts that are not per tier (one entry per
-    // other project, say) nest one level deeper, so nothing is required here.
-    json exists = typed("object", "Live and other claims per tier, even when no row matched");
-    exists["additionalProperties"] = object({{"live", integer()}, {"other", integer()}}, {});
-    return object(
-        {{"rows", arrayOf(std::move(row))},
-         {"memory_exists", std::move(exists)},
-         {"truncated", boolean("limit or max_chars cut the list")},
-         {"why_empty", str("Why nothing matched, when nothing did")},
-         {"unreachable", arrayOf(object({{"root", str()}, {"reason", str()}}, {"root", "reason"}),
-                                 "Registered projects tier all could not read")},
-         {"instructions",
-          arrayOf(instructionHit(),
-                  "Paragraphs of the instruction files (AGENTS.md, CLAUDE.md...) that match the "
-                  "query: not claims, and not retractable through engram; edit the file")},
-         {"envelope", envelope()}},
-        {"rows", "memory_exists", "truncated", "envelope"});
 }
 
 json getOutput() {
@@ -480,39 +331,8 @@ json verifyPacketOutput() {
                   {"valid", "reasons"});
 }
 
-json contributeInput() {
-    json item = object({{"text", str("One finding")},
-                        {"label", str()},
-                        {"kind", oneOf(kKinds)},
-                        {"tags", arrayOf(str())},
-                        {"confidence", typed("number", "In [0, 1]")},
-                        {"anchors", arrayOf(anchorIn())},
-                        {"evidence", evidenceIn()}},
-                       {"text"});
-    return input(
-        {{"items", arrayOf(std::move(item), "Findings to submit for review")},
-         {"packet_id", matching("^[0-9a-f]{64}$", "The packet this work was delegated with")},
-         {"agent", agentArg()}},
-        {"items"});
-}
-
-json contributeOutput() {
-    json item =
-        object({{"index", integer()},
-                {"status", str("stored (frontier, awaiting review), duplicate or refused")},
-                {"content_hash", str()},
-                {"contribution_id", either("string", "null", "Give it to review")},
-                {"claim_id", either("string", "null")},
-                {"duplicate_of", either("string", "null")},
-                {"conflict", boolean("Contradicts a committed claim on its anchor or label")},
-                {"redacted", boolean()}},
-               {"index", "status", "conflict", "redacted"});
-    return object({{"items", arrayOf(std::move(item))},
-                   {"stored", integer()},
-                   {"duplicates", integer()},
-                   {"refused", integer()},
-                   {"conflicts", integer()}},
-                  {"items", "stored", "duplicates", "refused", "conflicts"});
+json instructionHitSchema() {
+    return instructionHit();
 }
 
 json envelopeSchema() {

@@ -29,17 +29,14 @@ inline constexpr const char* kAgentDoc =
 // beside recall, status, inbox and delegate (protocol::toJson(Envelope)).
 json claimSchema(const char* description = nullptr);
 json envelopeSchema();
+// A paragraph of an instruction file beside recall rows and packet items
+// (protocol::toJson(InstructionHit)).
+json instructionHitSchema();
 
-json rememberInput();
-json rememberOutput();
-json recallInput();
-json recallOutput();
 json getOutput(); // also reverify's
 json delegateInput();
 json delegateOutput();
 json verifyPacketInput();
 json verifyPacketOutput();
-json contributeInput();
-json contributeOutput();
 
 } // namespace engram::ops::schema

@@ -327,7 +327,7 @@ TEST_CASE("every operation is a command: anchors lists a file's claims with thei
     bad = sh.run({"--json", "recall", "--kind", "bogus"});
     CHECK(bad.exitCode == 2);
     CHECK(bad.parsed()["data"]["field"] == "kinds[0]");
-    CHECK(contains(bad.parsed()["message"], "--kind must be one of"));
+    CHECK(contains(bad.parsed()["message"], "--kind must be fact, decision"));
     CHECK(fs::exists(claimsDir(sh.root.path()) + "/" + id + ".md"));
 }
 

@@ -55,7 +55,7 @@ describe('errors', () => {
     await toolError('remember', { text: 'x', tags: 'auth' }, /tags: expected an array, got a string/);
     await toolError('remember', { text: 'x', anchors: [{ path: 7 }] }, /anchors\[0\]\.path: expected a string, got a number/);
     await toolError('learn', { id: 'c-000000000000', verdict: 'maybe' }, /verdict: must be correct, wrong or partial/);
-    await toolError('recall', { kinds: ['rumour'] }, /kinds\[0\]: must be one of/);
+    await toolError('recall', { kinds: ['rumour'] }, /kinds\[0\]: must be fact, decision, convention, gotcha, preference or todo/);
     await toolError('status', { root: 42 }, /root: expected a string, got a number/);
   });
 

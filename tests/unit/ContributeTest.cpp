@@ -4,6 +4,7 @@
 // engram.conflict findings.
 #include "engine/Engine.h"
 #include "engine/Modality.h"
+#include "ops/op/Ops.h"
 #include "protocol/Packet.h"
 #include "support/TempDir.h"
 #include "text/Content.h"
@@ -175,7 +176,7 @@ TEST_CASE("a must / must not pair on the same anchor or label is a conflict", "[
     CHECK(r.conflicts == 2);
     // Conflicting items are still stored, for the parent to decide.
     CHECK(r.items[0].status == "stored");
-    json j = protocol::toJson(r);
+    json j = ops::contribute::toJson(r);
     CHECK(j["items"][0]["conflict"] == true);
     CHECK(j["items"][3]["conflict"] == false);
 }
@@ -197,7 +198,7 @@ TEST_CASE("a secret in a contribution is refused and never reaches disk", "[cont
     CHECK(r.items[2].status == "refused");
     CHECK(r.items[2].refusalField == "items[2].label");
     CHECK(r.refused == 2);
-    CHECK(protocol::toJson(r).dump().find(secret) == std::string::npos);
+    CHECK(ops::contribute::toJson(r).dump().find(secret) == std::string::npos);
     std::string disk = w.everyFile();
     CHECK(disk.find("ghp_") == std::string::npos);
     CHECK(disk.find("the CI runs on every push") != std::string::npos);
@@ -288,9 +289,9 @@ TEST_CASE("bad contribute input gets an error naming the field", "[contribute]")
     r.packetId = "nope";
     r.items = {item("x")};
     CHECK_THROWS_WITH(w.engine.contribute(r), Catch::Contains("packet_id"));
-    CHECK_THROWS_WITH(protocol::parseContribute(json{{"agent", "a"}, {"items", {{{"text", 1}}}}}),
+    CHECK_THROWS_WITH(ops::contribute::parse(json{{"agent", "a"}, {"items", {{{"text", 1}}}}}),
                       Catch::Contains("items[0].text"));
-    CHECK_THROWS_WITH(protocol::parseContribute(json{{"agent", "a"}}), Catch::Contains("items"));
+    CHECK_THROWS_WITH(ops::contribute::parse(json{{"agent", "a"}}), Catch::Contains("items"));
     // Nothing was stored by the failed calls.
     CHECK(listFiles(w.root + "/.engram/claims").empty());
 }

@@ -1,5 +1,6 @@
 // JSON parameter parsing names the offending field; output says "unknown".
 #include "protocol/Convert.h"
+#include "ops/op/Ops.h"
 
 #include <catch2/catch.hpp>
 
@@ -21,7 +22,7 @@ std::string errorOf(const std::function<void()>& fn) {
 } // namespace
 
 TEST_CASE("remember parameters are parsed with their nested shapes") {
-    auto r = parseRemember(json::parse(R"({
+    auto r = ops::remember::parse(json::parse(R"({
         "text": "t", "agent": "a", "label": "l", "kind": "gotcha", "tags": ["x"],
         "confidence": 0.9,
         "anchors": [{"path": "src/a.py"}, {"path": "b.txt", "range": {"start_line": 2, "end_line": 4}},
@@ -41,21 +42,23 @@ TEST_CASE("remember parameters are parsed with their nested shapes") {
 }
 
 TEST_CASE("wrong parameter types name the field path") {
-    CHECK(errorOf([] { parseRemember(json::parse(R"({"agent": "a"})")); }).rfind("text:", 0) == 0);
+    using ops::remember::parse;
+    CHECK(errorOf([] { parse(json::parse(R"({"agent": "a"})")); }).rfind("text:", 0) == 0);
     CHECK(errorOf([] {
-              parseRemember(json::parse(R"({"text": 1, "agent": "a"})"));
+              parse(json::parse(R"({"text": 1, "agent": "a"})"));
           }).rfind("text: expected a string, got a number", 0) == 0);
     CHECK(errorOf([] {
-              parseRemember(
-                  json::parse(R"({"text": "t", "agent": "a", "anchors": [{"path": 3}]})"));
+              parse(json::parse(R"({"text": "t", "agent": "a", "anchors": [{"path": 3}]})"));
           }).rfind("anchors[0].path:", 0) == 0);
-    CHECK(errorOf([] { parseRecall(json::parse(R"({"limit": "ten"})")); }).rfind("limit:", 0) == 0);
     CHECK(errorOf([] {
-              parseRecall(json::parse(R"({"tags": 1, "include": ["committed"]})"));
+              ops::recall::parse(json::parse(R"({"limit": "ten"})"));
+          }).rfind("limit:", 0) == 0);
+    CHECK(errorOf([] {
+              ops::recall::parse(json::parse(R"({"tags": 1, "include": ["committed"]})"));
           }).rfind("include[0]:", 0) == 0);
-    CHECK(errorOf([] { parseRecall(json::parse(R"([1, 2])")); }).rfind("params:", 0) == 0);
+    CHECK(errorOf([] { ops::recall::parse(json::parse(R"([1, 2])")); }).rfind("params:", 0) == 0);
     CHECK(errorOf([] {
-              parseRecall(json::parse(R"({"kinds": ["rumour"]})"));
+              ops::recall::parse(json::parse(R"({"kinds": ["rumour"]})"));
           }).rfind("kinds[0]:", 0) == 0);
 }
 
@@ -72,7 +75,7 @@ TEST_CASE("unknown provenance is shown as unknown, never dropped") {
     RecallRow row;
     row.claim = c;
     row.anchorState = "unanchored";
-    json r = toJson(row);
+    json r = ops::recall::toJson(row);
     CHECK(r["age"] == "unknown");
     CHECK(r["stale"] == "unknown");
     CHECK(r["anchor_state"] == "unanchored");

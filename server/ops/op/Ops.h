@@ -15,6 +15,14 @@ namespace engram::ops {
 // Command-line pieces several operations share.
 inline const Positional kIdWord{"id", "ID"};
 inline const Flag kAgentFlag{"--agent", "agent"};
+// --anchor PATH#SYMBOL | PATH:LINE | PATH:START-END | PATH, as an anchor.
+json anchorFlag(const std::string& value);
+// --evidence TYPE:VALUE, as evidence.
+json evidenceFlag(const std::string& value);
+// contribute [FILE|-]: an array of items, or {"items": [...], ...}.
+void contributeInput(json& params, const std::vector<std::string>& words);
+// verify-packet FILE|-: a packet, or a whole delegate answer.
+void verifyPacketInput(json& params, const std::vector<std::string>& words);
 
 // The fields several operations' parameters share.
 template <class T>
@@ -48,6 +56,12 @@ Operation operation();
 namespace check {
 Operation operation();
 }
+namespace contribute {
+Operation operation();
+// Its parameters as the engine takes them, and its answer's JSON (for tests).
+ContributeRequest parse(const json& params);
+json toJson(const ContributeResult& r);
+} // namespace contribute
 namespace get {
 Operation operation();
 }
@@ -63,6 +77,19 @@ Operation operation();
 namespace review {
 Operation operation();
 }
+namespace recall {
+Operation operation();
+// Its parameters as the engine takes them, and its answer's JSON (for tests
+// and for engram hook, which prints the same rows).
+RecallRequest parse(const json& params);
+json toJson(const RecallRow& row);
+json toJson(const RecallResult& r);
+} // namespace recall
+namespace remember {
+Operation operation();
+// Its parameters as the engine takes them (tests read the parse).
+RememberRequest parse(const json& params);
+} // namespace remember
 namespace report {
 Operation operation();
 }

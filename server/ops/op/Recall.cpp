@@ -1,0 +1,263 @@
+// recall: what is known about a task, a file or a symbol, ranked, each row
+// saying whether its anchored code changed since and how old it is; tier
+// scoped and pull-only (the project and the medulla; other projects only
+// when asked, and labelled).
+#include "ops/op/Ops.h"
+#include "ops/op/Wire.h"
+
+#include "ops/Render.h"
+#include "util/Paths.h"
+#include "util/Time.h"
+
+#include <cmath>
+
+namespace engram {
+
+namespace ops::recall {
+// Which stores a recall reads; absent: the project and the medulla.
+enum class ReadTier { Project, Medulla, All };
+// The statuses a recall may show beside committed claims.
+enum class Beside { Frontier, Retracted, Superseded };
+} // namespace ops::recall
+
+template <>
+struct Spelling<ops::recall::ReadTier> {
+    using T = ops::recall::ReadTier;
+    static constexpr std::array values{std::pair{T::Project, "project"},
+                                       std::pair{T::Medulla, "medulla"}, std::pair{T::All, "all"}};
+};
+template <>
+struct Spelling<ops::recall::Beside> {
+    using B = ops::recall::Beside;
+    static constexpr std::array values{std::pair{B::Frontier, "frontier"},
+                                       std::pair{B::Retracted, "retracted"},
+                                       std::pair{B::Superseded, "superseded"}};
+};
+
+namespace protocol {
+
+// Per tier {live, other}: the project and the medulla by name, other
+// registered projects under "other", by root. Nothing in an entry is
+// required: counts that are not per tier nest one level deeper.
+template <>
+struct Wire<std::vector<MemoryExists>> {
+    static json schema(Side = Side::Output) {
+        json counts = {
+            {"type", "object"},
+            {"properties", {{"live", {{"type", "integer"}}}, {"other", {{"type", "integer"}}}}}};
+        return {{"type", "object"}, {"additionalProperties", std::move(counts)}};
+    }
+    static json write(const std::vector<MemoryExists>& list) {
+        json out = json::object();
+        for (auto& m : list) {
+            json counts = {{"live", m.live}, {"other", m.other}};
+            if (m.tier == "other")
+                out["other"][m.store] = std::move(counts);
+            else
+                out[m.tier] = std::move(counts);
+        }
+        return out;
+    }
+};
+
+template <>
+struct Shape<UnreachableStore> {
+    static constexpr auto fields = std::tuple{field("root", &UnreachableStore::root),
+                                              field("reason", &UnreachableStore::reason)};
+};
+
+} // namespace protocol
+
+namespace ops::recall {
+
+namespace {
+
+using protocol::field;
+using protocol::OneOf;
+using protocol::OrUnknown;
+
+struct Params {
+    std::optional<std::string> query;
+    std::optional<ReadTier> tier;
+    std::optional<std::string> path;
+    std::optional<std::string> uri;
+    std::vector<ClaimKind> kinds;
+    std::vector<Beside> include;
+    std::optional<protocol::Bounded<1, kMaxRecallLimit>> limit;
+    std::optional<protocol::Bounded<1>> maxChars;
+    static constexpr auto fields() {
+        return std::tuple{
+            field("query", &Params::query,
+                  "Words about the task or the code; absent = the most recent claims"),
+            field("tier", &Params::tier,
+                  "Absent: the project and the medulla. all: also every other project engram has "
+                  "served on this machine (rows say which)"),
+            field("path", &Params::path,
+                  "The file you are working on: claims anchored in it rank first"),
+            field("uri", &Params::uri, "That file as a file:// URI, instead of path"),
+            field("kinds", &Params::kinds),
+            field("include", &Params::include, "Statuses to show beside the committed claims"),
+            field("limit", &Params::limit, "At most this many rows (1-200, default 10)"),
+            field("max_chars", &Params::maxChars,
+                  "Stop adding rows past this many characters of claim text"),
+        };
+    }
+};
+
+struct Row {
+    protocol::PlacedClaim claim;
+    double score = 0;
+    std::string tier;
+    std::string store;
+    std::string provenance;
+    OrUnknown<bool> stale;
+    OrUnknown<std::string> age;
+    OneOf<AnchorState> anchorState;
+    std::vector<std::string> why;
+    std::optional<std::vector<std::string>> labelSharedWith;
+    static constexpr auto fields() {
+        return std::tuple{
+            protocol::spread(&Row::claim),
+            field("score", &Row::score),
+            field("tier", &Row::tier,
+                  "project, medulla, or other (another project's, with tier all)"),
+            field("store", &Row::store, "The root (or medulla directory) the row came from"),
+            field("provenance", &Row::provenance,
+                  "Where, by whom and when it was learned; promotions"),
+            field("stale", &Row::stale,
+                  "Older than stale_days and not re-verified, or \"unknown\""),
+            field("age", &Row::age),
+            field("anchor_state", &Row::anchorState,
+                  "drifted or orphaned: the code changed since the claim was written; check "
+                  "before trusting"),
+            field("why", &Row::why, "Why this row matched"),
+            field("label_shared_with", &Row::labelSharedWith,
+                  "Other live claims holding this label (two branches each wrote it)"),
+        };
+    }
+};
+
+struct Answer {
+    std::vector<Row> rows;
+    std::vector<MemoryExists> memoryExists;
+    bool truncated = false;
+    std::optional<std::string> whyEmpty;
+    std::optional<std::vector<UnreachableStore>> unreachable;
+    std::optional<std::vector<InstructionHit>> instructions;
+    Envelope envelope;
+    static constexpr auto fields() {
+        return std::tuple{
+            field("rows", &Answer::rows),
+            field("memory_exists", &Answer::memoryExists,
+                  "Live and other claims per tier, even when no row matched"),
+            field("truncated", &Answer::truncated, "limit or max_chars cut the list"),
+            field("why_empty", &Answer::whyEmpty, "Why nothing matched, when nothing did"),
+            field("unreachable", &Answer::unreachable,
+                  "Registered projects tier all could not read"),
+            field("instructions", &Answer::instructions,
+                  "Paragraphs of the instruction files (AGENTS.md, CLAUDE.md...) that match the "
+                  "query: not claims, and not retractable through engram; edit the file"),
+            field("envelope", &Answer::envelope),
+        };
+    }
+};
+
+Row rowOf(const RecallRow& r) {
+    Row w;
+    w.claim = {r.claim, r.places};
+    w.score = std::round(r.score * 10000.0) / 10000.0;
+    w.tier = r.tier;
+    w.store = r.store;
+    w.provenance = r.provenance;
+    w.stale = {r.stale};
+    if (r.ageSeconds) w.age.value = humanAge(*r.ageSeconds);
+    w.anchorState = {r.anchorState};
+    w.why = r.why;
+    if (!r.labelSharedWith.empty()) w.labelSharedWith = r.labelSharedWith;
+    return w;
+}
+
+} // namespace
+
+RecallRequest parse(const json& params) {
+    auto p = protocol::fromJson<Params>(params);
+    RecallRequest r;
+    r.query = p.query;
+    if (p.tier) r.tier = std::string(spell(*p.tier));
+    r.path = p.path;
+    if (p.uri) {
+        auto local = uriToPath(*p.uri);
+        if (!local) throw invalidField("uri", "must be a file:// URI");
+        r.path = *local;
+    }
+    for (auto k : p.kinds)
+        r.kinds.emplace_back(spell(k));
+    for (auto b : p.include)
+        r.include.push_back(*parseStatus(spell(b)));
+    if (p.limit) r.limit = p.limit->value;
+    if (p.maxChars) r.maxChars = p.maxChars->value;
+    return r;
+}
+
+json toJson(const RecallRow& row) {
+    return protocol::toJson(rowOf(row));
+}
+
+json toJson(const RecallResult& r) {
+    Answer a;
+    for (auto& row : r.rows)
+        a.rows.push_back(rowOf(row));
+    a.memoryExists = r.memoryExists;
+    a.truncated = r.truncated;
+    if (!r.whyEmpty.empty()) a.whyEmpty = r.whyEmpty;
+    if (!r.unreachable.empty()) a.unreachable = r.unreachable;
+    if (!r.instructions.empty()) a.instructions = r.instructions;
+    a.envelope = r.envelope;
+    return protocol::toJson(a);
+}
+
+namespace {
+
+Outcome run(Call& call, const json& params) {
+    auto req = parse(params); // before the engine: errors name a field
+    Engine& engine = call.engine();
+    req.root = call.requestedRoot; // as routed, in its canonical form
+    auto r = engine.recall(req);
+    Outcome out(toJson(r));
+    if (call.terminal) out.text = terminal::recall(r);
+    return out;
+}
+
+} // namespace
+
+Operation operation() {
+    using K = FlagKind;
+    return {
+        .name = "recall",
+        .title = "Recall memory",
+        .description = "Find what is known about a task, a file or a symbol before you work on "
+                       "it; each row says whether its anchored code changed since "
+                       "(anchor_state) and how old it is.",
+        .effect = Effect::Read,
+        .input = protocol::inputSchema<Params>,
+        .output = protocol::outputSchema<Answer>,
+        .run = run,
+        .render = render::recall,
+        .answersUnbound = true,
+        .cli = {.help = "  recall [QUERY...]              find claims [--tier project|medulla|all] "
+                        "[--path P] [--kind K]...\n"
+                        "      [--include frontier|retracted|superseded]... [--limit N] "
+                        "[--max-chars N]\n",
+                .positionals = {{"query", "QUERY", true}},
+                .flags = {{"--tier", "tier"},
+                          {"--path", "path"},
+                          {"--kind", "kinds", K::Texts},
+                          {"--include", "include", K::Texts},
+                          {"--limit", "limit", K::Integer},
+                          {"--max-chars", "max_chars", K::Integer}}},
+    };
+}
+
+} // namespace ops::recall
+
+} // namespace engram
