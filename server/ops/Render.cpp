@@ -3,8 +3,24 @@
 
 namespace engram::ops::render {
 
+static thread_local RenderLog* tlRenderLog = nullptr;
+
+RenderLog::RenderLog()
+    : outer_(tlRenderLog) {
+    tlRenderLog = this;
+}
+
+RenderLog::~RenderLog() {
+    tlRenderLog = outer_;
+}
+
+void RenderLog::note(const char* name) {
+    if (tlRenderLog) tlRenderLog->names_.insert(name);
+}
+
 // A member, or null when absent (operator[] on a const json must not miss).
 const json& member(const json& j, const char* key) {
+    RenderLog::note(key);
     static const json null;
     if (!j.is_object()) return null;
     auto it = j.find(key);
@@ -14,6 +30,7 @@ const json& member(const json& j, const char* key) {
 // A member as text: strings as they are, numbers and booleans printed,
 // absent or null as empty.
 std::string field(const json& j, const char* key) {
+    RenderLog::note(key);
     if (!j.is_object()) return {};
     auto it = j.find(key);
     if (it == j.end() || it->is_null()) return {};
@@ -35,6 +52,7 @@ std::string feedbackText(const json& f) {
 namespace {
 
 int64_t count(const json& j, const char* key) {
+    RenderLog::note(key);
     if (!j.is_object()) return 0;
     auto it = j.find(key);
     return it != j.end() && it->is_number_integer() ? it->get<int64_t>() : 0;
@@ -366,20 +384,6 @@ std::string verifyPacket(const json& r) {
     std::string out = "The packet is NOT valid:\n";
     for (auto& why : member(r, "reasons"))
         out += "- " + why.get<std::string>() + "\n";
-    return out;
-}
-
-std::string contribute(const json& r) {
-    std::string out = field(r, "stored") + " stored for review, " + field(r, "duplicates") +
-                      " duplicates, " + field(r, "refused") + " refused, " + field(r, "conflicts") +
-                      " in conflict\n";
-    for (auto& it : member(r, "items")) {
-        out += "item " + field(it, "index") + ": " + field(it, "status");
-        if (auto id = field(it, "contribution_id"); !id.empty()) out += " as " + id;
-        if (auto d = field(it, "duplicate_of"); !d.empty()) out += " (duplicate of " + d + ")";
-        if (field(it, "conflict") == "true") out += " · CONFLICTS with a committed claim";
-        out += "\n";
-    }
     return out;
 }
 

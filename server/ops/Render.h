@@ -8,11 +8,31 @@
 #pragma once
 #include <nlohmann/json.hpp>
 
+#include <set>
 #include <string>
 
 namespace engram::ops::render {
 
 using json = nlohmann::json;
+
+// While a RenderLog lives on a thread, every member a rendering reads
+// through member() or field() is noted by name. A rendering reads the JSON
+// by name, so a member renamed in an answer and not in its text would
+// print blank: tests/unit/OperationsTest.cpp renders every operation's
+// answer under a log and holds each name read to the output schema.
+class RenderLog {
+public:
+    RenderLog();
+    ~RenderLog();
+    RenderLog(const RenderLog&) = delete;
+    RenderLog& operator=(const RenderLog&) = delete;
+    const std::set<std::string>& names() const { return names_; }
+    static void note(const char* name);
+
+private:
+    std::set<std::string> names_;
+    RenderLog* outer_;
+};
 
 // Pieces the renderings share (and an operation's own file may use).
 // A member, or null when absent; a member as text (empty when absent);
@@ -30,6 +50,5 @@ std::string check(const json& r);
 std::string status(const json& r);
 std::string delegate(const json& r);
 std::string verifyPacket(const json& r);
-std::string contribute(const json& r);
 
 } // namespace engram::ops::render

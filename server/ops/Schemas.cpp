@@ -115,6 +115,17 @@ json claimProperties() {
         {"promoted", str("When it was promoted (UTC)")},
         {"promotion_reason", str()},
         {"promoted_to", str("On a project claim: the id of its medulla copy")},
+        {"contribution_id", str("On a sub-agent's finding: its contribution (k-...)")},
+        {"contributed_by", str()},
+        {"accepted_by", str()},
+        {"packet_id", str("The packet the finding was delegated with")},
+        {"content_hash", str()},
+        {"diverged",
+         arrayOf(typed("object", "Another version of the claim, with its key"),
+                 "Versions a merge kept beside this one (two branches each wrote the claim): "
+                 "engram resolve decides")},
+        {"key", str("This version's key, when versions diverged")},
+        {"unmerged", boolean("The claim file still holds git's conflict markers")},
     };
 }
 

@@ -2,6 +2,7 @@
 // its entries must agree with themselves, and an operation runs the same
 // whichever surface supplies its Call.
 #include "ops/Operation.h"
+#include "ops/Render.h"
 #include "store/ClaimFile.h"
 #include "support/Names.h"
 #include "support/TempDir.h"
@@ -196,6 +197,18 @@ std::string disagreement(const json& v, const json& schema, const std::string& a
     return "";
 }
 
+// Every member name a schema declares, at any depth.
+void namesIn(const json& schema, std::set<std::string>& out) {
+    if (!schema.is_object()) return;
+    json properties = schema.value("properties", json::object()); // alive for the loop
+    for (auto& [name, sub] : properties.items()) {
+        out.insert(name);
+        namesIn(sub, out);
+    }
+    if (schema.contains("items")) namesIn(schema["items"], out);
+    if (schema.contains("additionalProperties")) namesIn(schema["additionalProperties"], out);
+}
+
 } // namespace
 
 TEST_CASE("every operation's result fits the output schema written beside it") {
@@ -217,6 +230,16 @@ TEST_CASE("every operation's result fits the output schema written beside it") {
         json out = op->run(call, params).value;
         INFO(out.dump().substr(0, 2000));
         CHECK(disagreement(out, op->output(), name) == "");
+        // Its text reads only members its answers declare: a renamed member
+        // would otherwise print blank.
+        ops::render::RenderLog log;
+        CHECK_FALSE(op->render(out).empty());
+        std::set<std::string> declared;
+        namesIn(op->output(), declared);
+        for (auto& read : log.names()) {
+            INFO(name << "'s text reads " << read);
+            CHECK(declared.count(read));
+        }
         ran.insert(name);
         return out;
     };
