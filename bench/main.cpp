@@ -497,7 +497,7 @@ struct SizeRun {
         DelegateRequest warm;
         warm.task = "warm up the index";
         warm.agent = "bench";
-        protocol::delegate(engine, warm);
+        engine.delegate(warm);
         std::vector<double> ms;
         size_t items = 0;
         for (auto& q : queries) {
@@ -505,9 +505,9 @@ struct SizeRun {
             r.task = q.text;
             r.agent = "bench";
             auto a = Clock::now();
-            auto packet = protocol::delegate(engine, r);
+            auto packet = protocol::packetJson(engine, engine.delegate(r).packet, false);
             ms.push_back(msBetween(a, Clock::now()));
-            items += packet["packet"]["items"].size();
+            items += packet["items"].size();
         }
         j["delegate_in_process_ms"] = bench::toJson(summarize(ms), ms);
         j["delegate_mean_items"] = queries.empty() ? 0.0 : double(items) / double(queries.size());

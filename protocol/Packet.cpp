@@ -84,20 +84,6 @@ std::string str(const json& j, const char* key) {
 
 } // namespace
 
-DelegateRequest parseDelegate(const json& params) {
-    Params p(params);
-    DelegateRequest r;
-    r.task = p.reqString("task");
-    r.agent = p.reqString("agent");
-    r.paths = p.optStrings("paths");
-    r.symbols = p.optStrings("symbols");
-    r.maxItems = p.optInt("max_items");
-    r.maxChars = p.optInt("max_chars");
-    r.sign = p.optBool("sign").value_or(false);
-    r.root = p.optString("root");
-    return r;
-}
-
 json packetContent(const Packet& p) {
     json items = json::array();
     for (auto& it : p.items)
@@ -155,34 +141,20 @@ std::string signedMessage(const std::string& id, const std::string& createdAt) {
     return "engram-packet-v1\n" + id + "\n" + createdAt;
 }
 
-json delegate(Engine& engine, const DelegateRequest& req) {
-    DelegateResult r = engine.delegate(req);
-    json packet = packetContent(r.packet);
+json packetJson(Engine& engine, const Packet& p, bool sign) {
+    json packet = packetContent(p);
     std::string id = packetId(packet);
-    std::string created = formatUtc(r.packet.createdAt);
+    std::string created = formatUtc(p.createdAt);
     packet["packet_id"] = id;
     packet["created_at"] = created;
-    if (req.sign) {
+    if (sign) {
         PacketSignature s = engine.signPacket(signedMessage(id, created));
         packet["signature"] = {{"algorithm", s.algorithm},
                                {"public_key", s.publicKey},
                                {"value", s.value},
                                {"signs", "engram-packet-v1\\n<packet_id>\\n<created_at>"}};
     }
-    return {{"packet", std::move(packet)}, {"envelope", toJson(r.envelope)}};
-}
-
-VerifyPacketRequest parseVerifyPacket(const json& params) {
-    Params p(params);
-    VerifyPacketRequest r;
-    const json* packet = p.optObject("packet");
-    if (!packet) throw invalidField("packet", "is required");
-    r.packet = *packet;
-    if (auto l = p.optInt("lifetime_seconds")) {
-        if (*l < 1) throw invalidField("lifetime_seconds", "must be positive");
-        r.lifetimeSeconds = *l;
-    }
-    return r;
+    return packet;
 }
 
 VerifyPacketResult verifyPacket(Engine& engine, const VerifyPacketRequest& req) {
@@ -282,15 +254,6 @@ VerifyPacketResult verifyPacket(Engine& engine, const VerifyPacketRequest& req) 
     }
     out.valid = out.reasons.empty();
     return out;
-}
-
-json toJson(const VerifyPacketResult& r) {
-    return {{"valid", r.valid},
-            {"reasons", r.reasons},
-            {"packet_id", r.packetId},
-            {"signed_by_this_machine",
-             r.signedByThisMachine ? json(*r.signedByThisMachine) : json(nullptr)},
-            {"age_seconds", r.ageSeconds ? json(*r.ageSeconds) : json(nullptr)}};
 }
 
 } // namespace engram::protocol

@@ -8,9 +8,7 @@
 // the id covers the content and created_at is covered too, so a signed
 // packet's lifetime cannot be stretched by editing its date.
 //
-// Each operation is one call here, so the LSP, MCP and CLI wire it the same:
-//   delegate(engine, parseDelegate(params))
-//   toJson(verifyPacket(engine, parseVerifyPacket(params)))
+// The delegate and verify_packet operations (ops/op/) call these.
 #pragma once
 #include "engine/Engine.h"
 #include "protocol/JsonRpc.h"
@@ -23,7 +21,6 @@ namespace engram::protocol {
 inline constexpr const char* kPacketSchema = "engram.packet/1";
 inline constexpr int64_t kDefaultPacketLifetime = 24 * 3600;
 
-DelegateRequest parseDelegate(const json& params);
 // The packet as JSON, without packet_id, created_at and signature.
 json packetContent(const Packet& p);
 // SHA-256 hex of the canonical JSON of `packet` minus packet_id, created_at
@@ -31,19 +28,18 @@ json packetContent(const Packet& p);
 std::string packetId(const json& packet);
 // What the signature signs.
 std::string signedMessage(const std::string& packetId, const std::string& createdAt);
-// Composes, identifies and (when asked) signs a packet: {"packet", "envelope"}.
-json delegate(Engine& engine, const DelegateRequest& req);
+// A composed packet's JSON, identified (packet_id, created_at) and, when
+// asked, signed with this machine's key.
+json packetJson(Engine& engine, const Packet& packet, bool sign);
 
 struct VerifyPacketRequest {
     json packet; // the packet, or a whole delegate answer holding one
     int64_t lifetimeSeconds = kDefaultPacketLifetime;
 };
-VerifyPacketRequest parseVerifyPacket(const json& params);
 // Recomputes the hash, checks the signature (against its public key, and
 // says whether that is this machine's key: a foreign key fails), the binding
 // (root, fingerprint, git HEAD) and the age. Never throws on a bad packet:
 // each problem is a reason.
 VerifyPacketResult verifyPacket(Engine& engine, const VerifyPacketRequest& req);
-json toJson(const VerifyPacketResult& r);
 
 } // namespace engram::protocol

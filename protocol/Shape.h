@@ -252,6 +252,23 @@ struct Wire<OrUnknown<M>> {
     }
 };
 
+// A JSON object taken as it is (a packet handed back for verification: its
+// own checks name what is wrong with it).
+struct AnyObject {
+    json value;
+};
+
+template <>
+struct Wire<AnyObject> {
+    static json schema(Side = Side::Input) { return {{"type", "object"}}; }
+    static AnyObject read(const json& v, const std::string& path) {
+        if (!v.is_object())
+            throw invalidField(path, std::string("expected an object, got ") + typeName(v));
+        return {v};
+    }
+    static json write(const AnyObject& o) { return o.value; }
+};
+
 // Text that must not be empty (a claim's text): declared with minLength 1.
 struct NonEmpty {
     std::string value;

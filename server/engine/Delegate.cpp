@@ -44,8 +44,6 @@ namespace engram {
 
 namespace {
 
-constexpr int kDefaultMaxItems = 20, kMaxMaxItems = 200;
-constexpr int kDefaultMaxChars = 8000, kMaxMaxChars = 1000000;
 constexpr size_t kMaxTask = 4000;
 constexpr size_t kMaxScopes = 32; // paths or symbols in one request
 constexpr int kAnchoredPerPath = 200;
@@ -224,12 +222,12 @@ DelegateResult Engine::delegate(const DelegateRequest& in) {
     if (task.size() > kMaxTask)
         throw invalidField("task", "is longer than " + std::to_string(kMaxTask) + " bytes");
     std::string agent = checkedLine("agent", in.agent, 200);
-    int maxItems = in.maxItems.value_or(kDefaultMaxItems);
-    int maxChars = in.maxChars.value_or(kDefaultMaxChars);
-    if (maxItems < 1 || maxItems > kMaxMaxItems)
-        throw invalidField("max_items", "must be between 1 and " + std::to_string(kMaxMaxItems));
-    if (maxChars < 1 || maxChars > kMaxMaxChars)
-        throw invalidField("max_chars", "must be between 1 and " + std::to_string(kMaxMaxChars));
+    int maxItems = in.maxItems.value_or(kDefaultPacketItems);
+    int maxChars = in.maxChars.value_or(kDefaultPacketChars);
+    if (maxItems < 1 || maxItems > kMaxPacketItems)
+        throw invalidField("max_items", "must be between 1 and " + std::to_string(kMaxPacketItems));
+    if (maxChars < 1 || maxChars > kMaxPacketChars)
+        throw invalidField("max_chars", "must be between 1 and " + std::to_string(kMaxPacketChars));
     if (in.paths.size() > kMaxScopes)
         throw invalidField("paths", "at most " + std::to_string(kMaxScopes) + " paths");
     if (in.symbols.size() > kMaxScopes)

@@ -273,6 +273,10 @@ struct InboxResult {
 
 // ---- Delegation packets (README "Delegation"; engine/Delegate.cpp, protocol/Packet.h) ----
 
+// A packet's bounds: items, and characters of item text.
+inline constexpr int kDefaultPacketItems = 20, kMaxPacketItems = 200;
+inline constexpr int kDefaultPacketChars = 8000, kMaxPacketChars = 1000000;
+
 struct DelegateRequest {
     std::string task;
     std::string agent;              // who delegates

@@ -1,63 +1,20 @@
-// The operation table: one declaration per operation, each with the few
-// lines that connect it to the engine.
-#include "ops/FindingsJson.h"
+// The operation table: every operation in the order tool lists and
+// `engram --help` show them. Each is declared in its own file
+// (server/ops/op/), which this list names by one call; the LSP method and
+// the command-line name are derived from the operation's name here.
 #include "ops/Operation.h"
 #include "ops/op/Ops.h"
 
-#include "ops/Render.h"
-#include "ops/Schemas.h"
-#include "ops/Terminal.h"
-#include "protocol/Convert.h"
-#include "protocol/Packet.h"
-#include "util/Paths.h"
-
 #include <algorithm>
 #include <cctype>
-#include <charconv>
-#include <fstream>
-#include <iostream>
-#include <iterator>
-#include <sstream>
 
 namespace engram::ops {
 
 namespace {
 
-using protocol::Params;
-using protocol::toJson;
-
-// ---- runs ------------------------------------------------------------------
-// Each parses first (Convert names a bad field), then binds the engine.
-
-// The result on the wire, and the terminal's text only when asked for.
-template <class Result, class Text>
-Outcome answer(const Call& call, const Result& r, Text text, bool refused = false) {
-    Outcome out(toJson(r), refused);
-    if (call.terminal) out.text = text(r);
-    return out;
-}
-
-// Delegation: the packet id is taken over the packet's JSON (protocol/Packet).
-Outcome runDelegate(Call& call, const json& params) {
-    auto req = protocol::parseDelegate(withDefaultAgent(call, params));
-    Outcome out(protocol::delegate(call.engine(), req));
-    if (call.terminal) out.text = terminal::packet(out.value["packet"]);
-    return out;
-}
-
-Outcome runVerifyPacket(Call& call, const json& params) {
-    auto req = protocol::parseVerifyPacket(params);
-    auto r = protocol::verifyPacket(call.engine(), req);
-    return answer(call, r, terminal::verifyPacket, !r.valid);
-}
-
-// ---- the table -------------------------------------------------------------
-
-const Flag kAgent{"--agent", "agent"};
-const Positional kId{"id", "ID"};
-
 std::vector<Operation> makeOperations() {
-    using K = FlagKind;
+    // One operation a line.
+    // clang-format off
     return {
         recall::operation(),
         remember::operation(),
@@ -69,44 +26,8 @@ std::vector<Operation> makeOperations() {
         resolve::operation(),
         anchors::operation(),
         promote::operation(),
-        {"delegate",
-         "Compose a delegation packet",
-         "Before handing a task to a sub-agent, get a bounded, verifiable slice of memory for it: "
-         "committed claims relevant to the task, unverified ones left out and counted.",
-         Effect::Read,
-         schema::delegateInput,
-         schema::delegateOutput,
-         runDelegate,
-         render::delegate,
-         nullptr,
-         false,
-         {"  delegate --task T              a bounded, content-addressed memory packet for a "
-          "sub-agent\n"
-          "      [--path P]... [--symbol S]... [--max-items N] [--max-chars N] [--sign] "
-          "[--agent NAME]\n",
-          {{"task", "TASK", true}},
-          {{"--task", "task"},
-           kAgent,
-           {"--path", "paths", K::Texts},
-           {"--symbol", "symbols", K::Texts},
-           {"--max-items", "max_items", K::Integer},
-           {"--max-chars", "max_chars", K::Integer},
-           {"--sign", "sign", K::Switch}}}},
-        {"verify_packet",
-         "Verify a delegation packet",
-         "As a sub-agent, check the packet you were given: its hash, signature, binding and age.",
-         Effect::Read,
-         schema::verifyPacketInput,
-         schema::verifyPacketOutput,
-         runVerifyPacket,
-         render::verifyPacket,
-         nullptr,
-         false,
-         {"  verify-packet FILE|-           check a packet's hash, signature, binding and age\n"
-          "      [--lifetime SECONDS]       (default 86400); exit 0 valid, 1 invalid\n",
-          {{"packet", "FILE"}},
-          {{"--lifetime", "lifetime_seconds", K::Integer}},
-          verifyPacketInput}},
+        delegate::operation(),
+        verify_packet::operation(),
         contribute::operation(),
         review::operation(),
         check::operation(),
@@ -114,6 +35,7 @@ std::vector<Operation> makeOperations() {
         report::operation(),
         inbox::operation(),
     };
+    // clang-format on
 }
 
 template <class Pred>

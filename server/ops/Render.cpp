@@ -378,13 +378,4 @@ std::string delegate(const json& r) {
     return out;
 }
 
-std::string verifyPacket(const json& r) {
-    if (field(r, "valid") == "true")
-        return "The packet is valid (" + field(r, "packet_id") + ").\n";
-    std::string out = "The packet is NOT valid:\n";
-    for (auto& why : member(r, "reasons"))
-        out += "- " + why.get<std::string>() + "\n";
-    return out;
-}
-
 } // namespace engram::ops::render

@@ -49,6 +49,5 @@ std::string anchors(const json& r);
 std::string check(const json& r);
 std::string status(const json& r);
 std::string delegate(const json& r);
-std::string verifyPacket(const json& r);
 
 } // namespace engram::ops::render

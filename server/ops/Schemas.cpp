@@ -232,16 +232,6 @@ json claimWithHistory() {
         {"claim", "history"});
 }
 
-// ---- arguments -----------------------------------------------------------
-
-json input(json properties, const Names& required) {
-    return object(std::move(properties), required);
-}
-
-json agentArg() {
-    return str(kAgentDoc);
-}
-
 } // namespace
 
 json rootProperty() {
@@ -274,22 +264,7 @@ json getOutput() {
     return claimWithHistory();
 }
 
-json delegateInput() {
-    json maxItems = integer("At most this many items (default 20)");
-    maxItems["minimum"] = 1;
-    json maxChars = integer("At most this many characters of claim text (default 8000)");
-    maxChars["minimum"] = 1;
-    return input({{"task", str("What the sub-agent is asked to do")},
-                  {"paths", arrayOf(str(), "Files the task touches: claims anchored there count")},
-                  {"symbols", arrayOf(str(), "Symbols the task touches")},
-                  {"max_items", std::move(maxItems)},
-                  {"max_chars", std::move(maxChars)},
-                  {"sign", boolean("Sign the packet with this machine's Ed25519 key")},
-                  {"agent", agentArg()}},
-                 {"task"});
-}
-
-json delegateOutput() {
+json packetSchema() {
     json item = object({{"id", str()},
                         {"version", integer()},
                         {"text", str()},
@@ -321,25 +296,7 @@ json delegateOutput() {
                 {"non_claims", arrayOf(str())},
                 {"signature", typed("object", "Ed25519, when sign was asked for")}},
                {"packet_id", "created_at", "binding", "items", "honest_gaps", "limits", "metrics"});
-    return object({{"packet", std::move(packet)}, {"envelope", envelope()}},
-                  {"packet", "envelope"});
-}
-
-json verifyPacketInput() {
-    json lifetime = integer("Oldest acceptable packet, in seconds (default one day)");
-    lifetime["minimum"] = 1;
-    return input({{"packet", typed("object", "The packet exactly as delegate returned it")},
-                  {"lifetime_seconds", std::move(lifetime)}},
-                 {"packet"});
-}
-
-json verifyPacketOutput() {
-    return object({{"valid", boolean()},
-                   {"reasons", arrayOf(str(), "One per failed check; empty when valid")},
-                   {"packet_id", str("The id recomputed from the packet's content")},
-                   {"signed_by_this_machine", either("boolean", "null")},
-                   {"age_seconds", either("integer", "null")}},
-                  {"valid", "reasons"});
+    return packet;
 }
 
 json instructionHitSchema() {

@@ -32,11 +32,9 @@ json envelopeSchema();
 // A paragraph of an instruction file beside recall rows and packet items
 // (protocol::toJson(InstructionHit)).
 json instructionHitSchema();
+// A delegation packet (protocol::packetJson).
+json packetSchema();
 
 json getOutput(); // also reverify's
-json delegateInput();
-json delegateOutput();
-json verifyPacketInput();
-json verifyPacketOutput();
 
 } // namespace engram::ops::schema

@@ -231,7 +231,7 @@ TEST_CASE("review accept commits with provenance, the next packet may carry it",
     DelegateRequest d;
     d.task = "exporter encoding";
     d.agent = "claude:parent";
-    json p = protocol::delegate(w.engine, d)["packet"];
+    json p = protocol::packetJson(w.engine, w.engine.delegate(d).packet, d.sign);
     REQUIRE(p["items"].size() == 1);
     CHECK(p["items"][0]["contribution_id"] == cid);
     CHECK(p["items"][0]["accepted_by"] == "claude:parent");

@@ -2,6 +2,7 @@
 // and content addressing (invariant 7), tamper and binding checks, the
 // budget (a property test over random stores), honest gaps and no leak.
 #include "engine/Engine.h"
+#include "ops/op/Ops.h"
 #include "protocol/Packet.h"
 #include "support/TempDir.h"
 #include "util/Error.h"
@@ -50,7 +51,7 @@ struct Workspace {
         d.sign = sign;
         d.maxItems = maxItems;
         d.maxChars = maxChars;
-        return protocol::delegate(*engine, d)["packet"];
+        return protocol::packetJson(*engine, engine->delegate(d).packet, d.sign);
     }
     VerifyPacketResult verify(const json& p, int64_t lifetime = protocol::kDefaultPacketLifetime) {
         return protocol::verifyPacket(*engine, {p, lifetime});
@@ -233,7 +234,7 @@ TEST_CASE("a signature by another key fails, the key is private to the owner", "
     d.task = "schedule the deploy";
     d.agent = "claude:parent";
     d.sign = true;
-    json foreign = protocol::delegate(other, d)["packet"];
+    json foreign = protocol::packetJson(other, other.delegate(d).packet, d.sign);
     CHECK(foreign["packet_id"] == p["packet_id"]);
     auto r = w.verify(foreign);
     CHECK_FALSE(r.valid);
@@ -387,7 +388,7 @@ TEST_CASE("a claim of another registered project is never in a packet", "[delega
     DelegateRequest d;
     d.task = "billing service webhooks";
     d.agent = "claude:parent";
-    json p = protocol::delegate(x, d)["packet"];
+    json p = protocol::packetJson(x, x.delegate(d).packet, d.sign);
     REQUIRE(p["items"].size() == 2);
     for (auto& it : p["items"]) {
         CHECK(it["text"] != "the billing service retries webhooks three times");
@@ -413,6 +414,6 @@ TEST_CASE("delegate refuses bad requests naming the field", "[delegate]") {
     d.paths = {};
     d.task = std::string("bad \xff utf8");
     CHECK_THROWS_WITH(w.engine->delegate(d), Catch::Contains("task"));
-    CHECK_THROWS_WITH(protocol::parseDelegate(json{{"task", 3}, {"agent", "a"}}),
+    CHECK_THROWS_WITH(ops::delegate::parse(json{{"task", 3}, {"agent", "a"}}),
                       Catch::Contains("task"));
 }

@@ -62,6 +62,14 @@ Operation operation();
 ContributeRequest parse(const json& params);
 json toJson(const ContributeResult& r);
 } // namespace contribute
+namespace delegate {
+Operation operation();
+// Its parameters as the engine takes them (for tests).
+DelegateRequest parse(const json& params);
+} // namespace delegate
+namespace verify_packet {
+Operation operation();
+}
 namespace get {
 Operation operation();
 }
