@@ -181,65 +181,6 @@ json toJson(const Claim& c) {
     return j;
 }
 
-json toJson(const Envelope& e) {
-    json stores = json::array();
-    for (auto& s : e.stores) {
-        json j = {{"tier", s.tier},
-                  {"path", s.path},
-                  {"name", s.name},
-                  {"exists", s.exists},
-                  {"index_ready", s.indexReady},
-                  {"claims",
-                   {{"committed", s.committed},
-                    {"frontier", s.frontier},
-                    {"retracted", s.retracted},
-                    {"superseded", s.superseded}}},
-                  {"anchors", s.anchors},
-                  {"generation", s.generation},
-                  {"broken_files", s.brokenFiles},
-                  {"reconciled", s.reconciled}};
-        if (!s.reconciled) j["unchecked_files"] = s.uncheckedFiles;
-        if (s.readOnly) j["read_only"] = true;
-        if (!s.error.empty()) j["error"] = s.error;
-        stores.push_back(std::move(j));
-    }
-    json recovery = nullptr;
-    if (!e.recovery.method.empty()) {
-        json args = json::object();
-        for (auto& [k, v] : e.recovery.arguments)
-            args[k] = v;
-        recovery = {
-            {"method", e.recovery.method}, {"arguments", args}, {"reason", e.recovery.reason}};
-    }
-    json observed = {{"method", e.observed.method}, {"candidates", e.observed.candidates}};
-    if (!e.observed.error.empty()) observed["error"] = e.observed.error;
-    json out = {{"schema", e.schema},
-                {"status", e.status},
-                {"trust_mode", e.trustMode},
-                {"observed", observed},
-                {"session",
-                 {{"pid", e.session.pid},
-                  {"version", e.session.version},
-                  {"started", formatUtc(e.session.started)}}},
-                {"binding",
-                 {{"root", e.binding.root},
-                  {"fingerprint", e.binding.fingerprint},
-                  {"source", e.binding.source},
-                  {"requested_root",
-                   e.binding.requestedRoot.empty() ? json(nullptr) : json(e.binding.requestedRoot)},
-                  {"mismatch", e.binding.mismatch}}},
-                {"store", stores},
-                {"next_suggested", e.nextSuggested.empty() ? json(nullptr) : json(e.nextSuggested)},
-                {"recovery", recovery},
-                {"non_claims", e.nonClaims}};
-    if (!e.notJudged.empty()) out["not_judged"] = toJson(e.notJudged);
-    return out;
-}
-
-json toJson(const NotJudged& n) {
-    return {{"total", n.total()}, {"by_reason", n.byReason}};
-}
-
 json lspRange(const TextRange& r) {
     return {{"start", {{"line", r.startLine}, {"character", r.startColumn}}},
             {"end", {{"line", r.endLine}, {"character", r.endColumn}}}};

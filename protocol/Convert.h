@@ -67,8 +67,6 @@ private:
 };
 
 json toJson(const Claim& c);
-json toJson(const Envelope& e);
-json toJson(const NotJudged& n);
 json toJson(const GetResult& r);
 json toJson(const InstructionHit& h);
 json toJson(const SyncReport& r);

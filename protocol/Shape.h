@@ -64,7 +64,8 @@ constexpr Field<T, M> field(const char* name, M T::*member, const char* descript
 }
 
 // A member of the JSON that the struct computes (a claim's `contested`):
-// written and declared, never read.
+// written and declared, never read. One computed as a std::optional is
+// written only when it has a value (and is then not required).
 template <class T, class R>
 struct Computed {
     const char* name;
@@ -455,15 +456,23 @@ void declareField(json& properties, json& required, Side side, const Spread<T, M
 
 template <class T, class R>
 void writeField(json& out, const T& in, const Computed<T, R>& f) {
-    out[f.name] = Wire<R>::write(f.get(in));
+    if constexpr (IsOptional<R>::value) {
+        if (auto v = f.get(in)) out[f.name] = Wire<typename R::value_type>::write(*v);
+    } else {
+        out[f.name] = Wire<R>::write(f.get(in));
+    }
 }
 
 template <class T, class R>
 void declareField(json& properties, json& required, Side, const Computed<T, R>& f) {
-    json s = Wire<R>::schema(Side::Output);
+    json s;
+    if constexpr (IsOptional<R>::value)
+        s = Wire<typename R::value_type>::schema(Side::Output);
+    else
+        s = Wire<R>::schema(Side::Output);
     if (f.description) s["description"] = f.description;
     properties[f.name] = std::move(s);
-    required.push_back(f.name);
+    if (!IsOptional<R>::value) required.push_back(f.name);
 }
 
 template <class T, class M>
@@ -496,6 +505,18 @@ void declareField(json& properties, json& required, Side side, const Field<T, M>
 
 } // namespace detail
 
+// What a struct is, said once for every schema holding it: a Shape's
+// `static constexpr const char* description`.
+template <class S>
+constexpr const char* descriptionOf() {
+    if constexpr (requires { Shape<S>::description; })
+        return Shape<S>::description;
+    else if constexpr (requires { S::description; })
+        return S::description;
+    else
+        return nullptr;
+}
+
 template <Shaped S>
 json schemaOf(Side side) {
     json properties = json::object(), required = json::array();
@@ -504,6 +525,7 @@ json schemaOf(Side side) {
         fieldsOf<S>());
     json out = {{"type", "object"}, {"properties", std::move(properties)}};
     if (!required.empty()) out["required"] = std::move(required);
+    if (const char* d = descriptionOf<S>()) out["description"] = d;
     return out;
 }
 

@@ -5,6 +5,7 @@
 // in prose (invariants 2 and 3). The envelope is that state, as data.
 #pragma once
 #include "model/NotJudged.h"
+#include "model/Spelling.h"
 
 #include <cstdint>
 #include <string>
@@ -12,6 +13,24 @@
 #include <vector>
 
 namespace engram {
+
+// How far an answer can be trusted, and what the caller should do about it.
+enum class EnvelopeStatus { Ok, Triaging, Blocked };
+enum class TrustMode { FullTrust, NeedsIndex, WrongWorkspaceBinding, RetrievalNeedsRecovery };
+template <>
+struct Spelling<EnvelopeStatus> {
+    static constexpr std::array values{std::pair{EnvelopeStatus::Ok, "ok"},
+                                       std::pair{EnvelopeStatus::Triaging, "triaging"},
+                                       std::pair{EnvelopeStatus::Blocked, "blocked"}};
+};
+template <>
+struct Spelling<TrustMode> {
+    static constexpr std::array values{
+        std::pair{TrustMode::FullTrust, "full_trust"},
+        std::pair{TrustMode::NeedsIndex, "needs_index"},
+        std::pair{TrustMode::WrongWorkspaceBinding, "wrong_workspace_binding"},
+        std::pair{TrustMode::RetrievalNeedsRecovery, "retrieval_needs_recovery"}};
+};
 
 struct TierState {
     std::string tier; // project | medulla
@@ -47,9 +66,10 @@ struct Recovery {
 
 struct Envelope {
     std::string schema = "engram.envelope/1";
-    std::string status = "ok";            // ok | triaging | blocked
-    std::string trustMode = "full_trust"; // full_trust | needs_index | wrong_workspace_binding |
-                                          // retrieval_needs_recovery
+    // An EnvelopeStatus's and a TrustMode's spelling; the engine keeps
+    // them as words, the wire declares them from the tables above.
+    std::string status = "ok";
+    std::string trustMode = "full_trust";
     struct Observed {
         std::string method;
         int64_t candidates = 0;

@@ -147,78 +147,6 @@ json claimWith(json extra, const Names& extraRequired) {
     return object(std::move(props), required);
 }
 
-// What an answer could not judge, counted by reason (model/NotJudged.h).
-json notJudged() {
-    return object({{"total", integer()},
-                   {"by_reason", typed("object", "Reason id -> count: file_too_large, no_grammar, "
-                                                 "no_code_index, shallow_history, search_budget, "
-                                                 "earlier_rules, newer_rules, ambiguous_name, "
-                                                 "parse_error, git_not_asked")}},
-                  {"total", "by_reason"},
-                  "Present when something was not judged; non_claims says why in words");
-}
-
-json envelope() {
-    json tierState = object(
-        {
-            {"tier", str("project or medulla")},
-            {"path", str("The store directory")},
-            {"name", str()},
-            {"exists", boolean()},
-            {"index_ready", boolean()},
-            {"claims", object({{"committed", integer()},
-                               {"frontier", integer()},
-                               {"retracted", integer()},
-                               {"superseded", integer()}},
-                              {"committed", "frontier", "retracted", "superseded"})},
-            {"anchors", integer()},
-            {"generation", integer()},
-            {"broken_files", integer()},
-            {"reconciled",
-             boolean("False while claim files changed while engram was down are still being "
-                     "checked in the background")},
-            {"unchecked_files", integer()},
-            {"read_only", boolean("The store cannot be written: it is read, and writes to it "
-                                  "are refused")},
-            {"error", str("Why the tier could not be read")},
-        },
-        {"tier", "path", "name", "exists", "index_ready", "claims", "anchors", "generation",
-         "broken_files", "reconciled"});
-    json recovery = object({{"method", str("The tool (or command) to call")},
-                            {"arguments", typed("object", nullptr)},
-                            {"reason", str()}},
-                           {"method", "reason"}, "The exact call that would fix the state");
-    recovery["type"] = json::array({"object", "null"});
-    return object(
-        {
-            {"schema", str()},
-            {"status", oneOf({"ok", "triaging", "blocked"})},
-            {"trust_mode", oneOf({"full_trust", "needs_index", "wrong_workspace_binding",
-                                  "retrieval_needs_recovery"},
-                                 "How far an empty or short answer can be trusted")},
-            {"observed", object({{"method", str()}, {"candidates", integer()}, {"error", str()}},
-                                {"method", "candidates"})},
-            {"session", object({{"pid", integer()}, {"version", str()}, {"started", str()}},
-                               {"pid", "version", "started"})},
-            {"binding",
-             object({{"root", str("The bound workspace root")},
-                     {"fingerprint", str()},
-                     {"source", str("How the root was chosen: --root, ENGRAM_ROOT, roots "
-                                    "(the client's), discovered (the working directory)")},
-                     {"requested_root", either("string", "null")},
-                     {"mismatch", boolean()}},
-                    {"root", "fingerprint", "source", "requested_root", "mismatch"})},
-            {"store", arrayOf(std::move(tierState))},
-            {"next_suggested", either("string", "null")},
-            {"recovery", std::move(recovery)},
-            {"non_claims", arrayOf(str())},
-            {"not_judged", notJudged()},
-        },
-        {"schema", "status", "trust_mode", "observed", "session", "binding", "store",
-         "next_suggested", "recovery", "non_claims"},
-        "The state of memory behind this answer (bound root, counts per tier, index)");
-}
-
 json claimWithHistory() {
     json anchors = arrayOf(anchorOut());
     anchors["items"]["required"].push_back("state");
@@ -301,10 +229,6 @@ json packetSchema() {
 
 json instructionHitSchema() {
     return instructionHit();
-}
-
-json envelopeSchema() {
-    return envelope();
 }
 
 json claimSchema(const char* description) {

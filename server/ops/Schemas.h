@@ -25,10 +25,8 @@ inline constexpr const char* kIdDoc = "The claim id (c-...), as recall or rememb
 inline constexpr const char* kAgentDoc =
     "Who acts, as tool:role (e.g. claude:maker, human:ana); defaults to the MCP client's name";
 
-// A claim as every answer shows it (protocol::toJson(Claim)); the envelope
-// beside recall, status, inbox and delegate (protocol::toJson(Envelope)).
+// A claim as every answer shows it (protocol::toJson(Claim)).
 json claimSchema(const char* description = nullptr);
-json envelopeSchema();
 // A paragraph of an instruction file beside recall rows and packet items
 // (protocol::toJson(InstructionHit)).
 json instructionHitSchema();
