@@ -111,76 +111,6 @@ std::vector<std::string> Params::optStrings(const char* key) const {
     return v ? Wire<std::vector<std::string>>::read(*v, field(key)) : std::vector<std::string>{};
 }
 
-static json orUnknown(const std::string& s) {
-    return s.empty() ? json("unknown") : json(s);
-}
-
-json toJson(const Claim& c) {
-    json anchors = json::array();
-    for (auto& a : c.anchors) {
-        json j = {{"path", a.path}, {"kind", a.nodeKind.empty() ? "unknown" : a.nodeKind}};
-        if (!a.symbol.empty()) j["symbol"] = a.symbol;
-        if (!a.language.empty()) j["language"] = a.language;
-        if (a.startLine > 0) j["range"] = {{"start_line", a.startLine}, {"end_line", a.endLine}};
-        if (!a.hash.empty()) j["hash"] = a.hash;
-        if (a.rules > 0) j["rules"] = a.rules;
-        anchors.push_back(std::move(j));
-    }
-    json evidence = json::array();
-    for (auto& e : c.evidence)
-        evidence.push_back({{"type", e.type}, {"value", e.value}});
-    json j = {
-        {"id", c.id},
-        {"version", c.version},
-        {"label", c.label.empty() ? json(nullptr) : json(c.label)},
-        {"text", c.text},
-        {"kind", orUnknown(c.kind)},
-        {"status", std::string(toString(c.status))},
-        {"confidence", c.confidence ? json(*c.confidence) : json("unknown")},
-        {"created", c.created ? json(formatUtc(*c.created)) : json("unknown")},
-        {"source_agent", orUnknown(c.sourceAgent)},
-        {"origin", orUnknown(c.origin)},
-        {"tags", c.tags},
-        {"anchors", std::move(anchors)},
-        {"evidence", std::move(evidence)},
-        {"feedback",
-         {{"correct", c.feedback.correct},
-          {"wrong", c.feedback.wrong},
-          {"partial", c.feedback.partial},
-          {"contested", c.feedback.contested()}}},
-    };
-    if (c.updated) j["updated"] = formatUtc(*c.updated);
-    if (c.verified) j["verified"] = formatUtc(*c.verified);
-    if (!c.supersedes.empty()) j["supersedes"] = c.supersedes;
-    if (!c.retractedBy.empty()) j["retracted_by"] = c.retractedBy;
-    if (!c.retractReason.empty()) j["retract_reason"] = c.retractReason;
-    if (!c.forceReason.empty()) j["force_reason"] = c.forceReason;
-    if (!c.originClaim.empty()) j["origin_claim"] = c.originClaim;
-    if (!c.promotedBy.empty()) j["promoted_by"] = c.promotedBy;
-    if (c.promoted) j["promoted"] = formatUtc(*c.promoted);
-    if (!c.promotionReason.empty()) j["promotion_reason"] = c.promotionReason;
-    if (!c.promotedTo.empty()) j["promoted_to"] = c.promotedTo;
-    if (!c.contributionId.empty()) j["contribution_id"] = c.contributionId;
-    if (!c.contributedBy.empty()) j["contributed_by"] = c.contributedBy;
-    if (!c.acceptedBy.empty()) j["accepted_by"] = c.acceptedBy;
-    if (!c.packetId.empty()) j["packet_id"] = c.packetId;
-    if (!c.contentHash.empty()) j["content_hash"] = c.contentHash;
-    // Team memory (ARCHITECTURE.md, "Team memory"): the versions a merge kept beside this one,
-    // and whether the file still holds git's conflict markers.
-    if (!c.diverged.empty()) {
-        json d = json::array();
-        for (auto& v : c.diverged) {
-            json one = toJson(v);
-            one["key"] = versionKey(v);
-            d.push_back(std::move(one));
-        }
-        j["diverged"] = std::move(d);
-        j["key"] = versionKey(c);
-    }
-    if (c.unmerged) j["unmerged"] = true;
-    return j;
-}
-
 json lspRange(const TextRange& r) {
     return {{"start", {{"line", r.startLine}, {"character", r.startColumn}}},
             {"end", {{"line", r.endLine}, {"character", r.endColumn}}}};
@@ -208,23 +138,6 @@ json toJson(const InstructionHit& h) {
             {"text", h.text},
             {"score", h.score},
             {"references", refs}};
-}
-
-json toJson(const GetResult& r) {
-    json history = json::array();
-    for (auto& h : r.history)
-        history.push_back(toJson(h));
-    json j = toJson(r.claim);
-    j["tier"] = r.tier;
-    j["file"] = r.file;
-    j["anchor_state"] = r.anchorState;
-    for (size_t i = 0; i < r.anchorStates.size() && i < j["anchors"].size(); ++i)
-        j["anchors"][i]["state"] = r.anchorStates[i];
-    for (size_t i = 0; i < r.places.size() && i < j["anchors"].size(); ++i) {
-        if (!r.places[i].reason.empty()) j["anchors"][i]["not_judged"] = r.places[i].reason;
-        if (json at = currentJson(r.places[i]); !at.is_null()) j["anchors"][i]["current"] = at;
-    }
-    return {{"claim", j}, {"history", history}};
 }
 
 json toJson(const SyncReport& r) {

@@ -66,8 +66,10 @@ private:
     std::string path_;
 };
 
-json toJson(const Claim& c);
-json toJson(const GetResult& r);
+// Where an anchor's code is now, in a packet item: {path, range} (an LSP
+// range), or null when it has no place (orphaned, or ambiguous).
+json currentJson(const AnchorPlace& p);
+
 json toJson(const InstructionHit& h);
 json toJson(const SyncReport& r);
 // An LSP range ({start, end}, each {line, character}) from a range whose
@@ -75,9 +77,5 @@ json toJson(const SyncReport& r);
 json lspRange(const TextRange& utf16);
 // ...or from byte columns, converted against the text they index.
 json lspRange(std::string_view text, const TextRange& bytes);
-
-// Where an anchor's code is now: {path, range} (an LSP range), or null
-// when it has no place (orphaned, or ambiguous).
-json currentJson(const AnchorPlace& p);
 
 } // namespace engram::protocol

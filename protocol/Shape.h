@@ -427,6 +427,14 @@ void readField(const Params& p, T& out, const Field<T, M>& f) {
     }
 }
 
+// `required` lists a name once (a spread member's may be declared again
+// after it, the later one replacing it).
+inline void require(json& required, const char* name) {
+    for (auto& r : required)
+        if (r == name) return;
+    required.push_back(name);
+}
+
 template <class T, class R>
 void readField(const Params&, T&, const Computed<T, R>&) {}
 
@@ -451,7 +459,7 @@ void declareField(json& properties, json& required, Side side, const Spread<T, M
     for (auto& [name, sub] : s["properties"].items())
         properties[name] = sub;
     for (auto& name : s.value("required", json::array()))
-        required.push_back(name);
+        require(required, name.template get<std::string>().c_str());
 }
 
 template <class T, class R>
@@ -472,7 +480,7 @@ void declareField(json& properties, json& required, Side, const Computed<T, R>& 
         s = Wire<R>::schema(Side::Output);
     if (f.description) s["description"] = f.description;
     properties[f.name] = std::move(s);
-    if (!IsOptional<R>::value) required.push_back(f.name);
+    if (!IsOptional<R>::value) require(required, f.name);
 }
 
 template <class T, class M>
@@ -500,7 +508,7 @@ void declareField(json& properties, json& required, Side side, const Field<T, M>
     if (side == Side::Input)
         always = f.filled == Filled::Required ||
                  (always && !IsList<M>::value && f.filled == Filled::ByCaller);
-    if (always) required.push_back(f.name);
+    if (always) require(required, f.name);
 }
 
 } // namespace detail

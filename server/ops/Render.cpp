@@ -70,7 +70,8 @@ std::string anchorText(const json& a) {
     if (a.contains("range") && member(a, "range").is_object())
         out += " (lines " + field(member(a, "range"), "start_line") + "-" +
                field(member(a, "range"), "end_line") + ")";
-    if (auto st = field(a, "state"); !st.empty()) out += " [" + st + "]";
+    // Only an answer that judged its anchors (recall, get) has their states.
+    if (a.contains("state")) out += " [" + field(a, "state") + "]";
     return out;
 }
 

@@ -1,4 +1,6 @@
-// The tools' schemas, built from a few shared pieces (claim, envelope).
+// The schemas still written by hand: an instruction file's paragraph and a
+// delegation packet, whose JSON is built by hand too (protocol/Convert,
+// protocol/Packet); and the `root` every tool takes.
 #include "ops/Schemas.h"
 
 #include "model/Claim.h"
@@ -22,9 +24,6 @@ json str(const char* description = nullptr) {
 }
 json integer(const char* description = nullptr) {
     return typed("integer", description);
-}
-json boolean(const char* description = nullptr) {
-    return typed("boolean", description);
 }
 json either(const char* a, const char* b, const char* description = nullptr) {
     json j = {{"type", json::array({a, b})}};
@@ -52,114 +51,6 @@ const Names kAnchorStates = spellings<AnchorState>();
 
 // ---- results -------------------------------------------------------------
 
-// Where an anchor's code is now (recall rows, packet items).
-json current() {
-    json position =
-        object({{"line", integer("0-based")}, {"character", integer("0-based, UTF-16 code units")}},
-               {"line", "character"});
-    return object({{"path", str("The file holding the code now (another one when it moved)")},
-                   {"range", object({{"start", position}, {"end", position}}, {"start", "end"})}},
-                  {"path", "range"},
-                  "Where the anchored code is now, as an LSP range (recall); absent when "
-                  "orphaned or ambiguous");
-}
-
-json anchorOut() {
-    return object(
-        {
-            {"path", str("Workspace-relative file")},
-            {"kind", str("Node kind (function, method, class...), file, range, or unknown")},
-            {"symbol", str("Qualified symbol, e.g. TokenValidator.validate")},
-            {"language", str()},
-            {"range", object({{"start_line", integer()}, {"end_line", integer()}},
-                             {"start_line", "end_line"}, "1-based lines when anchored")},
-            {"hash", str("Digest of the anchored code's syntax")},
-            {"rules", integer("The version of the digest rules that stamped it; absent when "
-                              "an engram from before versions wrote it")},
-            {"state", oneOf(kAnchorStates, "This anchor's state now (get, reverify, recall)")},
-            {"not_judged", str("Unjudged: why engram could not judge it (file_too_large, "
-                               "no_grammar, earlier_rules...)")},
-            {"current", current()},
-        },
-        {"path", "kind"});
-}
-
-json claimProperties() {
-    return {
-        {"id", str("Stable across versions: pass it to get, reverify, retract, learn")},
-        {"version", integer()},
-        {"label", either("string", "null", "Short name, unique among live claims of a store")},
-        {"text", str()},
-        {"kind", str("fact, decision, convention, gotcha, preference, todo (or unknown)")},
-        {"status", oneOf({"committed", "frontier", "retracted", "superseded"})},
-        {"confidence", either("number", "string", "In [0, 1], or \"unknown\"")},
-        {"created", str("UTC, or \"unknown\"")},
-        {"source_agent", str("Who wrote it, or \"unknown\"")},
-        {"origin", str("The store it was born in, or \"unknown\"")},
-        {"tags", arrayOf(str())},
-        {"anchors", arrayOf(anchorOut())},
-        {"evidence", arrayOf(object({{"type", str()}, {"value", str()}}, {"type", "value"}))},
-        {"feedback", object({{"correct", integer()},
-                             {"wrong", integer()},
-                             {"partial", integer()},
-                             {"contested", boolean("More wrong than correct verdicts")}},
-                            {"correct", "wrong", "partial", "contested"})},
-        {"updated", str()},
-        {"verified", str("When the anchors were last re-verified")},
-        {"supersedes", str()},
-        {"retracted_by", str()},
-        {"retract_reason", str()},
-        {"force_reason", str()},
-        {"origin_claim", str("On a medulla copy: the project claim it was promoted from")},
-        {"promoted_by", str()},
-        {"promoted", str("When it was promoted (UTC)")},
-        {"promotion_reason", str()},
-        {"promoted_to", str("On a project claim: the id of its medulla copy")},
-        {"contribution_id", str("On a sub-agent's finding: its contribution (k-...)")},
-        {"contributed_by", str()},
-        {"accepted_by", str()},
-        {"packet_id", str("The packet the finding was delegated with")},
-        {"content_hash", str()},
-        {"diverged",
-         arrayOf(typed("object", "Another version of the claim, with its key"),
-                 "Versions a merge kept beside this one (two branches each wrote the claim): "
-                 "engram resolve decides")},
-        {"key", str("This version's key, when versions diverged")},
-        {"unmerged", boolean("The claim file still holds git's conflict markers")},
-    };
-}
-
-const Names kClaimRequired = {"id",     "version",    "label",    "text",         "kind",
-                              "status", "confidence", "created",  "source_agent", "origin",
-                              "tags",   "anchors",    "evidence", "feedback"};
-
-json claim(const char* description = nullptr) {
-    return object(claimProperties(), kClaimRequired, description);
-}
-
-// A claim with extra members (a recall row, get's claim).
-json claimWith(json extra, const Names& extraRequired) {
-    json props = claimProperties();
-    for (auto& [k, v] : extra.items())
-        props[k] = v;
-    Names required = kClaimRequired;
-    required.insert(required.end(), extraRequired.begin(), extraRequired.end());
-    return object(std::move(props), required);
-}
-
-json claimWithHistory() {
-    json anchors = arrayOf(anchorOut());
-    anchors["items"]["required"].push_back("state");
-    json c = claimWith({{"tier", str()},
-                        {"file", str("The claim file")},
-                        {"anchor_state", oneOf(kAnchorStates)},
-                        {"anchors", std::move(anchors)}},
-                       {"tier", "file", "anchor_state"});
-    return object(
-        {{"claim", std::move(c)}, {"history", arrayOf(claim(), "Earlier versions, oldest first")}},
-        {"claim", "history"});
-}
-
 } // namespace
 
 json rootProperty() {
@@ -186,10 +77,6 @@ json instructionHit() {
                          {"reference", "state"}),
                   "The code references in the paragraph")}},
         {"source", "file", "line", "end_line", "heading", "text", "score", "references"});
-}
-
-json getOutput() {
-    return claimWithHistory();
 }
 
 json packetSchema() {
@@ -229,10 +116,6 @@ json packetSchema() {
 
 json instructionHitSchema() {
     return instructionHit();
-}
-
-json claimSchema(const char* description) {
-    return claim(description);
 }
 
 } // namespace engram::ops::schema

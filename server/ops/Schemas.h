@@ -25,14 +25,10 @@ inline constexpr const char* kIdDoc = "The claim id (c-...), as recall or rememb
 inline constexpr const char* kAgentDoc =
     "Who acts, as tool:role (e.g. claude:maker, human:ana); defaults to the MCP client's name";
 
-// A claim as every answer shows it (protocol::toJson(Claim)).
-json claimSchema(const char* description = nullptr);
 // A paragraph of an instruction file beside recall rows and packet items
 // (protocol::toJson(InstructionHit)).
 json instructionHitSchema();
 // A delegation packet (protocol::packetJson).
 json packetSchema();
-
-json getOutput(); // also reverify's
 
 } // namespace engram::ops::schema

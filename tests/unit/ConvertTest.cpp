@@ -1,6 +1,7 @@
 // JSON parameter parsing names the offending field; output says "unknown".
 #include "protocol/Convert.h"
 #include "ops/op/Ops.h"
+#include "ops/op/Wire.h"
 
 #include <catch2/catch.hpp>
 

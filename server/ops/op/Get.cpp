@@ -1,8 +1,19 @@
 // get: one claim by id, with its anchors' current state, its feedback and
 // its earlier versions.
 #include "ops/op/Ops.h"
+#include "ops/op/Wire.h"
 
 #include "ops/Render.h"
+
+namespace engram::ops {
+
+Outcome claimAnswer(const Call& call, const GetResult& r, const std::string& lead) {
+    Outcome out(protocol::toJson(r));
+    if (call.terminal) out.text = lead + terminal::get(r);
+    return out;
+}
+
+} // namespace engram::ops
 
 namespace engram::ops::get {
 
@@ -31,7 +42,7 @@ Operation operation() {
                        "its earlier versions.",
         .effect = Effect::Read,
         .input = protocol::inputSchema<Params>,
-        .output = schema::getOutput,
+        .output = protocol::outputSchema<GetResult>,
         .run = run,
         .render = render::get,
         .idArgument = "id",

@@ -37,11 +37,7 @@ constexpr auto agentField(std::string T::*member) {
 
 // The answer of get, reverify and resolve: the claim with its history, and
 // for a terminal `lead` and the claim.
-inline Outcome claimAnswer(const Call& call, const GetResult& r, const std::string& lead) {
-    Outcome out(protocol::toJson(r));
-    if (call.terminal) out.text = lead + terminal::get(r);
-    return out;
-}
+Outcome claimAnswer(const Call& call, const GetResult& r, const std::string& lead);
 
 namespace status {
 Operation operation();

@@ -3,6 +3,7 @@
 // version, or the one `take` names; every other version goes to history
 // (ARCHITECTURE.md, "Team memory").
 #include "ops/op/Ops.h"
+#include "ops/op/Wire.h"
 
 #include "ops/Render.h"
 
@@ -45,7 +46,7 @@ Operation operation() {
                        "version, or the one take names; the others are kept in its history.",
         .effect = Effect::Write,
         .input = protocol::inputSchema<Params>,
-        .output = schema::getOutput,
+        .output = protocol::outputSchema<GetResult>,
         .run = run,
         .render = text,
         .idArgument = "id",

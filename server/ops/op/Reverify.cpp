@@ -1,6 +1,7 @@
 // reverify: after checking a drifted or moved claim against the current
 // code and finding it still true, re-stamp its anchors to the code as it is.
 #include "ops/op/Ops.h"
+#include "ops/op/Wire.h"
 
 #include "ops/Render.h"
 
@@ -39,7 +40,7 @@ Operation operation() {
                        "finding it still true, re-stamp its anchors to the code as it is now.",
         .effect = Effect::Write,
         .input = protocol::inputSchema<Params>,
-        .output = schema::getOutput,
+        .output = protocol::outputSchema<GetResult>,
         .run = run,
         .render = text,
         .idArgument = "id",
