@@ -15,6 +15,7 @@ import {
     StaticFeature,
 } from 'vscode-languageclient/node';
 import { findBinary, restoreExecutable } from './core/binary';
+import { advertisedMethods, unsupported, unsupportedError } from './core/capabilities';
 import { CrashBudget } from './core/crashes';
 import { agentName } from './core/requests';
 import { routeCommand } from './core/serverCommands';
@@ -36,6 +37,8 @@ class EngramLanguageClient extends LanguageClient {
 
 export class FolderServer implements vscode.Disposable {
     private client: LanguageClient | undefined;
+    /** The engram/* methods the running server advertised (undefined: it lists none). */
+    private methods: Set<string> | undefined;
     private readonly crashes = new CrashBudget();
     private readonly changed = new vscode.EventEmitter<void>();
     private _state: ServerState = 'stopped';
@@ -138,6 +141,7 @@ export class FolderServer implements vscode.Disposable {
         this.setState('starting');
         try {
             await client.start();
+            this.methods = advertisedMethods(client.initializeResult);
             const info = client.initializeResult?.serverInfo;
             this.output.appendLine(
                 `[${this.folder.name}] ${info?.name ?? 'engram'} ${info?.version ?? '(version unknown)'} is running (${lookup.source}: ${lookup.path})`,
@@ -210,6 +214,8 @@ export class FolderServer implements vscode.Disposable {
         if (this.client && this._state === 'starting') await this.client.start().catch(() => undefined);
         if (!this.client || this._state !== 'running')
             throw new NotRunning(`engram is not running for ${this.folder.name} (${this._state}).`);
+        // An older engram than the extension is told apart before anything is sent.
+        if (unsupported(this.methods, method)) throw unsupportedError(method);
         return this.client.sendRequest<R>(method, params);
     }
 

@@ -7,6 +7,7 @@ import * as path from 'node:path';
 import { after, before, test } from 'node:test';
 import { ResponseError } from 'vscode-jsonrpc/node';
 import { currentLocation, memoriesAt } from '../../src/core/anchors';
+import { advertisedMethods, unsupported } from '../../src/core/capabilities';
 import { errorMessage } from '../../src/core/errors';
 import {
     anchorsParams,
@@ -74,8 +75,12 @@ test('initialize advertises what the extension relies on', () => {
     assert.deepEqual(caps.codeLensProvider, { resolveProvider: false });
     const commands = (caps.executeCommandProvider as { commands: string[] }).commands;
     for (const c of ['engram.reverify', 'engram.retract', 'engram.openClaim']) assert.ok(commands.includes(c), c);
-    const methods = caps.experimental?.engram?.methods ?? [];
-    for (const m of [Method.remember, Method.recall, Method.anchors, Method.status]) assert.ok(methods.includes(m), m);
+    // Every method the extension sends is one the server advertises: the
+    // extension refuses the others before sending them (core/capabilities).
+    const methods = advertisedMethods(initResult);
+    assert.ok(methods, 'the server lists its methods');
+    for (const m of Object.values(Method)) assert.equal(unsupported(methods, m), false, m);
+    assert.equal(unsupported(methods, 'engram/noSuchMethod'), true);
 });
 
 test('Remember at the cursor anchors the enclosing method', async () => {

@@ -4,6 +4,7 @@ import * as assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { anchorTarget, currentLocation, memoriesAt, unverifiedFirst } from '../../src/core/anchors';
 import { CrashBudget } from '../../src/core/crashes';
+import { advertisedMethods, unsupported, unsupportedError } from '../../src/core/capabilities';
 import { errorMessage, isMethodNotFound } from '../../src/core/errors';
 import { routeCommand, runOnServer } from '../../src/core/serverCommands';
 import { AnchorEntry } from '../../src/core/wire';
@@ -93,6 +94,20 @@ test('a server without engram/delegate is named as such', () => {
         'engram: this engram server does not support delegation (engram/delegate). Update engram to delegate from the editor.',
     );
     assert.match(errorMessage(err, 'engram/anchors'), /does not support engram\/anchors/);
+});
+
+test('a method the server did not advertise is refused before it is sent, in the same words', () => {
+    const init = { capabilities: { experimental: { engram: { methods: ['engram/recall', 'engram/anchors', 7] } } } };
+    const methods = advertisedMethods(init);
+    assert.deepEqual([...(methods ?? [])], ['engram/recall', 'engram/anchors']);
+    assert.equal(unsupported(methods, 'engram/recall'), false);
+    assert.equal(unsupported(methods, 'engram/delegate'), true);
+    // Not engram's to refuse: the LSP's own methods and commands.
+    assert.equal(unsupported(methods, 'workspace/executeCommand'), false);
+    // An older engram that lists nothing is asked, and answers for itself.
+    assert.equal(advertisedMethods({ capabilities: {} }), undefined);
+    assert.equal(unsupported(undefined, 'engram/delegate'), false);
+    assert.match(errorMessage(unsupportedError('engram/delegate'), 'engram/delegate'), /does not support delegation/);
 });
 
 test('a refusal keeps engram’s message and names its kind', () => {
