@@ -396,6 +396,9 @@ private:
     void reread(const std::vector<std::pair<Tier*, std::string>>& claims);
     RecallResult recallChecked(const RecallRequest& req, bool rowsReread);
     struct TierPass;
+    // One findings pass (engine/Findings.cpp): its phases, and the state
+    // they share (what is kept, what is counted).
+    class FindingsRun;
     static void forEachPass(std::vector<TierPass>& passes,
                             const std::function<void(TierPass&)>& fn);
     void candidatePass(TierPass& p, const std::vector<std::string>& queryTerms,

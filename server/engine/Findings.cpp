@@ -21,6 +21,15 @@
 
 namespace engram {
 
+// A field of a claim as scanned for secrets (outside the anonymous
+// namespace: Engine::FindingsRun holds them).
+struct Scanned {
+    std::string field;
+    std::string value;
+    std::vector<secrets::Hit> hits;
+    std::string failure; // the scanner could not complete
+};
+
 namespace {
 
 constexpr size_t kMaxQuoted = 200; // bytes of claim text quoted in a message
@@ -116,14 +125,6 @@ size_t bodyStart(std::string_view file) {
     return file.size();
 }
 
-// A field of a claim as scanned for secrets.
-struct Scanned {
-    std::string field;
-    std::string value;
-    std::vector<secrets::Hit> hits;
-    std::string failure; // the scanner could not complete
-};
-
 Scanned scanField(std::string field, std::string value) {
     Scanned s{std::move(field), std::move(value), {}, {}};
     try {
@@ -180,455 +181,527 @@ bool findingLess(const Finding& a, const Finding& b) {
     return key(a) < key(b);
 }
 
+// One findings pass over the stores, a phase a method: a tier's claims
+// read in one snapshot, its broken files, each claim's secrets, anchors,
+// merge state and age, then the conflicts between its claims.
+class Engine::FindingsRun {
+public:
+    FindingsRun(Engine& engine, const FindingsOptions& opts)
+        : e_(engine)
+        , opts_(opts)
+        , now_(nowUnix())
+        , staleAfter_(int64_t(engine.opts_.staleDays) * 86400)
+        , counted_(summarize({})) {
+        if (opts.path) only_ = display(*opts.path);
+    }
+
+    void tier(Tier& t);
+    std::vector<Finding> finish(FindingsSummary* all);
+
+    const std::optional<std::string>& only() const { return only_; }
+    NotJudged& notJudged() { return counted_.notJudged; }
+
+    // Past opts.keep, findings are counted, not kept: a clone with a million
+    // broken claim files must not hold a million findings to list a
+    // thousand. The first ones in order survive each trim.
+    void emit(Finding&& f) {
+        if (opts_.changed && !touched(f)) return;
+        count(counted_, f);
+        out_.push_back(std::move(f));
+        if (opts_.keep && out_.size() >= 2 * opts_.keep + 1024) {
+            std::nth_element(out_.begin(), out_.begin() + std::ptrdiff_t(opts_.keep), out_.end(),
+                             findingLess);
+            out_.resize(opts_.keep);
+        }
+    }
+
+private:
+    // A claim's anchor as conflicts group it (Anchorer::identity), with
+    // where it is now, so a conflict is reported on the code.
+    struct Placed {
+        std::string identity;
+        const Anchor* anchor = nullptr;
+        std::optional<TextRange> range;
+    };
+
+    // The tier being judged: its name, whether its anchors point into this
+    // root, and how its claim files are named.
+    struct TierScope {
+        Tier& t;
+        bool checkAnchors;
+        std::string claimsShown; // its claims directory as findings name it, with a slash
+        std::string claimShown(const std::string& id) const { return claimsShown + id + ".md"; }
+    };
+
+    // One claim being judged: its fields scanned for secrets (every message
+    // quotes the claim, so what it quotes is scanned first: a secret is
+    // named by rule and span, never repeated), and how messages quote it.
+    struct ClaimScope {
+        const TierScope& tier;
+        const Claim& c;
+        std::string claimFile, claimPath;
+        std::vector<Scanned> fields; // label, text, tags, evidence values
+        std::string quoted;
+        Finding base(const std::string& code) const {
+            Finding f;
+            f.code = code;
+            f.severity = std::string(findingRule(code)->severity);
+            f.claimId = c.id;
+            f.label = safe(fields[0]);
+            f.tier = tier.t.name;
+            f.path = claimPath;
+            f.claimFile = claimFile;
+            return f;
+        }
+    };
+
+    // Files inside the root are named relative to it (as anchors are);
+    // others (the medulla's) absolutely.
+    std::string display(const std::string& abs) const {
+        auto rel = relativeToRoot(e_.opts_.root, abs);
+        if (rel) return *rel;
+        // A store file that is a link out of the root is still named by
+        // where it is (the finding is about the link, not its target).
+        std::string prefix = e_.opts_.root + "/";
+        if (abs.rfind(prefix, 0) == 0 && abs.find("/../") == std::string::npos)
+            return abs.substr(prefix.size());
+        return abs;
+    }
+
+    // A pull request's findings: about a claim whose file, or a file it is
+    // anchored to, changed.
+    bool touched(const Finding& f) const {
+        if (opts_.changed->count(f.path)) return true;
+        if (!f.claimFile.empty())
+            if (auto rel = relativeToRoot(e_.opts_.root, f.claimFile);
+                rel && opts_.changed->count(*rel))
+                return true;
+        auto it = anchorPaths_.find(f.claimId);
+        if (it != anchorPaths_.end())
+            for (auto& p : it->second)
+                if (opts_.changed->count(p)) return true;
+        return false;
+    }
+
+    void readClaims(const TierScope& ts, std::vector<Claim>& claims,
+                    std::vector<BrokenFile>& broken);
+    void brokenFiles(const TierScope& ts, const std::vector<BrokenFile>& broken);
+    void claimFindings(const TierScope& ts, const Claim& c, std::vector<Placed>& placed);
+    void secretFindings(const ClaimScope& cs);
+    void anchorFindings(const ClaimScope& cs, std::vector<Placed>& placed);
+    void stateFindings(const ClaimScope& cs);
+    void conflicts(const TierScope& ts, const std::vector<Claim>& claims,
+                   const std::vector<std::vector<Placed>>& placed);
+
+    Engine& e_;
+    const FindingsOptions& opts_;
+    std::optional<std::string> only_;
+    const int64_t now_;
+    const int64_t staleAfter_;
+    std::vector<Finding> out_;
+    std::map<std::string, std::vector<std::string>> anchorPaths_; // for opts.changed
+    FindingsSummary counted_;
+};
+
 std::vector<Finding> Engine::findings(const FindingsOptions& opts, FindingsSummary* all) {
     Anchorer::ReadScope reads(anchorer_); // each anchored file read once for the answer
     if (opts.tier != "project" && opts.tier != "medulla" && opts.tier != "all")
         throw invalidField("tier", "must be 'project', 'medulla' or 'all'");
-    // Files inside the root are named relative to it (as anchors are);
-    // others (the medulla's) absolutely.
-    auto display = [&](const std::string& abs) {
-        auto rel = relativeToRoot(opts_.root, abs);
-        if (rel) return *rel;
-        // A store file that is a link out of the root is still named by
-        // where it is (the finding is about the link, not its target).
-        std::string prefix = opts_.root + "/";
-        if (abs.rfind(prefix, 0) == 0 && abs.find("/../") == std::string::npos)
-            return abs.substr(prefix.size());
-        return abs;
-    };
-    std::optional<std::string> only;
-    if (opts.path) only = display(*opts.path);
+    FindingsRun run(*this, opts);
     // Anchors stamped by earlier digest rules are judged against the commit
     // that stamped them: git runs once per process (and HEAD) and per new
     // stamp, so an editor's diagnostics after an edit run nothing.
     Anchorer::HistoryScope history(anchorer_);
-
-    const int64_t now = nowUnix();
-    const int64_t staleAfter = int64_t(opts_.staleDays) * 86400;
-    std::vector<Finding> out;
-    std::map<std::string, std::vector<std::string>> anchorPaths; // for opts.changed
-    // A pull request's findings: about a claim whose file, or a file it is
-    // anchored to, changed.
-    auto touched = [&](const Finding& f) {
-        if (opts.changed->count(f.path)) return true;
-        if (!f.claimFile.empty())
-            if (auto rel = relativeToRoot(opts_.root, f.claimFile);
-                rel && opts.changed->count(*rel))
-                return true;
-        auto it = anchorPaths.find(f.claimId);
-        if (it != anchorPaths.end())
-            for (auto& p : it->second)
-                if (opts.changed->count(p)) return true;
-        return false;
-    };
-    // Past opts.keep, findings are counted, not kept: a clone with a million
-    // broken claim files must not hold a million findings to list a
-    // thousand. The first ones in order survive each trim.
-    FindingsSummary counted = summarize({});
-    auto emit = [&](Finding&& f) {
-        if (opts.changed && !touched(f)) return;
-        count(counted, f);
-        out.push_back(std::move(f));
-        if (opts.keep && out.size() >= 2 * opts.keep + 1024) {
-            std::nth_element(out.begin(), out.begin() + std::ptrdiff_t(opts.keep), out.end(),
-                             findingLess);
-            out.resize(opts.keep);
-        }
-    };
-
     for (auto& tp : tiers_) {
         Tier& t = *tp;
         if (opts.tier != "all" && opts.tier != t.name) continue;
         if (!ready(t)) continue;
-        // Anchors are workspace-relative paths of the project they were
-        // written in; only the project tier's can be checked against this root.
-        const bool checkAnchors = t.name == "project";
-        // A claim file is named by its directory's name and its own: the
-        // directory is judged once (display resolves links, a syscall per
-        // path component), not once per claim. A claim file that is itself a
-        // link out of the root is named where it is, as display names it.
-        const std::string claimsShown = display(t.store->claimsDir()) + "/";
-        auto claimShown = [&](const std::string& id) { return claimsShown + id + ".md"; };
+        run.tier(t);
+    }
+    if (opts.tier != "medulla")
+        run.notJudged().add(
+            instructionFindings(opts, run.only(), [&](Finding&& f) { run.emit(std::move(f)); }));
+    return run.finish(all);
+}
 
-        // The claims to look at, read in one snapshot.
-        std::vector<Claim> claims;
-        std::vector<BrokenFile> broken;
-        for (int pass = 0; pass < 2; ++pass) {
-            claims.clear();
-            std::vector<std::pair<Tier*, std::string>> changed;
-            auto snapshot = t.index->readScope();
-            std::vector<int64_t> rowids;
-            const std::string& claimsPrefix = claimsShown;
-            if (!only) {
-                rowids = t.index->recent(ClaimStatus::Committed, kEverything);
-            } else if (only->starts_with(claimsPrefix) && only->ends_with(".md")) {
-                std::string id =
-                    only->substr(claimsPrefix.size(), only->size() - claimsPrefix.size() - 3);
-                if (Store::validId(id))
-                    if (auto ic = t.index->byId(id)) rowids.push_back(ic->rowid);
-            } else {
-                rowids = t.index->anchoredIn(*only, kEverything);
-            }
-            for (auto rowid : rowids)
-                if (auto ic = t.index->byRowid(rowid)) {
-                    // One file's findings (the editor's) read a claim file
-                    // changed since it was indexed again first, as recall
-                    // does; the whole store's are as current as the index.
-                    if (only && !sameFile(statFile(t.store->claimPath(ic->claim.id)), ic->file))
-                        changed.emplace_back(&t, ic->claim.id);
-                    if (ic->claim.live()) claims.push_back(std::move(ic->claim));
-                }
-            broken = t.index->brokenFiles();
-            if (changed.empty() || pass == 1) break;
-            snapshot.commit();
-            reread(changed);
+void Engine::FindingsRun::tier(Tier& t) {
+    // Anchors are workspace-relative paths of the project they were
+    // written in; only the project tier's can be checked against this root.
+    // A claim file is named by its directory's name and its own: the
+    // directory is judged once (display resolves links, a syscall per path
+    // component), not once per claim. A claim file that is itself a link
+    // out of the root is named where it is, as display names it.
+    TierScope ts{t, t.name == "project", display(t.store->claimsDir()) + "/"};
+    std::vector<Claim> claims;
+    std::vector<BrokenFile> broken;
+    readClaims(ts, claims, broken);
+    brokenFiles(ts, broken);
+    std::vector<std::vector<Placed>> placed(claims.size());
+    for (size_t ci = 0; ci < claims.size(); ++ci)
+        claimFindings(ts, claims[ci], placed[ci]);
+    conflicts(ts, claims, placed);
+}
+
+std::vector<Finding> Engine::FindingsRun::finish(FindingsSummary* all) {
+    std::sort(out_.begin(), out_.end(), findingLess);
+    if (opts_.keep && out_.size() > opts_.keep) out_.resize(opts_.keep);
+    if (all) *all = std::move(counted_);
+    return std::move(out_);
+}
+
+// The claims to look at, read in one snapshot.
+void Engine::FindingsRun::readClaims(const TierScope& ts, std::vector<Claim>& claims,
+                                     std::vector<BrokenFile>& broken) {
+    Tier& t = ts.t;
+    for (int pass = 0; pass < 2; ++pass) {
+        claims.clear();
+        std::vector<std::pair<Tier*, std::string>> changed;
+        auto snapshot = t.index->readScope();
+        std::vector<int64_t> rowids;
+        if (!only_) {
+            rowids = t.index->recent(ClaimStatus::Committed, kEverything);
+        } else if (only_->starts_with(ts.claimsShown) && only_->ends_with(".md")) {
+            std::string id =
+                only_->substr(ts.claimsShown.size(), only_->size() - ts.claimsShown.size() - 3);
+            if (Store::validId(id))
+                if (auto ic = t.index->byId(id)) rowids.push_back(ic->rowid);
+        } else {
+            rowids = t.index->anchoredIn(*only_, kEverything);
         }
-
-        for (auto& b : broken) {
-            Finding f;
-            f.code = "engram.invalid";
-            f.severity = "error";
-            f.tier = t.name;
-            f.claimFile = t.store->dir() + "/" + b.file;
-            f.path = display(f.claimFile);
-            if (only && f.path != *only) continue;
-            auto slash = b.file.find_last_of('/');
-            std::string name = b.file.substr(slash == std::string::npos ? 0 : slash + 1);
-            if (name.ends_with(".md") && Store::validId(name.substr(0, name.size() - 3)))
-                f.claimId = name.substr(0, name.size() - 3);
-            // The index keeps the parser's "line N: why"; say the line once.
-            std::string why = b.message;
-            std::string prefix = "line " + std::to_string(b.line) + ": ";
-            if (why.starts_with(prefix)) why = why.substr(prefix.size());
-            if (b.line > 0) {
-                uint32_t line = uint32_t(b.line - 1);
-                uint32_t width = 0;
-                if (auto text = readFile(f.claimFile, nullptr, {kMaxClaimFileBytes, false})) {
-                    std::string_view v = *text;
-                    size_t pos = 0;
-                    for (uint32_t l = 0; l < line && pos != std::string_view::npos; ++l) {
-                        pos = v.find('\n', pos);
-                        if (pos != std::string_view::npos) ++pos;
-                    }
-                    if (pos != std::string_view::npos && pos <= v.size()) {
-                        size_t end = v.find('\n', pos);
-                        if (end == std::string_view::npos) end = v.size();
-                        if (end > pos && v[end - 1] == '\r') --end;
-                        width = uint32_t(end - pos);
-                    }
-                }
-                f.range = {line, 0, line, width};
+        for (auto rowid : rowids)
+            if (auto ic = t.index->byRowid(rowid)) {
+                // One file's findings (the editor's) read a claim file
+                // changed since it was indexed again first, as recall
+                // does; the whole store's are as current as the index.
+                if (only_ && !sameFile(statFile(t.store->claimPath(ic->claim.id)), ic->file))
+                    changed.emplace_back(&t, ic->claim.id);
+                if (ic->claim.live()) claims.push_back(std::move(ic->claim));
             }
-            // The parser may quote the file (a key, an id): never a secret.
-            if (auto hits = scanField("message", why); !hits.failure.empty() || !hits.hits.empty())
-                why = safe(hits);
-            f.message = "invalid: " + f.path + " cannot be parsed" +
-                        (b.line > 0 ? " (line " + std::to_string(b.line) + ")" : "") + ": " + why +
-                        "; engram ignores this file until it is fixed";
+        broken = t.index->brokenFiles();
+        if (changed.empty() || pass == 1) break;
+        snapshot.commit();
+        e_.reread(changed);
+    }
+}
+
+void Engine::FindingsRun::brokenFiles(const TierScope& ts, const std::vector<BrokenFile>& broken) {
+    for (auto& b : broken) {
+        Finding f;
+        f.code = "engram.invalid";
+        f.severity = "error";
+        f.tier = ts.t.name;
+        f.claimFile = ts.t.store->dir() + "/" + b.file;
+        f.path = display(f.claimFile);
+        if (only_ && f.path != *only_) continue;
+        auto slash = b.file.find_last_of('/');
+        std::string name = b.file.substr(slash == std::string::npos ? 0 : slash + 1);
+        if (name.ends_with(".md") && Store::validId(name.substr(0, name.size() - 3)))
+            f.claimId = name.substr(0, name.size() - 3);
+        // The index keeps the parser's "line N: why"; say the line once.
+        std::string why = b.message;
+        std::string prefix = "line " + std::to_string(b.line) + ": ";
+        if (why.starts_with(prefix)) why = why.substr(prefix.size());
+        if (b.line > 0) {
+            uint32_t line = uint32_t(b.line - 1);
+            uint32_t width = 0;
+            if (auto text = readFile(f.claimFile, nullptr, {kMaxClaimFileBytes, false})) {
+                std::string_view v = *text;
+                size_t pos = 0;
+                for (uint32_t l = 0; l < line && pos != std::string_view::npos; ++l) {
+                    pos = v.find('\n', pos);
+                    if (pos != std::string_view::npos) ++pos;
+                }
+                if (pos != std::string_view::npos && pos <= v.size()) {
+                    size_t end = v.find('\n', pos);
+                    if (end == std::string_view::npos) end = v.size();
+                    if (end > pos && v[end - 1] == '\r') --end;
+                    width = uint32_t(end - pos);
+                }
+            }
+            f.range = {line, 0, line, width};
+        }
+        // The parser may quote the file (a key, an id): never a secret.
+        if (auto hits = scanField("message", why); !hits.failure.empty() || !hits.hits.empty())
+            why = safe(hits);
+        f.message = "invalid: " + f.path + " cannot be parsed" +
+                    (b.line > 0 ? " (line " + std::to_string(b.line) + ")" : "") + ": " + why +
+                    "; engram ignores this file until it is fixed";
+        emit(std::move(f));
+    }
+}
+
+void Engine::FindingsRun::claimFindings(const TierScope& ts, const Claim& c,
+                                        std::vector<Placed>& placed) {
+    if (opts_.changed && ts.checkAnchors)
+        for (auto& a : c.anchors)
+            anchorPaths_[c.id].push_back(a.path);
+    ClaimScope cs{ts, c, ts.t.store->claimPath(c.id), ts.claimShown(c.id), {}, {}};
+    cs.fields.push_back(scanField("label", c.label));
+    cs.fields.push_back(scanField("text", c.text));
+    for (size_t i = 0; i < c.tags.size(); ++i)
+        cs.fields.push_back(scanField("tags[" + std::to_string(i) + "]", c.tags[i]));
+    for (size_t i = 0; i < c.evidence.size(); ++i)
+        cs.fields.push_back(
+            scanField("evidence[" + std::to_string(i) + "].value", c.evidence[i].value));
+    std::string label = oneLine(safe(cs.fields[0]));
+    cs.quoted = "claim " + (label.empty() ? "" : "\"" + label + "\" ") + "(" + c.id +
+                "): " + oneLine(safe(cs.fields[1]));
+    secretFindings(cs);
+    anchorFindings(cs, placed);
+    stateFindings(cs);
+}
+
+void Engine::FindingsRun::secretFindings(const ClaimScope& cs) {
+    std::optional<std::string> fileText; // read only when a secret needs a line
+    for (auto& s : cs.fields) {
+        if (!s.failure.empty()) {
+            Finding f = cs.base("engram.secret");
+            f.subject = s.field + ":scanner-failure";
+            f.message = "secret: the secret scan of " + s.field + " could not complete (" +
+                        s.failure + "); treat this claim file as unsafe until it is checked; " +
+                        cs.quoted;
+            emit(std::move(f));
+            continue;
+        }
+        for (auto& h : s.hits) {
+            Finding f = cs.base("engram.secret");
+            f.subject = s.field + ":" + h.rule;
+            f.message = "secret: the claim file holds what looks like a " + h.description + " in " +
+                        s.field + " (rule " + h.rule + ", characters " + std::to_string(h.begin) +
+                        "-" + std::to_string(h.end) +
+                        "); remove it from the file and from git history, and rotate the "
+                        "credential; " +
+                        cs.quoted;
+            // Point at it in the claim file: the text is stored as written,
+            // header values escaped.
+            if (!fileText)
+                fileText =
+                    readFile(cs.claimFile, nullptr, {kMaxClaimFileBytes, false}).value_or("");
+            std::string needle = s.value.substr(h.begin, h.end - h.begin);
+            size_t body = bodyStart(*fileText), at = std::string::npos;
+            if (s.field == "text") {
+                at = fileText->find(needle, body);
+            } else {
+                needle = escapeValue(needle);
+                at = fileText->find(needle);
+                if (at >= body) at = std::string::npos; // only in the header
+            }
+            if (at != std::string::npos) {
+                auto [sl, sc] = position(*fileText, at);
+                auto [el, ec] = position(*fileText, at + needle.size());
+                f.range = {sl, sc, el, ec};
+            }
             emit(std::move(f));
         }
+    }
+}
 
-        // Each claim's anchors as conflicts group them (Anchorer::identity),
-        // with where each is now, so a conflict is reported on the code.
-        struct Placed {
-            std::string identity;
-            const Anchor* anchor = nullptr;
-            std::optional<TextRange> range;
-        };
-        std::vector<std::vector<Placed>> placed(claims.size());
-        for (size_t ci = 0; ci < claims.size(); ++ci) {
-            const Claim& c = claims[ci];
-            if (opts.changed && checkAnchors)
-                for (auto& a : c.anchors)
-                    anchorPaths[c.id].push_back(a.path);
-            std::string claimFile = t.store->claimPath(c.id);
-            std::string claimPath = claimShown(c.id);
-            // Every message quotes the claim, so scan what it quotes first:
-            // a secret is named by rule and span, never repeated.
-            std::vector<Scanned> fields;
-            fields.push_back(scanField("label", c.label));
-            fields.push_back(scanField("text", c.text));
-            for (size_t i = 0; i < c.tags.size(); ++i)
-                fields.push_back(scanField("tags[" + std::to_string(i) + "]", c.tags[i]));
-            for (size_t i = 0; i < c.evidence.size(); ++i)
-                fields.push_back(
-                    scanField("evidence[" + std::to_string(i) + "].value", c.evidence[i].value));
-            std::string label = oneLine(safe(fields[0]));
-            std::string quoted = "claim " + (label.empty() ? "" : "\"" + label + "\" ") + "(" +
-                                 c.id + "): " + oneLine(safe(fields[1]));
-
-            auto base = [&](const std::string& code) {
-                Finding f;
-                f.code = code;
-                f.severity = std::string(findingRule(code)->severity);
-                f.claimId = c.id;
-                f.label = safe(fields[0]);
-                f.tier = t.name;
-                f.path = claimPath;
-                f.claimFile = claimFile;
-                return f;
-            };
-
-            std::optional<std::string> fileText; // read only when a secret needs a line
-            for (auto& s : fields) {
-                if (!s.failure.empty()) {
-                    Finding f = base("engram.secret");
-                    f.subject = s.field + ":scanner-failure";
-                    f.message = "secret: the secret scan of " + s.field + " could not complete (" +
-                                s.failure +
-                                "); treat this claim file as unsafe until it is checked; " + quoted;
-                    emit(std::move(f));
-                    continue;
-                }
-                for (auto& h : s.hits) {
-                    Finding f = base("engram.secret");
-                    f.subject = s.field + ":" + h.rule;
-                    f.message = "secret: the claim file holds what looks like a " + h.description +
-                                " in " + s.field + " (rule " + h.rule + ", characters " +
-                                std::to_string(h.begin) + "-" + std::to_string(h.end) +
-                                "); remove it from the file and from git history, and rotate "
-                                "the credential; " +
-                                quoted;
-                    // Point at it in the claim file: the text is stored as
-                    // written, header values escaped.
-                    if (!fileText)
-                        fileText =
-                            readFile(claimFile, nullptr, {kMaxClaimFileBytes, false}).value_or("");
-                    std::string needle = s.value.substr(h.begin, h.end - h.begin);
-                    size_t body = bodyStart(*fileText), at = std::string::npos;
-                    if (s.field == "text") {
-                        at = fileText->find(needle, body);
-                    } else {
-                        needle = escapeValue(needle);
-                        at = fileText->find(needle);
-                        if (at >= body) at = std::string::npos; // only in the header
-                    }
-                    if (at != std::string::npos) {
-                        auto [sl, sc] = position(*fileText, at);
-                        auto [el, ec] = position(*fileText, at + needle.size());
-                        f.range = {sl, sc, el, ec};
-                    }
-                    emit(std::move(f));
-                }
-            }
-
-            for (auto& a : c.anchors) {
-                if (!checkAnchors) {
-                    // Another tier's anchors point into another tree: known
-                    // by what they recorded.
-                    placed[ci].push_back({recordedIdentity(a), &a, {}});
-                    continue;
-                }
-                auto check = anchorer_.check(a, c.id);
-                placed[ci].push_back({anchorer_.identity(a, &check), &a,
-                                      a.symbol.empty() ? std::nullopt : check.range});
-                if (check.state == "intact") continue;
-                if (check.state == "unjudged") {
-                    if (!opts.changed || opts.changed->count(a.path) ||
-                        opts.changed->count(claimPath))
-                        counted.notJudged.add(check.reason);
-                    continue;
-                }
-                Finding f = base("engram." + check.state);
-                f.symbol = a.symbol;
-                f.subject = anchorName(a);
-                std::string what = !a.symbol.empty() ? a.symbol + " in " + a.path
-                                   : a.startLine > 0
-                                       ? "lines " + std::to_string(a.startLine) + "-" +
-                                             std::to_string(a.endLine) + " of " + a.path
-                                       : a.path;
-                if (check.state == "drifted" && !check.ambiguous.empty()) {
-                    // Which twin it was cannot be told any more: say so
-                    // on the claim file rather than on a guess.
-                    std::string list;
-                    for (auto& cand : check.ambiguous)
-                        list += (list.empty() ? "" : ", ") + cand;
-                    f.message =
-                        "drifted: " + what + " can no longer be told apart from " +
+void Engine::FindingsRun::anchorFindings(const ClaimScope& cs, std::vector<Placed>& placed) {
+    const Claim& c = cs.c;
+    for (auto& a : c.anchors) {
+        if (!cs.tier.checkAnchors) {
+            // Another tier's anchors point into another tree: known by what
+            // they recorded.
+            placed.push_back({recordedIdentity(a), &a, {}});
+            continue;
+        }
+        auto check = e_.anchorer_.check(a, c.id);
+        placed.push_back(
+            {e_.anchorer_.identity(a, &check), &a, a.symbol.empty() ? std::nullopt : check.range});
+        if (check.state == "intact") continue;
+        if (check.state == "unjudged") {
+            if (!opts_.changed || opts_.changed->count(a.path) ||
+                opts_.changed->count(cs.claimPath))
+                counted_.notJudged.add(check.reason);
+            continue;
+        }
+        Finding f = cs.base("engram." + check.state);
+        f.symbol = a.symbol;
+        f.subject = anchorName(a);
+        std::string what = !a.symbol.empty() ? a.symbol + " in " + a.path
+                           : a.startLine > 0 ? "lines " + std::to_string(a.startLine) + "-" +
+                                                   std::to_string(a.endLine) + " of " + a.path
+                                             : a.path;
+        if (check.state == "drifted" && !check.ambiguous.empty()) {
+            // Which twin it was cannot be told any more: say so on the claim
+            // file rather than on a guess.
+            std::string list;
+            for (auto& cand : check.ambiguous)
+                list += (list.empty() ? "" : ", ") + cand;
+            f.message = "drifted: " + what + " can no longer be told apart from " +
                         std::to_string(check.ambiguous.size() - 1) +
                         " other definition(s) of that name, and none is unchanged: " + list +
-                        "; check the claim, then remember it again anchored to the "
-                        "right one (PATH:LINE) or retract it; " +
-                        quoted;
-                } else if (check.state == "drifted") {
-                    f.path = a.path;
-                    f.range = check.range.value_or(TextRange{});
-                    std::string since = c.verified ? "it was re-verified on " + day(*c.verified)
-                                        : (c.updated || c.created)
-                                            ? "the claim was anchored on " +
-                                                  day(c.updated.value_or(c.created.value_or(0)))
-                                            : "the claim was anchored";
-                    f.message = "drifted: " + what + " changed since " + since +
-                                (check.note.empty() ? "" : " (" + check.note + ")") +
-                                "; check the claim, then re-verify (engram reverify " + c.id +
-                                ") or retract it; " + quoted;
-                } else if (check.state == "moved") {
-                    f.path = a.path;
-                    f.range = check.range.value_or(TextRange{});
-                    f.message = "moved: " + a.symbol + " is now " + check.movedTo + " in " +
-                                a.path +
-                                " (not applied until re-verified); re-verify (engram "
-                                "reverify " +
-                                c.id + ") to follow it, or retract the claim; " + quoted;
-                } else {
-                    f.code = "engram.orphaned";
-                    f.severity = std::string(findingRule(f.code)->severity);
-                    bool fileGone = !statFile(opts_.root + "/" + a.path).has_value();
-                    std::string why = fileGone              ? a.path + " no longer exists"
-                                      : !check.note.empty() ? check.note
-                                      : !a.symbol.empty()
-                                          ? a.symbol + " is no longer defined in " + a.path
-                                      : a.startLine > 0 ? a.path + " no longer has lines " +
-                                                              std::to_string(a.startLine) + "-" +
-                                                              std::to_string(a.endLine)
-                                                        : a.path + " can no longer be read";
-                    f.message = "orphaned: " + why +
-                                "; retract the claim or remember it again with a new "
-                                "anchor; " +
-                                quoted;
-                }
-                emit(std::move(f));
-            }
-
-            if (c.unmerged) {
-                Finding f = base("engram.unmerged");
-                f.subject = "unmerged";
-                if (auto text = readFile(claimFile, nullptr, {kMaxClaimFileBytes, false})) {
-                    try {
-                        if (auto sides = splitConflict(*text)) {
-                            uint32_t l = uint32_t(sides->firstLine - 1);
-                            f.range = {l, 0, l, 7};
-                        }
-                    } catch (const ClaimFileError&) {
-                    }
-                }
-                f.message = "unmerged: " + claimPath +
-                            " holds git conflict markers (merged without engram's driver); both "
-                            "sides are served until it is resolved: engram resolve " +
-                            c.id +
-                            " (or --take ours|theirs), and engram init to register the "
-                            "driver; " +
-                            quoted;
-                emit(std::move(f));
-            }
-            if (!c.diverged.empty()) {
-                Finding f = base("engram.conflict");
-                f.subject = "diverged";
-                std::string others;
-                for (auto& d : c.diverged) {
-                    auto dt = scanField("text", d.text);
-                    others += (others.empty() ? "" : "; ") + std::string("v") +
-                              std::to_string(d.version) + " (" + std::string(toString(d.status)) +
-                              ", by " + (d.sourceAgent.empty() ? "unknown" : d.sourceAgent) +
-                              "): " + oneLine(safe(dt));
-                }
-                f.message = "conflict: two branches changed this claim; the merge kept v" +
-                            std::to_string(c.version) + " live and also kept " + others +
-                            "; check them, then resolve (engram resolve " + c.id +
-                            ", or --take VERSION) or supersede it; " + quoted;
-                emit(std::move(f));
-            }
-
-            // Stale: judged from the last re-verification, else the claim's
-            // birth; a claim of unknown age is not called stale.
-            if (auto since = c.verified ? c.verified : c.created;
-                since && now - *since > staleAfter) {
-                Finding f = base("engram.stale");
-                f.message = std::string("stale: ") +
-                            (c.verified ? "last re-verified " : "written ") + day(*since) + " (" +
-                            humanAge(now - *since) + " ago, stale after " +
-                            std::to_string(opts_.staleDays) +
-                            " days); check that it still holds, then re-verify (engram reverify " +
-                            c.id + ") or retract it; " + quoted;
-                emit(std::move(f));
-            }
+                        "; check the claim, then remember it again anchored to the right one "
+                        "(PATH:LINE) or retract it; " +
+                        cs.quoted;
+        } else if (check.state == "drifted") {
+            f.path = a.path;
+            f.range = check.range.value_or(TextRange{});
+            std::string since =
+                c.verified ? "it was re-verified on " + day(*c.verified)
+                : (c.updated || c.created)
+                    ? "the claim was anchored on " + day(c.updated.value_or(c.created.value_or(0)))
+                    : "the claim was anchored";
+            f.message = "drifted: " + what + " changed since " + since +
+                        (check.note.empty() ? "" : " (" + check.note + ")") +
+                        "; check the claim, then re-verify (engram reverify " + c.id +
+                        ") or retract it; " + cs.quoted;
+        } else if (check.state == "moved") {
+            f.path = a.path;
+            f.range = check.range.value_or(TextRange{});
+            f.message = "moved: " + a.symbol + " is now " + check.movedTo + " in " + a.path +
+                        " (not applied until re-verified); re-verify (engram reverify " + c.id +
+                        ") to follow it, or retract the claim; " + cs.quoted;
+        } else {
+            f.code = "engram.orphaned";
+            f.severity = std::string(findingRule(f.code)->severity);
+            bool fileGone = !statFile(e_.opts_.root + "/" + a.path).has_value();
+            std::string why = fileGone              ? a.path + " no longer exists"
+                              : !check.note.empty() ? check.note
+                              : !a.symbol.empty() ? a.symbol + " is no longer defined in " + a.path
+                              : a.startLine > 0
+                                  ? a.path + " no longer has lines " + std::to_string(a.startLine) +
+                                        "-" + std::to_string(a.endLine)
+                                  : a.path + " can no longer be read";
+            f.message = "orphaned: " + why +
+                        "; retract the claim or remember it again with a new anchor; " + cs.quoted;
         }
-
-        // Conflicts: live claims sharing a label (only two branches each
-        // writing it make that), and live claims on one definition whose
-        // texts contradict by a rule of measured precision (Modality.h);
-        // each side gets a finding naming the other.
-        std::map<std::string, std::vector<size_t>> groups;
-        for (size_t i = 0; i < claims.size(); ++i) {
-            std::set<std::string> keys;
-            for (auto& p : placed[i])
-                keys.insert("anchor\t" + p.identity);
-            if (!claims[i].label.empty()) keys.insert("label\t" + claims[i].label);
-            for (auto& k : keys)
-                groups[k].push_back(i);
-        }
-        constexpr size_t kGroupCap = 64; // pairs are quadratic: bound a crowded anchor
-        std::set<std::tuple<std::string, std::string>> reported;
-        for (auto& [key, members] : groups) {
-            if (members.size() < 2) continue;
-            const bool byAnchor = key.starts_with("anchor\t");
-            const std::string identity = key.substr(key.find('\t') + 1);
-            // What the message names: the label, or the anchor as written.
-            std::string what = identity;
-            for (size_t x = 0; x < members.size() && x < kGroupCap; ++x)
-                for (size_t y = x + 1; y < members.size() && y < kGroupCap; ++y) {
-                    const Claim& a = claims[members[x]];
-                    const Claim& b = claims[members[y]];
-                    const Placed* on = nullptr; // the anchor both are on, as a wrote it
-                    if (byAnchor)
-                        for (auto& p : placed[members[x]])
-                            if (p.identity == identity) on = &p;
-                    if (on) what = anchorName(*on->anchor);
-                    // Compared redacted: the phrases quoted must not carry a secret.
-                    std::string ta = safe(scanField("text", a.text)),
-                                tb = safe(scanField("text", b.text));
-                    auto m = contradicts(ta, tb);
-                    if (!m && byAnchor) continue;
-                    for (auto [self, other] : {std::pair{&a, &b}, std::pair{&b, &a}}) {
-                        if (!reported.insert({self->id, other->id}).second) continue;
-                        auto label = scanField("label", self->label);
-                        auto otherLabel = scanField("label", other->label);
-                        auto otherText = scanField("text", other->text);
-                        auto text = scanField("text", self->text);
-                        Finding f;
-                        f.code = "engram.conflict";
-                        f.severity = std::string(findingRule(f.code)->severity);
-                        f.claimId = self->id;
-                        f.label = safe(label);
-                        f.tier = t.name;
-                        f.claimFile = t.store->claimPath(self->id);
-                        f.path = claimShown(self->id);
-                        f.subject = "conflict:" + other->id;
-                        if (byAnchor && checkAnchors) {
-                            size_t selfIndex = self == &a ? members[x] : members[y];
-                            for (auto& p : placed[selfIndex])
-                                if (p.identity == identity && p.range) {
-                                    f.path = p.anchor->path;
-                                    f.symbol = p.anchor->symbol;
-                                    f.range = *p.range;
-                                    break;
-                                }
-                        }
-                        std::string ol = oneLine(safe(otherLabel));
-                        std::string sl = oneLine(safe(label));
-                        std::string how =
-                            m ? "contradicts claim " + (ol.empty() ? "" : "\"" + ol + "\" ") + "(" +
-                                    other->id + ") on " + (byAnchor ? "anchor " : "label ") + what +
-                                    " (\"" + m->positive + "\" against \"" + m->negative + "\")"
-                              : "shares the label " + what + " with live claim (" + other->id +
-                                    "), each written on its own branch";
-                        f.message = "conflict: " + how + ": " + oneLine(safe(otherText)) +
-                                    "; check both against the code, then retract or supersede "
-                                    "the wrong one (writes to the label are refused meanwhile); "
-                                    "claim " +
-                                    (sl.empty() ? "" : "\"" + sl + "\" ") + "(" + self->id +
-                                    "): " + oneLine(safe(text));
-                        if (only && f.path != *only && !byAnchor) continue;
-                        emit(std::move(f));
-                    }
-                }
-        }
+        emit(std::move(f));
     }
-    if (opts.tier != "medulla") counted.notJudged.add(instructionFindings(opts, only, emit));
-    std::sort(out.begin(), out.end(), findingLess);
-    if (opts.keep && out.size() > opts.keep) out.resize(opts.keep);
-    if (all) *all = std::move(counted);
-    return out;
+}
+
+// What the claim file itself says: unmerged, diverged, stale.
+void Engine::FindingsRun::stateFindings(const ClaimScope& cs) {
+    const Claim& c = cs.c;
+    if (c.unmerged) {
+        Finding f = cs.base("engram.unmerged");
+        f.subject = "unmerged";
+        if (auto text = readFile(cs.claimFile, nullptr, {kMaxClaimFileBytes, false})) {
+            try {
+                if (auto sides = splitConflict(*text)) {
+                    uint32_t l = uint32_t(sides->firstLine - 1);
+                    f.range = {l, 0, l, 7};
+                }
+            } catch (const ClaimFileError&) {
+            }
+        }
+        f.message = "unmerged: " + cs.claimPath +
+                    " holds git conflict markers (merged without engram's driver); both sides "
+                    "are served until it is resolved: engram resolve " +
+                    c.id + " (or --take ours|theirs), and engram init to register the driver; " +
+                    cs.quoted;
+        emit(std::move(f));
+    }
+    if (!c.diverged.empty()) {
+        Finding f = cs.base("engram.conflict");
+        f.subject = "diverged";
+        std::string others;
+        for (auto& d : c.diverged) {
+            auto dt = scanField("text", d.text);
+            others += (others.empty() ? "" : "; ") + std::string("v") + std::to_string(d.version) +
+                      " (" + std::string(toString(d.status)) + ", by " +
+                      (d.sourceAgent.empty() ? "unknown" : d.sourceAgent) +
+                      "): " + oneLine(safe(dt));
+        }
+        f.message = "conflict: two branches changed this claim; the merge kept v" +
+                    std::to_string(c.version) + " live and also kept " + others +
+                    "; check them, then resolve (engram resolve " + c.id +
+                    ", or --take VERSION) or supersede it; " + cs.quoted;
+        emit(std::move(f));
+    }
+    // Stale: judged from the last re-verification, else the claim's birth;
+    // a claim of unknown age is not called stale.
+    if (auto since = c.verified ? c.verified : c.created; since && now_ - *since > staleAfter_) {
+        Finding f = cs.base("engram.stale");
+        f.message = std::string("stale: ") + (c.verified ? "last re-verified " : "written ") +
+                    day(*since) + " (" + humanAge(now_ - *since) + " ago, stale after " +
+                    std::to_string(e_.opts_.staleDays) +
+                    " days); check that it still holds, then re-verify (engram reverify " + c.id +
+                    ") or retract it; " + cs.quoted;
+        emit(std::move(f));
+    }
+}
+
+// Conflicts: live claims sharing a label (only two branches each writing it
+// make that), and live claims on one definition whose texts contradict by a
+// rule of measured precision (Modality.h); each side gets a finding naming
+// the other.
+void Engine::FindingsRun::conflicts(const TierScope& ts, const std::vector<Claim>& claims,
+                                    const std::vector<std::vector<Placed>>& placed) {
+    std::map<std::string, std::vector<size_t>> groups;
+    for (size_t i = 0; i < claims.size(); ++i) {
+        std::set<std::string> keys;
+        for (auto& p : placed[i])
+            keys.insert("anchor\t" + p.identity);
+        if (!claims[i].label.empty()) keys.insert("label\t" + claims[i].label);
+        for (auto& k : keys)
+            groups[k].push_back(i);
+    }
+    constexpr size_t kGroupCap = 64; // pairs are quadratic: bound a crowded anchor
+    std::set<std::tuple<std::string, std::string>> reported;
+    for (auto& [key, members] : groups) {
+        if (members.size() < 2) continue;
+        const bool byAnchor = key.starts_with("anchor\t");
+        const std::string identity = key.substr(key.find('\t') + 1);
+        // What the message names: the label, or the anchor as written.
+        std::string what = identity;
+        for (size_t x = 0; x < members.size() && x < kGroupCap; ++x)
+            for (size_t y = x + 1; y < members.size() && y < kGroupCap; ++y) {
+                const Claim& a = claims[members[x]];
+                const Claim& b = claims[members[y]];
+                const Placed* on = nullptr; // the anchor both are on, as a wrote it
+                if (byAnchor)
+                    for (auto& p : placed[members[x]])
+                        if (p.identity == identity) on = &p;
+                if (on) what = anchorName(*on->anchor);
+                // Compared redacted: the phrases quoted must not carry a secret.
+                std::string ta = safe(scanField("text", a.text)),
+                            tb = safe(scanField("text", b.text));
+                auto m = contradicts(ta, tb);
+                if (!m && byAnchor) continue;
+                for (auto [self, other] : {std::pair{&a, &b}, std::pair{&b, &a}}) {
+                    if (!reported.insert({self->id, other->id}).second) continue;
+                    auto label = scanField("label", self->label);
+                    auto otherLabel = scanField("label", other->label);
+                    auto otherText = scanField("text", other->text);
+                    auto text = scanField("text", self->text);
+                    Finding f;
+                    f.code = "engram.conflict";
+                    f.severity = std::string(findingRule(f.code)->severity);
+                    f.claimId = self->id;
+                    f.label = safe(label);
+                    f.tier = ts.t.name;
+                    f.claimFile = ts.t.store->claimPath(self->id);
+                    f.path = ts.claimShown(self->id);
+                    f.subject = "conflict:" + other->id;
+                    if (byAnchor && ts.checkAnchors) {
+                        size_t selfIndex = self == &a ? members[x] : members[y];
+                        for (auto& p : placed[selfIndex])
+                            if (p.identity == identity && p.range) {
+                                f.path = p.anchor->path;
+                                f.symbol = p.anchor->symbol;
+                                f.range = *p.range;
+                                break;
+                            }
+                    }
+                    std::string ol = oneLine(safe(otherLabel));
+                    std::string sl = oneLine(safe(label));
+                    std::string how =
+                        m ? "contradicts claim " + (ol.empty() ? "" : "\"" + ol + "\" ") + "(" +
+                                other->id + ") on " + (byAnchor ? "anchor " : "label ") + what +
+                                " (\"" + m->positive + "\" against \"" + m->negative + "\")"
+                          : "shares the label " + what + " with live claim (" + other->id +
+                                "), each written on its own branch";
+                    f.message = "conflict: " + how + ": " + oneLine(safe(otherText)) +
+                                "; check both against the code, then retract or supersede the "
+                                "wrong one (writes to the label are refused meanwhile); claim " +
+                                (sl.empty() ? "" : "\"" + sl + "\" ") + "(" + self->id +
+                                "): " + oneLine(safe(text));
+                    if (only_ && f.path != *only_ && !byAnchor) continue;
+                    emit(std::move(f));
+                }
+            }
+    }
 }
 
 // Instruction files' references (ARCHITECTURE.md, "Instruction files"): on their lines, not on a
