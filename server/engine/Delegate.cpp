@@ -210,37 +210,206 @@ std::optional<std::string> Engine::packetPublicKey() {
     return toHex(pk.data(), pk.size());
 }
 
-DelegateResult Engine::delegate(const DelegateRequest& in) {
-    Anchorer::ReadScope reads(anchorer_); // each anchored file read once for the answer
-    // Validation: every problem names its field.
+namespace {
+
+// A delegation request as checked: every problem names its field; the scope
+// is sorted, so the same scope gives the same packet.
+struct Scope {
+    std::string task, agent;
+    int maxItems = kDefaultPacketItems, maxChars = kDefaultPacketChars;
+    std::set<std::string> paths, symbols;
+};
+
+Scope checkedScope(const DelegateRequest& in, const std::string& root) {
+    Scope s;
     if (auto bad = firstInvalidUtf8(in.task))
         throw invalidField("task", "is not valid UTF-8 (byte " + std::to_string(*bad) + ")");
-    std::string task = in.task;
-    task.erase(0, task.find_first_not_of(" \t\r\n"));
-    task.erase(task.find_last_not_of(" \t\r\n") + 1);
-    if (task.empty()) throw invalidField("task", "must not be empty");
-    if (task.size() > kMaxTask)
+    s.task = in.task;
+    s.task.erase(0, s.task.find_first_not_of(" \t\r\n"));
+    s.task.erase(s.task.find_last_not_of(" \t\r\n") + 1);
+    if (s.task.empty()) throw invalidField("task", "must not be empty");
+    if (s.task.size() > kMaxTask)
         throw invalidField("task", "is longer than " + std::to_string(kMaxTask) + " bytes");
-    std::string agent = checkedLine("agent", in.agent, 200);
-    int maxItems = in.maxItems.value_or(kDefaultPacketItems);
-    int maxChars = in.maxChars.value_or(kDefaultPacketChars);
-    if (maxItems < 1 || maxItems > kMaxPacketItems)
+    s.agent = checkedLine("agent", in.agent, 200);
+    s.maxItems = in.maxItems.value_or(kDefaultPacketItems);
+    s.maxChars = in.maxChars.value_or(kDefaultPacketChars);
+    if (s.maxItems < 1 || s.maxItems > kMaxPacketItems)
         throw invalidField("max_items", "must be between 1 and " + std::to_string(kMaxPacketItems));
-    if (maxChars < 1 || maxChars > kMaxPacketChars)
+    if (s.maxChars < 1 || s.maxChars > kMaxPacketChars)
         throw invalidField("max_chars", "must be between 1 and " + std::to_string(kMaxPacketChars));
     if (in.paths.size() > kMaxScopes)
         throw invalidField("paths", "at most " + std::to_string(kMaxScopes) + " paths");
     if (in.symbols.size() > kMaxScopes)
         throw invalidField("symbols", "at most " + std::to_string(kMaxScopes) + " symbols");
-    std::set<std::string> paths, symbols; // sorted: the same scope gives the same packet
     for (size_t i = 0; i < in.paths.size(); ++i) {
         std::string f = "paths[" + std::to_string(i) + "]";
         checkedLine(f, in.paths[i], 4096);
-        paths.insert(confinedPath(opts_.root, f, in.paths[i]));
+        s.paths.insert(confinedPath(root, f, in.paths[i]));
     }
     for (size_t i = 0; i < in.symbols.size(); ++i)
-        symbols.insert(checkedLine("symbols[" + std::to_string(i) + "]", in.symbols[i], 400));
+        s.symbols.insert(checkedLine("symbols[" + std::to_string(i) + "]", in.symbols[i], 400));
+    return s;
+}
 
+// Scope boosts: anchored inside a requested path (a file, or a directory
+// holding it) or at a requested symbol (or a member of it).
+void boostInScope(std::map<std::pair<std::string, std::string>, Candidate>& cands,
+                  const Scope& scope) {
+    for (auto& [key, c] : cands) {
+        if (c.tier != "project") continue;
+        bool inPath = false, atSymbol = false;
+        std::string pathWhy, symbolWhy;
+        for (auto& a : c.claim.anchors) {
+            for (auto& p : scope.paths)
+                if (!inPath && (a.path == p || a.path.starts_with(p + "/"))) {
+                    inPath = true;
+                    pathWhy = "anchored in " + p;
+                }
+            for (auto& s : scope.symbols)
+                if (!atSymbol && !a.symbol.empty() &&
+                    (a.symbol == s || a.symbol.starts_with(s + ".") ||
+                     a.symbol.ends_with("." + s))) {
+                    atSymbol = true;
+                    symbolWhy = "anchored at " + a.symbol;
+                }
+        }
+        if (inPath) {
+            c.score *= 1.5;
+            c.why.push_back(pathWhy);
+        }
+        if (atSymbol) {
+            c.score *= 1.5;
+            c.why.push_back(symbolWhy);
+        }
+    }
+}
+
+// What cannot be vouched for is left out and counted in the packet's
+// honest gaps, never dropped in silence; the rest, in score order (then id,
+// then tier: the same store gives the same order).
+std::vector<Candidate*>
+eligibleOrGap(std::map<std::pair<std::string, std::string>, Candidate>& cands, Packet& p) {
+    std::map<std::string, std::vector<std::string>> gaps = {
+        {"drifted", {}}, {"orphaned", {}}, {"frontier", {}}, {"retracted", {}}};
+    std::vector<Candidate*> eligible;
+    for (auto& [key, c] : cands) {
+        c.score = round4(c.score);
+        if (c.claim.status == ClaimStatus::Frontier)
+            gaps["frontier"].push_back(c.claim.id);
+        else if (c.claim.status != ClaimStatus::Committed)
+            gaps["retracted"].push_back(c.claim.id);
+        else if (c.anchorState == "drifted" || c.anchorState == "orphaned")
+            gaps[c.anchorState].push_back(c.claim.id);
+        else
+            eligible.push_back(&c);
+    }
+    for (const char* reason : {"drifted", "orphaned", "frontier", "retracted"}) {
+        auto& ids = gaps[reason];
+        std::sort(ids.begin(), ids.end());
+        HonestGap g{reason, int64_t(ids.size()), {}};
+        for (size_t i = 0; i < ids.size() && i < kGapIds; ++i)
+            g.ids.push_back(ids[i]);
+        p.honestGaps.push_back(std::move(g));
+    }
+    std::sort(eligible.begin(), eligible.end(), [](const Candidate* a, const Candidate* b) {
+        if (a->score != b->score) return a->score > b->score;
+        if (a->claim.id != b->claim.id) return a->claim.id < b->claim.id;
+        return a->tier < b->tier;
+    });
+    return eligible;
+}
+
+// A candidate as the packet carries it: ages in whole days to the packet's
+// day, staleness judged on it.
+PacketItem itemOf(const Candidate& c, int64_t today, int staleDays) {
+    const Claim& cl = c.claim;
+    PacketItem it;
+    it.id = cl.id;
+    it.version = cl.version;
+    it.label = cl.label;
+    it.text = cl.text;
+    it.kind = cl.kind;
+    it.tier = c.tier;
+    it.origin = cl.origin;
+    it.sourceAgent = cl.sourceAgent;
+    it.created = cl.created;
+    if (cl.created) {
+        it.ageDays = std::max<int64_t>(0, today - *cl.created / 86400);
+        int64_t fresh = cl.verified.value_or(*cl.created);
+        it.stale = today - fresh / 86400 > staleDays;
+    }
+    it.anchorState = c.anchorState;
+    for (auto& a : cl.anchors)
+        it.anchors.push_back(anchorName(a));
+    it.places = c.places;
+    it.confidence = cl.confidence;
+    it.score = c.score;
+    it.why = c.why;
+    if (it.why.empty()) it.why.push_back("relevant to the task");
+    it.provenance = provenanceChain(cl);
+    it.contributionId = cl.contributionId;
+    it.contributedBy = cl.contributedBy;
+    it.acceptedBy = cl.acceptedBy;
+    return it;
+}
+
+// What the budget left out, and why, for the packet's metrics.
+struct Budget {
+    int64_t chars = 0, skippedForChars = 0, cutByItems = 0, paragraphsLeft = 0;
+};
+
+void budgetMetrics(Packet& p, const Budget& b, int64_t considered, size_t eligible) {
+    p.metrics.candidates = considered;
+    p.metrics.eligible = int64_t(eligible);
+    p.metrics.included = int64_t(p.items.size());
+    p.metrics.chars = b.chars;
+    if (b.cutByItems > 0)
+        p.metrics.budgetWhy.push_back("max_items (" + std::to_string(p.maxItems) +
+                                      ") reached: " + std::to_string(b.cutByItems) +
+                                      " more eligible claims left out");
+    if (b.skippedForChars > 0)
+        p.metrics.budgetWhy.push_back("max_chars (" + std::to_string(p.maxChars) +
+                                      "): " + std::to_string(b.skippedForChars) +
+                                      " eligible claims did not fit in the characters left");
+    if (b.paragraphsLeft > 0)
+        p.metrics.budgetWhy.push_back("max_chars (" + std::to_string(p.maxChars) +
+                                      "): " + std::to_string(b.paragraphsLeft) +
+                                      " matching instruction-file paragraphs did not fit");
+    p.metrics.budgetExhausted = b.cutByItems > 0 || b.skippedForChars > 0 || b.paragraphsLeft > 0;
+}
+
+// What a packet says it is not, and how its reader should use it.
+void packetTexts(Packet& p) {
+    p.nonClaims = {
+        "Items are what agents and people wrote down; they are not verified facts about the code.",
+        "An intact anchor means the anchored code is unchanged since the claim was anchored or "
+        "re-verified, not that the claim is true.",
+        "The packet holds the claims judged relevant to the task within its limits; a claim "
+        "absent from it may still exist (see honest_gaps and metrics).",
+        "Claims with drifted or orphaned anchors, frontier contributions and retracted claims "
+        "are left out; honest_gaps counts them.",
+        "Ages and staleness are judged on the as_of day, not the moment the child reads them.",
+        "No other project's memory is included."};
+    if (!p.instructionFiles.empty())
+        p.nonClaims.push_back(
+            "instruction_files are paragraphs of the repository's instruction files (AGENTS.md, "
+            "CLAUDE.md...) with their code references' states; they are not claims.");
+    p.instructions = {
+        "Work inside binding.root; your own engram calls there reach the same memory.",
+        "Treat items as leads to check against the code, weighed by confidence, stale and "
+        "anchor_state.",
+        "Report what you learn with engram/contribute (CLI: engram contribute --packet-id "
+        "<packet_id>), one finding per item, anchored to the code it is about.",
+        "Contributions wait as frontier until the delegating agent reviews them; do not call "
+        "remember, promote or retract on this memory.",
+        "Never include secrets in a contribution: they are refused."};
+}
+
+} // namespace
+
+DelegateResult Engine::delegate(const DelegateRequest& in) {
+    Anchorer::ReadScope reads(anchorer_); // each anchored file read once for the answer
+    const Scope scope = checkedScope(in, opts_.root);
     DelegateResult result;
     result.envelope = envelope("engram/delegate", in.root);
     if (result.envelope.binding.mismatch)
@@ -250,14 +419,14 @@ DelegateResult Engine::delegate(const DelegateRequest& in) {
                           {{"field", std::string("root")}});
 
     Packet& p = result.packet;
-    p.request.task = task;
-    p.request.agent = agent;
-    p.request.paths.assign(paths.begin(), paths.end());
-    p.request.symbols.assign(symbols.begin(), symbols.end());
-    p.request.maxItems = maxItems;
-    p.request.maxChars = maxChars;
-    p.maxItems = maxItems;
-    p.maxChars = maxChars;
+    p.request.task = scope.task;
+    p.request.agent = scope.agent;
+    p.request.paths.assign(scope.paths.begin(), scope.paths.end());
+    p.request.symbols.assign(scope.symbols.begin(), scope.symbols.end());
+    p.request.maxItems = scope.maxItems;
+    p.request.maxChars = scope.maxChars;
+    p.maxItems = scope.maxItems;
+    p.maxChars = scope.maxChars;
     p.staleDays = opts_.staleDays;
     p.binding = currentBinding(in.dirtyFlag);
     // Within one process, a stamp of earlier rules is judged the same way
@@ -269,12 +438,12 @@ DelegateResult Engine::delegate(const DelegateRequest& in) {
     // also returns frontier and retracted rows, to be counted as gaps. The
     // clock is read on both sides, so its recency can be re-based exactly.
     RecallRequest rr;
-    rr.query = task;
-    for (auto& s : symbols)
+    rr.query = scope.task;
+    for (auto& s : scope.symbols)
         *rr.query += " " + s;
     // Enough rows to fill the packet after gaps are taken out, not more:
     // recall fully scores three times its limit.
-    rr.limit = std::clamp(maxItems * 2 + 20, 40, 200);
+    rr.limit = std::clamp(scope.maxItems * 2 + 20, 40, 200);
     rr.include = {ClaimStatus::Frontier, ClaimStatus::Retracted};
     rr.instructionParagraphs = false;
     RecallResult recalled;
@@ -306,9 +475,9 @@ DelegateResult Engine::delegate(const DelegateRequest& in) {
 
     // Claims anchored in the requested files, whatever their wording.
     Tier& proj = *tiers_[0];
-    if (!paths.empty() && ready(proj)) {
+    if (!scope.paths.empty() && ready(proj)) {
         auto snapshot = proj.index->readScope();
-        for (auto& path : paths) {
+        for (auto& path : scope.paths) {
             for (auto rowid : proj.index->anchoredIn(path, kAnchoredPerPath)) {
                 ++considered;
                 auto ic = proj.index->byRowid(rowid);
@@ -324,170 +493,42 @@ DelegateResult Engine::delegate(const DelegateRequest& in) {
             }
         }
     }
-
-    // Scope boosts: anchored inside a requested path (a file, or a directory
-    // holding it) or at a requested symbol (or a member of it).
-    for (auto& [key, c] : cands) {
-        if (c.tier != "project") continue;
-        bool inPath = false, atSymbol = false;
-        std::string pathWhy, symbolWhy;
-        for (auto& a : c.claim.anchors) {
-            for (auto& p2 : paths)
-                if (!inPath && (a.path == p2 || a.path.starts_with(p2 + "/"))) {
-                    inPath = true;
-                    pathWhy = "anchored in " + p2;
-                }
-            for (auto& s : symbols)
-                if (!atSymbol && !a.symbol.empty() &&
-                    (a.symbol == s || a.symbol.starts_with(s + ".") ||
-                     a.symbol.ends_with("." + s))) {
-                    atSymbol = true;
-                    symbolWhy = "anchored at " + a.symbol;
-                }
-        }
-        if (inPath) {
-            c.score *= 1.5;
-            c.why.push_back(pathWhy);
-        }
-        if (atSymbol) {
-            c.score *= 1.5;
-            c.why.push_back(symbolWhy);
-        }
-    }
-
-    // What cannot be vouched for is left out and counted, never dropped in silence.
-    std::map<std::string, std::vector<std::string>> gaps = {
-        {"drifted", {}}, {"orphaned", {}}, {"frontier", {}}, {"retracted", {}}};
-    std::vector<Candidate*> eligible;
-    for (auto& [key, c] : cands) {
-        c.score = round4(c.score);
-        if (c.claim.status == ClaimStatus::Frontier)
-            gaps["frontier"].push_back(c.claim.id);
-        else if (c.claim.status != ClaimStatus::Committed)
-            gaps["retracted"].push_back(c.claim.id);
-        else if (c.anchorState == "drifted" || c.anchorState == "orphaned")
-            gaps[c.anchorState].push_back(c.claim.id);
-        else
-            eligible.push_back(&c);
-    }
-    for (const char* reason : {"drifted", "orphaned", "frontier", "retracted"}) {
-        auto& ids = gaps[reason];
-        std::sort(ids.begin(), ids.end());
-        HonestGap g{reason, int64_t(ids.size()), {}};
-        for (size_t i = 0; i < ids.size() && i < kGapIds; ++i)
-            g.ids.push_back(ids[i]);
-        p.honestGaps.push_back(std::move(g));
-    }
-
-    std::sort(eligible.begin(), eligible.end(), [](const Candidate* a, const Candidate* b) {
-        if (a->score != b->score) return a->score > b->score;
-        if (a->claim.id != b->claim.id) return a->claim.id < b->claim.id;
-        return a->tier < b->tier;
-    });
+    boostInScope(cands, scope);
+    std::vector<Candidate*> eligible = eligibleOrGap(cands, p);
 
     // The budget: items in score order; an item whose text does not fit in
     // what is left of max_chars is skipped (a shorter one may still fit),
     // and max_items stops the list.
-    int64_t chars = 0, skippedForChars = 0, cutByItems = 0;
+    Budget b;
     for (auto* c : eligible) {
-        if (int(p.items.size()) >= maxItems) {
-            ++cutByItems;
+        if (int(p.items.size()) >= scope.maxItems) {
+            ++b.cutByItems;
             continue;
         }
         int64_t len = int64_t(utf8Length(c->claim.text));
-        if (chars + len > maxChars) {
-            ++skippedForChars;
+        if (b.chars + len > scope.maxChars) {
+            ++b.skippedForChars;
             continue;
         }
-        chars += len;
-        const Claim& cl = c->claim;
-        PacketItem it;
-        it.id = cl.id;
-        it.version = cl.version;
-        it.label = cl.label;
-        it.text = cl.text;
-        it.kind = cl.kind;
-        it.tier = c->tier;
-        it.origin = cl.origin;
-        it.sourceAgent = cl.sourceAgent;
-        it.created = cl.created;
-        if (cl.created) {
-            it.ageDays = std::max<int64_t>(0, today - *cl.created / 86400);
-            int64_t fresh = cl.verified.value_or(*cl.created);
-            it.stale = today - fresh / 86400 > opts_.staleDays;
-        }
-        it.anchorState = c->anchorState;
-        for (auto& a : cl.anchors)
-            it.anchors.push_back(anchorName(a));
-        it.places = c->places;
-        it.confidence = cl.confidence;
-        it.score = c->score;
-        it.why = c->why;
-        if (it.why.empty()) it.why.push_back("relevant to the task");
-        it.provenance = provenanceChain(cl);
-        it.contributionId = cl.contributionId;
-        it.contributedBy = cl.contributedBy;
-        it.acceptedBy = cl.acceptedBy;
-        p.items.push_back(std::move(it));
+        b.chars += len;
+        p.items.push_back(itemOf(*c, today, opts_.staleDays));
     }
-
     // The instruction files' paragraphs that match the task, in what is left.
-    int64_t paragraphsLeft = 0;
     try {
         for (auto& h : recallInstructions(*rr.query, 3)) {
             int64_t len = int64_t(utf8Length(h.text));
-            if (chars + len > maxChars) {
-                ++paragraphsLeft;
+            if (b.chars + len > scope.maxChars) {
+                ++b.paragraphsLeft;
                 continue;
             }
-            chars += len;
+            b.chars += len;
             p.instructionFiles.push_back(std::move(h));
         }
     } catch (const FsError&) {
         // An unreadable instruction file leaves the packet to its claims.
     }
-
-    p.metrics.candidates = considered;
-    p.metrics.eligible = int64_t(eligible.size());
-    p.metrics.included = int64_t(p.items.size());
-    p.metrics.chars = chars;
-    if (cutByItems > 0)
-        p.metrics.budgetWhy.push_back("max_items (" + std::to_string(maxItems) +
-                                      ") reached: " + std::to_string(cutByItems) +
-                                      " more eligible claims left out");
-    if (skippedForChars > 0)
-        p.metrics.budgetWhy.push_back("max_chars (" + std::to_string(maxChars) +
-                                      "): " + std::to_string(skippedForChars) +
-                                      " eligible claims did not fit in the characters left");
-    if (paragraphsLeft > 0)
-        p.metrics.budgetWhy.push_back("max_chars (" + std::to_string(maxChars) +
-                                      "): " + std::to_string(paragraphsLeft) +
-                                      " matching instruction-file paragraphs did not fit");
-    p.metrics.budgetExhausted = cutByItems > 0 || skippedForChars > 0 || paragraphsLeft > 0;
-
-    p.nonClaims = {
-        "Items are what agents and people wrote down; they are not verified facts about the code.",
-        "An intact anchor means the anchored code is unchanged since the claim was anchored or "
-        "re-verified, not that the claim is true.",
-        "The packet holds the claims judged relevant to the task within its limits; a claim "
-        "absent from it may still exist (see honest_gaps and metrics).",
-        "Claims with drifted or orphaned anchors, frontier contributions and retracted claims "
-        "are left out; honest_gaps counts them.",
-        "Ages and staleness are judged on the as_of day, not the moment the child reads them.",
-        "No other project's memory is included."};
-    if (!p.instructionFiles.empty())
-        p.nonClaims.push_back(
-            "instruction_files are paragraphs of the repository's instruction files (AGENTS.md, "
-            "CLAUDE.md...) with their code references' states; they are not claims.");
-    p.instructions = {
-        "Work inside binding.root; your own engram calls there reach the same memory.",
-        "Treat items as leads to check against the code, weighed by confidence, stale and "
-        "anchor_state.",
-        "Report what you learn with engram/contribute (CLI: engram contribute --packet-id "
-        "<packet_id>), one finding per item, anchored to the code it is about.",
-        "Contributions wait as frontier until the delegating agent reviews them; do not call "
-        "remember, promote or retract on this memory.",
-        "Never include secrets in a contribution: they are refused."};
+    budgetMetrics(p, b, considered, eligible.size());
+    packetTexts(p);
     // What the packet carries but engram could not judge, beside it (the
     // envelope is not part of the packet's content).
     for (auto& it : p.items)
