@@ -61,6 +61,100 @@ std::unordered_map<std::string, int> termCounts(std::string_view field,
     return tf;
 }
 
+double lengthNorm(size_t len, double avg);
+
+// How well a claim matches the query's terms (BM25 over its label, text,
+// tags and anchors, weighed by field), each matched term noted in `why`;
+// none when no term matches.
+template <class QueryTerms>
+std::optional<double> relevanceOf(const IndexedClaim& ic, const QueryTerms& qterms,
+                                  const std::unordered_set<std::string>& wanted,
+                                  const IndexStats& st, std::vector<std::string>& why) {
+    const Claim& c = ic.claim;
+    std::string tags;
+    for (auto& tg : c.tags)
+        tags += tg + " ";
+    auto tfLabel = termCounts(c.label, wanted);
+    // A claim a merge left diverged is found by any version's words (the
+    // index searches them all).
+    std::string text = c.text;
+    for (auto& d : c.diverged)
+        text += "\n" + d.text;
+    auto tfText = termCounts(text, wanted);
+    auto tfTags = termCounts(tags, wanted);
+    auto tfCode = termCounts(ic.code, wanted);
+    double relevance = 0;
+    int matched = 0;
+    for (auto& q : qterms) {
+        double w = kWeightLabel * tfLabel[q.term] / lengthNorm(c.label.size(), st.avgLabel) +
+                   kWeightText * tfText[q.term] / lengthNorm(text.size(), st.avgText) +
+                   kWeightTags * tfTags[q.term] / lengthNorm(tags.size(), st.avgTags) +
+                   kWeightCode * tfCode[q.term] / lengthNorm(ic.code.size(), st.avgCode);
+        if (w <= 0) continue;
+        ++matched;
+        relevance += q.idf * w / (kK1 + w);
+        std::string where = tfLabel[q.term]  ? "label"
+                            : tfTags[q.term] ? "tags"
+                            : tfCode[q.term] ? "anchor"
+                                             : "text";
+        why.push_back("matched '" + q.term + "' in " + where);
+    }
+    if (matched == 0) return std::nullopt;
+    // Rows that cover more of the query beat rows that repeat one term.
+    return relevance * (0.5 + 0.5 * double(matched) / double(qterms.size()));
+}
+
+// What a claim is worth whatever the query: its confidence, how recently it
+// was written or re-verified, and the verdicts of those who relied on it.
+double standing(const Claim& c, int64_t now) {
+    double prior = 0.6 + 0.4 * c.confidence.value_or(0.5);
+    int64_t since = c.verified.value_or(c.updated.value_or(c.created.value_or(now)));
+    double ageDays = double(std::max<int64_t>(0, now - since)) / 86400.0;
+    double recency = 1.0 + 0.2 * std::exp(-ageDays / 60.0);
+    double feedback = (2.0 + c.feedback.correct + 0.5 * c.feedback.partial) /
+                      (2.0 + c.feedback.wrong + 0.5 * c.feedback.partial);
+    return prior * recency * feedback;
+}
+
+// Why an answer with no rows is empty, and the call that may fill it.
+void explainEmpty(RecallResult& result, const RecallRequest& req,
+                  const std::vector<std::string>& queryTerms) {
+    int64_t live = 0;
+    for (auto& me : result.memoryExists)
+        live += me.live;
+    if (live == 0) {
+        result.whyEmpty =
+            "no live claims exist in the " +
+            std::string(!req.tier            ? "project or medulla tiers"
+                        : *req.tier == "all" ? "project, medulla or other registered stores"
+                                             : *req.tier + " tier");
+        return;
+    }
+    result.whyEmpty =
+        std::to_string(live) + (live == 1 ? " live claim exists" : " live claims exist") +
+        ", but none matched" + (req.query ? " the query '" + *req.query + "'" : std::string()) +
+        (req.kinds.empty() ? "" : " with the requested kinds") +
+        (queryTerms.empty() && req.query ? " (it holds only stop words)" : "");
+    if (result.envelope.trustMode == "needs_index") {
+        // Still checking files changed while engram was down: the envelope's
+        // recovery (wait, then repeat) stands.
+        result.whyEmpty += "; the index is still being checked against claim files changed while "
+                           "engram was not running, so a claim rewritten in that time may match "
+                           "once it is done";
+        return;
+    }
+    result.envelope.trustMode = "retrieval_needs_recovery";
+    result.envelope.nextSuggested = "engram/recall";
+    std::vector<std::pair<std::string, std::string>> args;
+    if (queryTerms.size() > 1) args.emplace_back("query", queryTerms.front());
+    result.envelope.recovery = {
+        "engram/recall", args,
+        queryTerms.size() > 1 ? "retry with fewer, more distinctive words, or without a query to "
+                                "list the newest claims"
+                              : "retry without a query to list the newest claims, or with other "
+                                "words"};
+}
+
 double lengthNorm(size_t len, double avg) {
     return 1.0 - kB + kB * double(len) / avg;
 }
@@ -311,51 +405,15 @@ RecallResult Engine::recallChecked(const RecallRequest& req, bool rowsReread) {
             RecallRow row;
             double relevance = 1.0;
             if (!qterms.empty()) {
-                std::string tags;
-                for (auto& tg : c.tags)
-                    tags += tg + " ";
-                auto tfLabel = termCounts(c.label, wanted);
-                // A claim a merge left diverged is found by any version's
-                // words (the index searches them all).
-                std::string text = c.text;
-                for (auto& d : c.diverged)
-                    text += "\n" + d.text;
-                auto tfText = termCounts(text, wanted);
-                auto tfTags = termCounts(tags, wanted);
-                auto tfCode = termCounts(ic->code, wanted);
-                relevance = 0;
-                int matched = 0;
-                for (auto& q : qterms) {
-                    double w =
-                        kWeightLabel * tfLabel[q.term] / lengthNorm(c.label.size(), st.avgLabel) +
-                        kWeightText * tfText[q.term] / lengthNorm(text.size(), st.avgText) +
-                        kWeightTags * tfTags[q.term] / lengthNorm(tags.size(), st.avgTags) +
-                        kWeightCode * tfCode[q.term] / lengthNorm(ic->code.size(), st.avgCode);
-                    if (w <= 0) continue;
-                    ++matched;
-                    relevance += q.idf * w / (kK1 + w);
-                    std::string where = tfLabel[q.term]  ? "label"
-                                        : tfTags[q.term] ? "tags"
-                                        : tfCode[q.term] ? "anchor"
-                                                         : "text";
-                    row.why.push_back("matched '" + q.term + "' in " + where);
-                }
-                if (matched == 0) continue;
-                // Rows that cover more of the query beat rows that repeat one term.
-                relevance *= 0.5 + 0.5 * double(matched) / double(qterms.size());
+                auto r = relevanceOf(*ic, qterms, wanted, st, row.why);
+                if (!r) continue; // no query term in it
+                relevance = *r;
             }
-            double conf = c.confidence.value_or(0.5);
-            double prior = 0.6 + 0.4 * conf;
-            int64_t since = c.verified.value_or(c.updated.value_or(c.created.value_or(now)));
-            double ageDays = double(std::max<int64_t>(0, now - since)) / 86400.0;
-            double recency = 1.0 + 0.2 * std::exp(-ageDays / 60.0);
-            double feedback = (2.0 + c.feedback.correct + 0.5 * c.feedback.partial) /
-                              (2.0 + c.feedback.wrong + 0.5 * c.feedback.partial);
             double focus = 1.0;
             if (focusPath)
                 for (auto& a : c.anchors)
                     if (a.path == *focusPath) focus = 1.5;
-            row.score = relevance * prior * recency * feedback * focus;
+            row.score = relevance * standing(c, now) * focus;
             if (focus > 1.0) row.why.push_back("anchored in " + *focusPath);
             if (c.feedback.correct || c.feedback.wrong)
                 row.why.push_back("feedback +" + std::to_string(c.feedback.correct) + "/-" +
@@ -433,43 +491,7 @@ RecallResult Engine::recallChecked(const RecallRequest& req, bool rowsReread) {
         addNotJudged(result.envelope.notJudged, row.places);
     explainNotJudged(result.envelope, result.instructions);
 
-    int64_t live = 0;
-    for (auto& me : result.memoryExists)
-        live += me.live;
-    if (result.rows.empty()) {
-        if (live == 0) {
-            result.whyEmpty =
-                "no live claims exist in the " +
-                std::string(!req.tier            ? "project or medulla tiers"
-                            : *req.tier == "all" ? "project, medulla or other registered stores"
-                                                 : *req.tier + " tier");
-        } else {
-            result.whyEmpty =
-                std::to_string(live) + (live == 1 ? " live claim exists" : " live claims exist") +
-                ", but none matched" +
-                (req.query ? " the query '" + *req.query + "'" : std::string()) +
-                (req.kinds.empty() ? "" : " with the requested kinds") +
-                (queryTerms.empty() && req.query ? " (it holds only stop words)" : "");
-            if (result.envelope.trustMode == "needs_index") {
-                // Still checking files changed while engram was down: the
-                // envelope's recovery (wait, then repeat) stands.
-                result.whyEmpty += "; the index is still being checked against claim files "
-                                   "changed while engram was not running, so a claim rewritten "
-                                   "in that time may match once it is done";
-                return result;
-            }
-            result.envelope.trustMode = "retrieval_needs_recovery";
-            result.envelope.nextSuggested = "engram/recall";
-            std::vector<std::pair<std::string, std::string>> args;
-            if (queryTerms.size() > 1) args.emplace_back("query", queryTerms.front());
-            result.envelope.recovery = {
-                "engram/recall", args,
-                queryTerms.size() > 1
-                    ? "retry with fewer, more distinctive words, or without a query to list the "
-                      "newest claims"
-                    : "retry without a query to list the newest claims, or with other words"};
-        }
-    }
+    if (result.rows.empty()) explainEmpty(result, req, queryTerms);
     return result;
 }
 
