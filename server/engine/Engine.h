@@ -11,6 +11,7 @@
 #pragma once
 #include "engine/Anchoring.h"
 #include "engine/Findings.h"
+#include "engine/InstructionScan.h"
 #include "engine/Requests.h"
 #include "index/Index.h"
 #include "instructions/References.h"
@@ -62,37 +63,6 @@ struct EngineOptions {
     // so engram/status looks again only at files reported changed instead
     // of a stat of every anchored file per call.
     bool watchFiles = false;
-};
-
-// A code reference in an instruction file and what engram makes of it
-// (engine/Instructions.cpp).
-struct InstructionRef {
-    std::string file; // the instruction file, workspace-relative
-    instructions::Reference ref;
-    // ok | dangling | drifted | moved | ambiguous (names several definitions:
-    // resolved, but not judged) | unjudged (why in `reason`)
-    std::string state;
-    std::string reason;  // unjudged and ambiguous: why not judged (model/NotJudged.h)
-    std::string target;  // what it resolved to: "path", "path:N", "path#Qualified"
-    std::string why;     // dangling, drifted, moved: what happened, in words
-    std::string movedTo; // moved: "path#Qualified" now
-    // The text to write instead of ref.written (moved; a dangling path whose
-    // file exists under one other directory); empty when there is none.
-    std::string replacement;
-    // What the symbol was judged against: "stamp", "git <sha12>", or empty
-    // (nothing to judge against: only whether it resolves).
-    std::string baseline;
-    std::optional<Anchor> current;        // a symbol that resolves now: its anchor
-    std::optional<TextRange> targetRange; // where that symbol is now
-};
-
-struct InstructionScan {
-    std::vector<std::string> files;   // the instruction files read
-    std::vector<InstructionRef> refs; // the references (candidates judged to be none dropped)
-    size_t candidates = 0;            // candidates read, references or not
-    bool history = false;             // git history was there to judge against
-    bool listed = false;              // the workspace's files were listed (Listing.cpp)
-    NotJudged notJudged;              // references not judged, by reason (also in refs)
 };
 
 struct ReverifyFileResult {
