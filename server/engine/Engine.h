@@ -10,6 +10,7 @@
 // append to the audit log, release. Only then is the caller answered.
 #pragma once
 #include "engine/Anchoring.h"
+#include "engine/CodeWalk.h"
 #include "engine/Findings.h"
 #include "engine/InstructionScan.h"
 #include "engine/Requests.h"
@@ -74,16 +75,6 @@ struct ReverifyFileResult {
 // Waits while the file at `hold` exists (EngineOptions::reconcileHold), or
 // until `cancel` is set; returns at once for an empty path.
 void waitWhileHeld(const std::string& hold, const std::atomic<bool>* cancel);
-
-struct CodeIndexReport {
-    size_t files = 0;       // source files in the workspace
-    size_t parsed = 0;      // of which new or changed, so parsed
-    size_t removed = 0;     // indexed files that are gone
-    size_t symbols = 0;     // definitions found in the parsed files
-    int64_t bytes = 0;      // bytes parsed
-    size_t skippedDirs = 0; // directories too deep (or paths too long) to enter
-    std::string error;      // the walk stopped part-way: nothing was removed
-};
 
 class Engine {
 public:

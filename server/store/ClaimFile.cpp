@@ -308,6 +308,135 @@ Claim parseClaim(std::string_view contents, std::string_view expectedId) {
     return parseOne(contents, expectedId);
 }
 
+// "a, b, c": blanks around each tag dropped, empty ones skipped.
+static std::vector<std::string> parseTags(std::string_view val) {
+    std::vector<std::string> out;
+    std::string_view rest = val;
+    while (!rest.empty()) {
+        auto comma = rest.find(',');
+        auto tag = trim(rest.substr(0, comma));
+        if (!tag.empty()) out.emplace_back(tag);
+        if (comma == std::string_view::npos) break;
+        rest.remove_prefix(comma + 1);
+    }
+    return out;
+}
+
+static Feedback parseFeedback(std::string_view val, int line) {
+    Feedback out;
+    // "correct=N wrong=N partial=N", any order, missing = 0.
+    std::string_view rest = val;
+    while (!rest.empty()) {
+        auto sp = rest.find(' ');
+        auto kv = rest.substr(0, sp);
+        rest = sp == std::string_view::npos ? std::string_view{} : rest.substr(sp + 1);
+        if (kv.empty()) continue;
+        auto eq = kv.find('=');
+        int n = 0;
+        if (eq == std::string_view::npos || !parseNumber(kv.substr(eq + 1), n) || n < 0)
+            throw ClaimFileError(line, "feedback must be 'correct=N wrong=N partial=N'");
+        auto k = kv.substr(0, eq);
+        if (k == "correct")
+            out.correct = n;
+        else if (k == "wrong")
+            out.wrong = n;
+        else if (k == "partial")
+            out.partial = n;
+    }
+    return out;
+}
+
+// One `key: value` line of a claim's header, into `c`; unknown keys are kept
+// as they are (`extra`), so a newer engram's fields survive an older one.
+static void readField(Claim& c, const std::string& key, const std::string& val, int line,
+                      std::string_view expectedId) {
+    auto time = [&](std::optional<int64_t>& out) {
+        out = parseUtc(val);
+        if (!out) throw ClaimFileError(line, key + " must be a UTC time like 2026-01-31T12:00:00Z");
+    };
+    if (key == "id")
+        c.id = val;
+    else if (key == "version") {
+        if (!parseNumber(std::string_view(val), c.version) || c.version < 1)
+            throw ClaimFileError(line, "version must be a positive integer");
+    } else if (key == "label")
+        c.label = val;
+    else if (key == "kind")
+        c.kind = val;
+    else if (key == "status") {
+        auto s = parseStatus(val);
+        if (!s)
+            throw ClaimFileError(line, "status must be committed, frontier, retracted or "
+                                       "superseded, not '" +
+                                           val + "'");
+        c.status = *s;
+    } else if (key == "confidence") {
+        double d = 0;
+        if (!parseNumber(std::string_view(val), d) || !(d >= 0.0 && d <= 1.0))
+            throw ClaimFileError(line, "confidence must be a number in [0, 1]");
+        c.confidence = d;
+    } else if (key == "created")
+        time(c.created);
+    else if (key == "updated")
+        time(c.updated);
+    else if (key == "verified")
+        time(c.verified);
+    else if (key == "source_agent")
+        c.sourceAgent = val;
+    else if (key == "origin")
+        c.origin = val;
+    else if (key == "supersedes")
+        c.supersedes = val;
+    else if (key == "force_reason")
+        c.forceReason = val;
+    else if (key == "origin_claim")
+        c.originClaim = val;
+    else if (key == "promoted_by")
+        c.promotedBy = val;
+    else if (key == "promoted")
+        time(c.promoted);
+    else if (key == "promotion_reason")
+        c.promotionReason = val;
+    else if (key == "promoted_to")
+        c.promotedTo = val;
+    else if (key == "contribution_id")
+        c.contributionId = val;
+    else if (key == "contributed_by")
+        c.contributedBy = val;
+    else if (key == "accepted_by")
+        c.acceptedBy = val;
+    else if (key == "packet_id")
+        c.packetId = val;
+    else if (key == "content_hash")
+        c.contentHash = val;
+    else if (key == "tags") {
+        c.tags = parseTags(val);
+    } else if (key == "anchor")
+        c.anchors.push_back(parseAnchorAt(val, line));
+    else if (key == "evidence") {
+        auto sp = val.find(' ');
+        if (sp == std::string::npos)
+            throw ClaimFileError(line, "evidence must be '<path|url|command|note> <value>'");
+        c.evidence.push_back(
+            {val.substr(0, sp), std::string(trim(std::string_view(val).substr(sp + 1)))});
+    } else if (key == "feedback") {
+        c.feedback = parseFeedback(val, line);
+    } else if (key == "retracted_by")
+        c.retractedBy = val;
+    else if (key == "retract_reason")
+        c.retractReason = val;
+    else if (key == "diverged") {
+        try {
+            Claim d = parseOne(val, expectedId);
+            for (auto& h : claimHeads(d))
+                c.diverged.push_back(std::move(h));
+        } catch (const ClaimFileError& e) {
+            throw ClaimFileError(line, std::string("diverged version: ") + e.what());
+        }
+    } else
+        c.extra.emplace_back(key, val);
+}
+
 static Claim parseOne(std::string_view contents, std::string_view expectedId) {
     Claim c;
     c.version = 0;
@@ -351,118 +480,8 @@ static Claim parseOne(std::string_view contents, std::string_view expectedId) {
         if (!repeatable && !seen.insert(key).second)
             throw ClaimFileError(line, "duplicate field '" + key + "'");
 
-        auto time = [&](std::optional<int64_t>& out) {
-            out = parseUtc(val);
-            if (!out)
-                throw ClaimFileError(line, key + " must be a UTC time like 2026-01-31T12:00:00Z");
-        };
-        if (key == "id")
-            c.id = val;
-        else if (key == "version") {
-            if (!parseNumber(std::string_view(val), c.version) || c.version < 1)
-                throw ClaimFileError(line, "version must be a positive integer");
-        } else if (key == "label")
-            c.label = val;
-        else if (key == "kind")
-            c.kind = val;
-        else if (key == "status") {
-            auto s = parseStatus(val);
-            if (!s)
-                throw ClaimFileError(line, "status must be committed, frontier, retracted or "
-                                           "superseded, not '" +
-                                               val + "'");
-            c.status = *s;
-            haveStatus = true;
-        } else if (key == "confidence") {
-            double d = 0;
-            if (!parseNumber(std::string_view(val), d) || !(d >= 0.0 && d <= 1.0))
-                throw ClaimFileError(line, "confidence must be a number in [0, 1]");
-            c.confidence = d;
-        } else if (key == "created")
-            time(c.created);
-        else if (key == "updated")
-            time(c.updated);
-        else if (key == "verified")
-            time(c.verified);
-        else if (key == "source_agent")
-            c.sourceAgent = val;
-        else if (key == "origin")
-            c.origin = val;
-        else if (key == "supersedes")
-            c.supersedes = val;
-        else if (key == "force_reason")
-            c.forceReason = val;
-        else if (key == "origin_claim")
-            c.originClaim = val;
-        else if (key == "promoted_by")
-            c.promotedBy = val;
-        else if (key == "promoted")
-            time(c.promoted);
-        else if (key == "promotion_reason")
-            c.promotionReason = val;
-        else if (key == "promoted_to")
-            c.promotedTo = val;
-        else if (key == "contribution_id")
-            c.contributionId = val;
-        else if (key == "contributed_by")
-            c.contributedBy = val;
-        else if (key == "accepted_by")
-            c.acceptedBy = val;
-        else if (key == "packet_id")
-            c.packetId = val;
-        else if (key == "content_hash")
-            c.contentHash = val;
-        else if (key == "tags") {
-            std::string_view rest = val;
-            while (!rest.empty()) {
-                auto comma = rest.find(',');
-                auto tag = trim(rest.substr(0, comma));
-                if (!tag.empty()) c.tags.emplace_back(tag);
-                if (comma == std::string_view::npos) break;
-                rest.remove_prefix(comma + 1);
-            }
-        } else if (key == "anchor")
-            c.anchors.push_back(parseAnchorAt(val, line));
-        else if (key == "evidence") {
-            auto sp = val.find(' ');
-            if (sp == std::string::npos)
-                throw ClaimFileError(line, "evidence must be '<path|url|command|note> <value>'");
-            c.evidence.push_back(
-                {val.substr(0, sp), std::string(trim(std::string_view(val).substr(sp + 1)))});
-        } else if (key == "feedback") {
-            // "correct=N wrong=N partial=N", any order, missing = 0.
-            std::string_view rest = val;
-            while (!rest.empty()) {
-                auto sp = rest.find(' ');
-                auto kv = rest.substr(0, sp);
-                rest = sp == std::string_view::npos ? std::string_view{} : rest.substr(sp + 1);
-                if (kv.empty()) continue;
-                auto eq = kv.find('=');
-                int n = 0;
-                if (eq == std::string_view::npos || !parseNumber(kv.substr(eq + 1), n) || n < 0)
-                    throw ClaimFileError(line, "feedback must be 'correct=N wrong=N partial=N'");
-                auto k = kv.substr(0, eq);
-                if (k == "correct")
-                    c.feedback.correct = n;
-                else if (k == "wrong")
-                    c.feedback.wrong = n;
-                else if (k == "partial")
-                    c.feedback.partial = n;
-            }
-        } else if (key == "retracted_by")
-            c.retractedBy = val;
-        else if (key == "retract_reason")
-            c.retractReason = val;
-        else if (key == "diverged") {
-            try {
-                Claim d = parseOne(val, expectedId);
-                for (auto& h : claimHeads(d))
-                    c.diverged.push_back(std::move(h));
-            } catch (const ClaimFileError& e) {
-                throw ClaimFileError(line, std::string("diverged version: ") + e.what());
-            }
-        } else
-            c.extra.emplace_back(key, val);
+        readField(c, key, val, line, expectedId);
+        haveStatus = haveStatus || key == "status";
     }
     if (!closed) throw ClaimFileError(line + 1, "the header is not closed by a '---' line");
 
