@@ -17,6 +17,7 @@
 
 #include "engine/Engine.h"
 #include "index/Sqlite.h"
+#include "ops/op/Ops.h"
 #include "protocol/Packet.h"
 #include "store/Store.h"
 #include "text/Tokenize.h"
@@ -505,7 +506,8 @@ struct SizeRun {
             r.task = q.text;
             r.agent = "bench";
             auto a = Clock::now();
-            auto packet = protocol::packetJson(engine, engine.delegate(r).packet, false);
+            auto packet = protocol::packetJson(ops::delegate::machine(engine),
+                                               engine.delegate(r).packet, false);
             ms.push_back(msBetween(a, Clock::now()));
             items += packet["items"].size();
         }

@@ -6,8 +6,8 @@
 // wire's snake_case names, and every provenance field that is unknown says
 // "unknown" rather than disappearing (invariant 4).
 #pragma once
-#include "engine/Requests.h"
 #include "index/Index.h"
+#include "model/Requests.h"
 #include "protocol/JsonRpc.h"
 
 #include <optional>

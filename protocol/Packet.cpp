@@ -141,14 +141,14 @@ std::string signedMessage(const std::string& id, const std::string& createdAt) {
     return "engram-packet-v1\n" + id + "\n" + createdAt;
 }
 
-json packetJson(Engine& engine, const Packet& p, bool sign) {
+json packetJson(const PacketMachine& machine, const Packet& p, bool sign) {
     json packet = packetContent(p);
     std::string id = packetId(packet);
     std::string created = formatUtc(p.createdAt);
     packet["packet_id"] = id;
     packet["created_at"] = created;
     if (sign) {
-        PacketSignature s = engine.signPacket(signedMessage(id, created));
+        PacketSignature s = machine.sign(signedMessage(id, created));
         packet["signature"] = {{"algorithm", s.algorithm},
                                {"public_key", s.publicKey},
                                {"value", s.value},
@@ -157,7 +157,7 @@ json packetJson(Engine& engine, const Packet& p, bool sign) {
     return packet;
 }
 
-VerifyPacketResult verifyPacket(Engine& engine, const VerifyPacketRequest& req) {
+VerifyPacketResult verifyPacket(const PacketMachine& machine, const VerifyPacketRequest& req) {
     VerifyPacketResult out;
     const json* pp = &req.packet;
     // A whole delegate answer is accepted too: its packet is what is checked.
@@ -204,7 +204,7 @@ VerifyPacketResult verifyPacket(Engine& engine, const VerifyPacketRequest& req) 
                                             msg.size(), pk.data()) != 0)
                 fail("signature.value: does not verify against signature.public_key for this "
                      "packet_id and created_at (one of them was changed, or another key signed)");
-            auto mine = engine.packetPublicKey();
+            auto mine = machine.publicKey();
             out.signedByThisMachine = mine && *mine == pub;
             if (!*out.signedByThisMachine)
                 fail("signature.public_key: " + pub.substr(0, 16) +
@@ -218,7 +218,7 @@ VerifyPacketResult verifyPacket(Engine& engine, const VerifyPacketRequest& req) 
     if (!binding || !binding->is_object()) {
         fail("binding: missing");
     } else {
-        PacketBinding now = engine.currentBinding();
+        PacketBinding now = machine.binding();
         std::string root = str(*binding, "root");
         if (root != now.root)
             fail("binding.root: the packet was composed for '" + root + "', this engram serves '" +

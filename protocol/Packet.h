@@ -10,9 +10,10 @@
 //
 // The delegate and verify_packet operations (ops/op/) call these.
 #pragma once
-#include "engine/Engine.h"
+#include "model/Requests.h"
 #include "protocol/JsonRpc.h"
 
+#include <functional>
 #include <optional>
 #include <string>
 
@@ -28,9 +29,18 @@ json packetContent(const Packet& p);
 std::string packetId(const json& packet);
 // What the signature signs.
 std::string signedMessage(const std::string& packetId, const std::string& createdAt);
+// What this machine says about a packet, asked only when needed (the
+// engine answers; ops/op/ passes it in, so the wire does not depend on the
+// engine): a signature with its packet key, that key, and the binding now.
+struct PacketMachine {
+    std::function<PacketSignature(const std::string& message)> sign;
+    std::function<std::optional<std::string>()> publicKey; // none: no key yet
+    std::function<PacketBinding()> binding;
+};
+
 // A composed packet's JSON, identified (packet_id, created_at) and, when
 // asked, signed with this machine's key.
-json packetJson(Engine& engine, const Packet& packet, bool sign);
+json packetJson(const PacketMachine& machine, const Packet& packet, bool sign);
 
 struct VerifyPacketRequest {
     json packet; // the packet, or a whole delegate answer holding one
@@ -40,6 +50,6 @@ struct VerifyPacketRequest {
 // says whether that is this machine's key: a foreign key fails), the binding
 // (root, fingerprint, git HEAD) and the age. Never throws on a bad packet:
 // each problem is a reason.
-VerifyPacketResult verifyPacket(Engine& engine, const VerifyPacketRequest& req);
+VerifyPacketResult verifyPacket(const PacketMachine& machine, const VerifyPacketRequest& req);
 
 } // namespace engram::protocol

@@ -7,9 +7,9 @@
 // once.
 #pragma once
 #include "engine/Rederive.h"
-#include "engine/Requests.h"
 #include "index/Index.h"
 #include "model/Claim.h"
+#include "model/Requests.h"
 #include "syntax/Symbols.h"
 
 #include <functional>

@@ -13,9 +13,9 @@
 #include "engine/CodeWalk.h"
 #include "engine/Findings.h"
 #include "engine/InstructionScan.h"
-#include "engine/Requests.h"
 #include "index/Index.h"
 #include "instructions/References.h"
+#include "model/Requests.h"
 #include "store/Store.h"
 #include "util/TreeWatch.h"
 

@@ -4,10 +4,10 @@
 // keeps nothing once it ends but the git answers it recorded in the index.
 #pragma once
 #include "engine/Anchoring.h"
-#include "engine/Requests.h"
 #include "index/Index.h"
 #include "instructions/References.h"
 #include "model/NotJudged.h"
+#include "model/Requests.h"
 
 #include <functional>
 #include <map>

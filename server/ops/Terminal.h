@@ -3,8 +3,8 @@
 // These read the typed results; the operations (ops/Operations.cpp) call
 // them only when the CLI asks for text.
 #pragma once
-#include "engine/Requests.h"
 #include "index/Index.h"
+#include "model/Requests.h"
 #include "protocol/JsonRpc.h"
 
 #include <string>

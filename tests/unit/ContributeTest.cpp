@@ -231,7 +231,8 @@ TEST_CASE("review accept commits with provenance, the next packet may carry it",
     DelegateRequest d;
     d.task = "exporter encoding";
     d.agent = "claude:parent";
-    json p = protocol::packetJson(w.engine, w.engine.delegate(d).packet, d.sign);
+    json p =
+        protocol::packetJson(ops::delegate::machine(w.engine), w.engine.delegate(d).packet, d.sign);
     REQUIRE(p["items"].size() == 1);
     CHECK(p["items"][0]["contribution_id"] == cid);
     CHECK(p["items"][0]["accepted_by"] == "claude:parent");

@@ -51,10 +51,11 @@ struct Workspace {
         d.sign = sign;
         d.maxItems = maxItems;
         d.maxChars = maxChars;
-        return protocol::packetJson(*engine, engine->delegate(d).packet, d.sign);
+        return protocol::packetJson(ops::delegate::machine(*engine), engine->delegate(d).packet,
+                                    d.sign);
     }
     VerifyPacketResult verify(const json& p, int64_t lifetime = protocol::kDefaultPacketLifetime) {
-        return protocol::verifyPacket(*engine, {p, lifetime});
+        return protocol::verifyPacket(ops::delegate::machine(*engine), {p, lifetime});
     }
 };
 
@@ -234,7 +235,8 @@ TEST_CASE("a signature by another key fails, the key is private to the owner", "
     d.task = "schedule the deploy";
     d.agent = "claude:parent";
     d.sign = true;
-    json foreign = protocol::packetJson(other, other.delegate(d).packet, d.sign);
+    json foreign =
+        protocol::packetJson(ops::delegate::machine(other), other.delegate(d).packet, d.sign);
     CHECK(foreign["packet_id"] == p["packet_id"]);
     auto r = w.verify(foreign);
     CHECK_FALSE(r.valid);
@@ -258,7 +260,8 @@ TEST_CASE("a packet whose root or HEAD no longer matches is reported", "[delegat
         json p = w.packet("parser work");
         TempDir otherRoot;
         Engine other(EngineOptions{otherRoot.path(), "test", w.home.path(), 30, "test"});
-        auto r = protocol::verifyPacket(other, {p, protocol::kDefaultPacketLifetime});
+        auto r = protocol::verifyPacket(ops::delegate::machine(other),
+                                        {p, protocol::kDefaultPacketLifetime});
         CHECK_FALSE(r.valid);
         CHECK(hasReason(r, "binding.root:"));
         CHECK(hasReason(r, "binding.fingerprint:"));
@@ -388,7 +391,7 @@ TEST_CASE("a claim of another registered project is never in a packet", "[delega
     DelegateRequest d;
     d.task = "billing service webhooks";
     d.agent = "claude:parent";
-    json p = protocol::packetJson(x, x.delegate(d).packet, d.sign);
+    json p = protocol::packetJson(ops::delegate::machine(x), x.delegate(d).packet, d.sign);
     REQUIRE(p["items"].size() == 2);
     for (auto& it : p["items"]) {
         CHECK(it["text"] != "the billing service retries webhooks three times");

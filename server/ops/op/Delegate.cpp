@@ -86,13 +86,19 @@ Outcome run(Call& call, const json& params) {
     Engine& engine = call.engine();
     req.root = call.requestedRoot; // as routed, in its canonical form
     auto r = engine.delegate(req);
-    Outcome out(
-        protocol::toJson(Answer{{protocol::packetJson(engine, r.packet, req.sign)}, r.envelope}));
+    Outcome out(protocol::toJson(
+        Answer{{protocol::packetJson(machine(engine), r.packet, req.sign)}, r.envelope}));
     if (call.terminal) out.text = terminal::packet(out.value["packet"]);
     return out;
 }
 
 } // namespace
+
+protocol::PacketMachine machine(Engine& engine) {
+    return {[&engine](const std::string& message) { return engine.signPacket(message); },
+            [&engine] { return engine.packetPublicKey(); },
+            [&engine] { return engine.currentBinding(); }};
+}
 
 Operation operation() {
     using K = FlagKind;

@@ -8,6 +8,7 @@
 #include "ops/Schemas.h"
 #include "ops/Terminal.h"
 #include "protocol/Convert.h"
+#include "protocol/Packet.h"
 #include "protocol/Shape.h"
 
 namespace engram::ops {
@@ -62,6 +63,9 @@ namespace delegate {
 Operation operation();
 // Its parameters as the engine takes them (for tests).
 DelegateRequest parse(const json& params);
+// What the engine says of this machine to a packet's identity: its key and
+// its binding (protocol/Packet.h), for delegate and verify_packet.
+protocol::PacketMachine machine(Engine& engine);
 } // namespace delegate
 namespace verify_packet {
 Operation operation();

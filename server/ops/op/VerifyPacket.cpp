@@ -50,7 +50,7 @@ Outcome run(Call& call, const json& params) {
     auto p = protocol::fromJson<Params>(params); // before the engine: errors name a field
     protocol::VerifyPacketRequest req{p.packet.value, protocol::kDefaultPacketLifetime};
     if (p.lifetimeSeconds) req.lifetimeSeconds = p.lifetimeSeconds->value;
-    auto r = protocol::verifyPacket(call.engine(), req);
+    auto r = protocol::verifyPacket(delegate::machine(call.engine()), req);
     Outcome out(protocol::toJson(r), !r.valid);
     if (call.terminal) out.text = terminal::verifyPacket(r);
     return out;

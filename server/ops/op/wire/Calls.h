@@ -1,7 +1,7 @@
 // What callers send that several operations take: an anchor as a caller
 // names it and evidence (remember, contribute).
 #pragma once
-#include "engine/Requests.h"
+#include "model/Requests.h"
 #include "protocol/Shape.h"
 #include "util/Paths.h"
 

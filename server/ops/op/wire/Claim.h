@@ -2,8 +2,8 @@
 // versions; placed (each anchor's state and where its code is now) in
 // recall rows and get's answer.
 #pragma once
-#include "engine/Requests.h"
 #include "model/Claim.h"
+#include "model/Requests.h"
 #include "ops/op/wire/Calls.h"
 #include "ops/op/wire/Common.h"
 #include "protocol/Shape.h"

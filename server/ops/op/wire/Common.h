@@ -2,7 +2,7 @@
 // judged, an instruction file's paragraph, and the small helpers the
 // shapes use to say "absent", "null" and "unknown".
 #pragma once
-#include "engine/Requests.h"
+#include "model/Requests.h"
 #include "ops/Schemas.h"
 #include "protocol/Shape.h"
 #include "util/Time.h"

@@ -1,7 +1,7 @@
 // Reports as boxes and answers show them, and a box's counts by state.
 #pragma once
-#include "engine/Requests.h"
 #include "model/Report.h"
+#include "model/Requests.h"
 #include "protocol/Shape.h"
 #include "util/Time.h"
 

@@ -1,4 +1,6 @@
-// Requests and results of the engine's operations, as plain structs.
+// Requests and results of the engine's operations, as plain structs: the
+// engine's interface, in model/ so that the wire (protocol/) and the front
+// ends can name them without depending on the engine itself.
 //
 // protocol/ converts these from and to JSON; the CLI builds them from flags.
 // Nothing here knows about either.
