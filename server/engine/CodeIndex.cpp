@@ -53,7 +53,7 @@ CodeIndexReport Engine::indexCode(const std::function<void(size_t, size_t)>& pro
     codeIndexedIn_ = t->index.get();
     lastCodeWalk_ = std::chrono::steady_clock::now();
     // The walk's companion: the workspace's files as git sees them, which
-    // the hot paths read instead of listing (engine/Listing.cpp).
+    // the hot paths read instead of listing (engine/InstructionFiles.cpp).
     if (listFiles) relist();
     return r;
 }

@@ -244,7 +244,7 @@ CodeIndexReport walkCode(const std::string& root, Index& index,
             index.dropCodeFile(gone);
             ++r.removed;
         }
-    // Caches of the code index's names are keyed by this (Listing.cpp), and
+    // Caches of the code index's names are keyed by this (InstructionFiles.cpp), and
     // kept anchor health that was not all intact (Health.cpp).
     if (r.parsed || r.removed) index.bumpCodeGeneration();
     tx->commit();

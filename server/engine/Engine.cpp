@@ -35,7 +35,8 @@ Engine::Engine(EngineOptions opts)
     : opts_(std::move(opts))
     , fingerprint_(rootFingerprint(opts_.root))
     , started_(nowUnix())
-    , anchorer_(opts_.root) {
+    , anchorer_(opts_.root)
+    , reports_(opts_.root, opts_.home) {
     anchorer_.setShapeLookup([this](const std::string& shape) { return symbolsWithShape(shape); });
     if (opts_.watchFiles) treeWatch_ = std::make_unique<TreeWatch>(opts_.root);
     auto project = std::make_unique<Tier>();
@@ -69,6 +70,15 @@ Engine::Engine(EngineOptions opts)
     // The project decides when its memory is stale, for every claim the
     // workspace shows (the medulla's too): one answer per workspace.
     if (auto days = tiers_[0]->store->staleDays()) opts_.staleDays = *days;
+    instructions_ = std::make_unique<InstructionFiles>(
+        InstructionFiles::Options{opts_.root, opts_.backgroundReconcile && opts_.sweepOnOpen,
+                                  opts_.reconcileHold},
+        anchorer_, [this](bool create) {
+            Tier* t = codeTier(create);
+            return t ? InstructionFiles::CodeIndex{t->index.get(), t->store.get()}
+                     : InstructionFiles::CodeIndex{};
+        });
+    instructions_->setGlobs(tiers_[0]->store->instructionGlobs());
 }
 
 void waitWhileHeld(const std::string& hold, const std::atomic<bool>* cancel) {
@@ -78,11 +88,6 @@ void waitWhileHeld(const std::string& hold, const std::atomic<bool>* cancel) {
 
 Engine::~Engine() {
     codeWalk_.reset(); // its thread writes through a store of tiers_
-    try {
-        flushUsage();
-    } catch (const std::exception&) {
-        // Usage counts are statistics: losing the last minute's is harmless.
-    }
 }
 
 std::string Engine::projectDir() const {
@@ -185,7 +190,7 @@ std::vector<std::string> Engine::pollReconcile() {
     if (!opts_.backgroundReconcile) return changed;
     // A listing of the workspace's files that ended on its thread is kept
     // (bounded by what changed, but for a workspace never listed before).
-    adoptListing();
+    instructions_->adoptListing();
     auto now = std::chrono::steady_clock::now();
     auto poll = [&](Tier& t) {
         if (!t.index) return;
@@ -596,16 +601,7 @@ StatusResult Engine::status(const std::optional<std::string>& requestedRoot, boo
             r.registered.push_back({root, bool(statFile(root + "/.engram/claims"))});
     // The inbox's counts, read again only when the box changed.
     try {
-        fileFromSpool(opts_.root);
-        auto st = statFile(boxPath(opts_.root));
-        if (!st || !inboxSeen_ || !sameFile(st, inboxSeen_->first)) {
-            auto box = readBox(opts_.root, boxPath(opts_.root), std::nullopt);
-            inboxSeen_.reset();
-            if (st && box.error.empty()) inboxSeen_.emplace(*st, box.counts);
-            r.inbox = box.counts;
-        } else {
-            r.inbox = inboxSeen_->second;
-        }
+        r.inbox = reports_.inboxCounts();
     } catch (const FsError&) {
         // Status still answers; engram inbox names what cannot be read.
     }

@@ -12,7 +12,10 @@
 #include "engine/Anchoring.h"
 #include "engine/CodeWalk.h"
 #include "engine/Findings.h"
+#include "engine/Hold.h"
+#include "engine/InstructionFiles.h"
 #include "engine/InstructionScan.h"
+#include "engine/Reports.h"
 #include "index/Index.h"
 #include "instructions/References.h"
 #include "model/Requests.h"
@@ -71,10 +74,6 @@ struct ReverifyFileResult {
     int stamped = 0;
     std::vector<std::string> refused; // "FILE:LINE `ref`: state (why)"
 };
-
-// Waits while the file at `hold` exists (EngineOptions::reconcileHold), or
-// until `cancel` is set; returns at once for an empty path.
-void waitWhileHeld(const std::string& hold, const std::atomic<bool>* cancel);
 
 class Engine {
 public:
@@ -161,20 +160,24 @@ public:
     // Files a report into the machine's spool and the inbox of the project
     // it names (the medulla's for none; pending when that project is not on
     // this machine). Idempotent: the id is the content's.
-    ReportResult report(const ReportRequest& req);
+    ReportResult report(const ReportRequest& req) { return reports_.report(req); }
     // The bound project's inbox with derived states; with `all`, every box.
-    InboxResult inbox(const InboxRequest& req);
+    InboxResult inbox(const InboxRequest& req) {
+        return reports_.inbox(req, envelope("engram/inbox", req.root));
+    }
     // Reports waiting in the spool whose project is not on this machine:
     // (root, count) (engram doctor).
-    std::vector<std::pair<std::string, int64_t>> pendingReports();
+    std::vector<std::pair<std::string, int64_t>> pendingReports() {
+        return reports_.pendingReports();
+    }
     // The confusion rate per ISO week, oldest first: confirmed misdelivery
     // reports (every box on this machine and the spool) against recalls
     // served and live claims (this machine's usage counter).
-    std::vector<ConfusionWeek> confusionSeries();
+    std::vector<ConfusionWeek> confusionSeries() { return reports_.confusionSeries(); }
     // Writes the recalls counted since the last flush to the usage counter
     // (`$ENGRAM_HOME/usage/recalls.tsv`). Done at most once a minute while
     // serving, and when the engine goes away.
-    void flushUsage();
+    void flushUsage() { reports_.flushUsage(); }
     // Memory diagnostics (engram check, the editor's Problems panel): every
     // live claim's anchors checked against the code, staleness, secrets in
     // claim files and claim files that do not parse; project tier only
@@ -231,24 +234,28 @@ public:
     std::pair<size_t, size_t> codeWalkProgress() const;
 
     // Instruction files (ARCHITECTURE.md, "Instruction files"): which there are, as the last
-    // listing of the workspace found them (engine/Listing.cpp; no process, whoever asks), and their
-    // references judged against the code. `text` replaces onlyFile's contents (an editor's unsaved
-    // buffer).
-    std::vector<std::string> instructionFiles();
+    // listing of the workspace found them (engine/InstructionFiles.cpp; no process, whoever asks),
+    // and their references judged against the code. `text` replaces onlyFile's contents (an
+    // editor's unsaved buffer).
+    const std::vector<std::string>& instructionFiles() { return instructions_->files(); }
     // The workspace's files, as git lists them (tracked, and new files it
     // does not ignore) or a walk finds them without git, sorted: a process
     // whose cost grows with the repository, so never on a hot path.
-    static std::vector<std::string> listWorkspace(const std::string& root);
+    static std::vector<std::string> listWorkspace(const std::string& root) {
+        return InstructionFiles::listWorkspace(root);
+    }
     // Lists the workspace now and keeps the listing in the code tier's
     // index (the code index's walk does, and engram check through it).
-    void relist();
+    void relist() { instructions_->relist(); }
     // Servers: lists it on a thread of its own, now (start-up) or when the
     // last listing is a few seconds old; what changed is applied to the
     // index by a later pollReconcile() or instruction-file read.
-    void maybeRelistInBackground(bool now = false);
+    void maybeRelistInBackground(bool now = false) { instructions_->maybeRelistInBackground(now); }
     // Whether a workspace-relative path is one: by its name
     // (instructions::isInstructionFile) or a store.conf `instructions:` glob.
-    bool isInstructionFile(const std::string& rel);
+    bool isInstructionFile(const std::string& rel) const {
+        return instructions_->isInstructionFile(rel);
+    }
     // The instruction files' paragraphs that match a query best (at most
     // `limit`), with their references' states (engine/InstructionRecall.cpp).
     std::vector<InstructionHit> recallInstructions(const std::string& query, size_t limit);
@@ -336,22 +343,6 @@ private:
     static void explainNotJudged(Envelope& e, const std::vector<InstructionHit>& served = {});
     // Marks the files engram/status counted that the TreeWatch reported.
     void applyTreeChanges();
-    // Files the spool's reports naming `root` into its box (a project that
-    // appeared since they were filed). Skipped while the spool is unchanged.
-    void fileFromSpool(const std::string& root);
-    std::string spoolPath() const;
-    // `inbox.jsonl merge=union` in the store's .gitattributes (engine/Team.cpp).
-    // True when it wrote the line.
-    static bool ensureInboxMerge(const std::string& storeDir);
-    std::string boxPath(const std::string& root) const; // "none": the medulla's
-    InboxBox readBox(const std::string& name, const std::string& path,
-                     std::optional<InboxState> state);
-    std::optional<FileStat> spoolSeen_; // the spool as fileFromSpool last read it
-    // Recalls counted and not yet written: (UTC day, store) -> (recalls, live claims).
-    std::map<std::pair<std::string, std::string>, std::pair<int64_t, int64_t>> usage_;
-    std::chrono::steady_clock::time_point usageFlushed_ = std::chrono::steady_clock::now();
-    void countRecall(const std::vector<MemoryExists>& stores);
-    std::optional<std::pair<FileStat, StatusResult::InboxCounts>> inboxSeen_; // status
     void startScan(Tier& t, bool opening);
     // Re-reads claims whose files were found changed while serving them.
     void reread(const std::vector<std::pair<Tier*, std::string>>& claims);
@@ -379,6 +370,7 @@ private:
     bool registered_ = false;
     bool teamChecked_ = false;
     Anchorer anchorer_;
+    Reports reports_;                      // reports, the inbox and the usage counter
     std::unique_ptr<TreeWatch> treeWatch_; // opts_.watchFiles
     std::vector<std::string> configErrors_;
     // The workspace's code index lives in the project store's index; in a
@@ -392,26 +384,6 @@ private:
     std::unique_ptr<Tier> codeOnly_;
     const Index* codeIndexedIn_ = nullptr; // the index the last walk filled
     std::chrono::steady_clock::time_point lastCodeWalk_{};
-    // Instruction files' paragraphs and their terms, kept while the file is
-    // unchanged; the list of files, for a few seconds.
-    struct ParagraphFile {
-        FileStat stat;
-        std::vector<instructions::Paragraph> paragraphs;
-        std::vector<std::vector<std::string>> terms; // per paragraph
-    };
-    std::map<std::string, ParagraphFile> paragraphs_;
-    // The workspace's files as listed (engine/Listing.cpp), kept while the
-    // index's listing generation is unchanged; the instruction files among
-    // them; a server's listing on a thread of its own.
-    static bool instructionFileIn(const std::vector<std::string>& globs, const std::string& rel);
-    std::function<bool(const std::string&)> instructionTest();
-    void adoptListing();
-    void maybeRelistInBackground(Tier* code, bool now);
-    class Lister;
-    struct ListerEnd { // joins its thread (engine/Listing.cpp)
-        void operator()(Lister* l) const;
-    };
-    std::unique_ptr<Lister, ListerEnd> lister_;
     class CodeWalker;
     struct CodeWalkerEnd { // cancels and joins its thread (engine/CodeIndex.cpp)
         void operator()(CodeWalker* w) const;
@@ -419,12 +391,9 @@ private:
     std::unique_ptr<CodeWalker, CodeWalkerEnd> codeWalk_;
     std::optional<CodeIndexReport> walkEnded_; // adopted by a wait, not yet reported
     void awaitCodeWalk();
-    std::chrono::steady_clock::time_point listedAt_{};
-    std::vector<std::string> instructionFiles_;
-    int64_t instructionKey_ = 0;
-    const Index* instructionIndex_ = nullptr; // the index instructionKey_ is of
-    bool instructionsLoaded_ = false;
-    std::chrono::steady_clock::time_point instructionsLooked_{};
+    // The instruction files and the listing of the workspace (made last,
+    // in the constructor: it reads the project store's settings).
+    std::unique_ptr<InstructionFiles> instructions_;
     std::vector<CodeSymbol> symbolsWithShape(const std::string& shape);
 };
 

@@ -43,7 +43,7 @@ struct InstructionScan {
     std::vector<InstructionRef> refs; // the references (candidates judged to be none dropped)
     size_t candidates = 0;            // candidates read, references or not
     bool history = false;             // git history was there to judge against
-    bool listed = false;              // the workspace's files were listed (Listing.cpp)
+    bool listed = false;              // the workspace's files were listed (InstructionFiles.cpp)
     NotJudged notJudged;              // references not judged, by reason (also in refs)
 };
 

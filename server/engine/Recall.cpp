@@ -391,7 +391,7 @@ RecallResult Engine::recallChecked(const RecallRequest& req, bool rowsReread) {
         candidates += p.candidates;
     }
     shareBudget(passes, keep);
-    if (!rowsReread) countRecall(result.memoryExists);
+    if (!rowsReread) reports_.countRecall(result.memoryExists);
 
     // Reading and fully scoring the chosen rows, on the pass's thread too.
     forEachPass(passes, [&](TierPass& p) {

@@ -1,9 +1,9 @@
 // Reports and the inbox (ARCHITECTURE.md, "Reports and the inbox"): filing into the machine's spool
 // and the project's box, filing what waited once its project appears, and states derived from the
 // answers, never stored.
+#include "engine/Reports.h"
+
 #include "engine/Checks.h"
-#include "engine/Engine.h"
-#include "engine/Tier.h"
 #include "store/Registry.h"
 #include "store/ReportFile.h"
 #include "store/Store.h"
@@ -54,17 +54,38 @@ void count(StatusResult::InboxCounts& c, InboxState state) {
 
 } // namespace
 
-std::string Engine::spoolPath() const {
-    return opts_.home.empty() ? std::string() : opts_.home + "/reports/spool.jsonl";
+Reports::Reports(std::string root, std::string home)
+    : root_(std::move(root))
+    , home_(std::move(home)) {}
+
+Reports::~Reports() {
+    try {
+        flushUsage();
+    } catch (const std::exception&) {
+        // Usage counts are statistics: losing the last minute's is harmless.
+    }
 }
 
-std::string Engine::boxPath(const std::string& root) const {
-    if (root == "none")
-        return opts_.home.empty() ? std::string() : opts_.home + "/medulla/inbox.jsonl";
+StatusResult::InboxCounts Reports::inboxCounts() {
+    fileFromSpool(root_);
+    auto st = statFile(boxPath(root_));
+    if (st && inboxSeen_ && sameFile(st, inboxSeen_->first)) return inboxSeen_->second;
+    auto box = readBox(root_, boxPath(root_), std::nullopt);
+    inboxSeen_.reset();
+    if (st && box.error.empty()) inboxSeen_.emplace(*st, box.counts);
+    return box.counts;
+}
+
+std::string Reports::spoolPath() const {
+    return home_.empty() ? std::string() : home_ + "/reports/spool.jsonl";
+}
+
+std::string Reports::boxPath(const std::string& root) const {
+    if (root == "none") return home_.empty() ? std::string() : home_ + "/medulla/inbox.jsonl";
     return root + "/.engram/inbox.jsonl";
 }
 
-ReportResult Engine::report(const ReportRequest& req) {
+ReportResult Reports::report(const ReportRequest& req) {
     const Report& d = req.draft;
     // Validation first, naming the field; nothing is written on a refusal.
     if (!isReportClass(d.reportClass))
@@ -100,7 +121,7 @@ ReportResult Engine::report(const ReportRequest& req) {
         if (d.answers.empty())
             throw invalidField("resolution", "only an answer (with answers) closes reports");
     }
-    std::string root = opts_.root;
+    std::string root = root_;
     if (req.root) {
         if (*req.root == "none") {
             root = "none";
@@ -115,7 +136,7 @@ ReportResult Engine::report(const ReportRequest& req) {
             root = canonicalPath(*req.root);
         }
     }
-    if (root == "none" && opts_.home.empty())
+    if (root == "none" && home_.empty())
         throw invalidField("project", "a report about no project goes to the medulla's inbox, and "
                                       "there is no engram home (set ENGRAM_HOME or --home)");
     scanForSecrets("what", d.what);
@@ -173,12 +194,12 @@ ReportResult Engine::report(const ReportRequest& req) {
     return out;
 }
 
-void Engine::fileFromSpool(const std::string& root) {
+void Reports::fileFromSpool(const std::string& root) {
     const std::string spool = spoolPath();
     if (spool.empty() || root == "none" || !isDirectory(root)) return;
     auto st = statFile(spool);
     if (!st) return;
-    if (root == opts_.root && spoolSeen_ && sameFile(st, *spoolSeen_)) return;
+    if (root == root_ && spoolSeen_ && sameFile(st, *spoolSeen_)) return;
     bool filed = false;
     for (auto& r : readReportBox(spool).reports)
         if (r.root == root) {
@@ -186,11 +207,11 @@ void Engine::fileFromSpool(const std::string& root) {
             filed |= fileReport(boxPath(root), r).added;
         }
     if (filed) ensureInboxMerge(root + "/.engram");
-    if (root == opts_.root) spoolSeen_ = st;
+    if (root == root_) spoolSeen_ = st;
 }
 
-InboxBox Engine::readBox(const std::string& name, const std::string& path,
-                         std::optional<InboxState> state) {
+InboxBox Reports::readBox(const std::string& name, const std::string& path,
+                          std::optional<InboxState> state) {
     InboxBox box;
     box.name = name;
     box.path = path;
@@ -240,16 +261,16 @@ InboxBox Engine::readBox(const std::string& name, const std::string& path,
     return box;
 }
 
-InboxResult Engine::inbox(const InboxRequest& req) {
+InboxResult Reports::inbox(const InboxRequest& req, Envelope envelope) {
     InboxResult out;
-    out.envelope = envelope("engram/inbox", req.root);
+    out.envelope = std::move(envelope);
     if (out.envelope.binding.mismatch) return out;
-    fileFromSpool(opts_.root);
-    out.boxes.push_back(readBox(opts_.root, boxPath(opts_.root), req.state));
+    fileFromSpool(root_);
+    out.boxes.push_back(readBox(root_, boxPath(root_), req.state));
     if (!req.all) return out;
-    if (!opts_.home.empty()) {
-        for (auto& root : Registry(opts_.home).roots()) {
-            if (root == opts_.root) continue;
+    if (!home_.empty()) {
+        for (auto& root : Registry(home_).roots()) {
+            if (root == root_) continue;
             if (!isDirectory(root)) {
                 InboxBox gone;
                 gone.name = root;
@@ -278,7 +299,7 @@ InboxResult Engine::inbox(const InboxRequest& req) {
     return out;
 }
 
-std::vector<std::pair<std::string, int64_t>> Engine::pendingReports() {
+std::vector<std::pair<std::string, int64_t>> Reports::pendingReports() {
     std::map<std::string, int64_t> byRoot;
     const std::string spool = spoolPath();
     if (spool.empty()) return {};
@@ -296,8 +317,8 @@ std::vector<std::pair<std::string, int64_t>> Engine::pendingReports() {
 // outside every repository (never committed), costs a recall nothing but a
 // map update, and a crash loses at most a minute of counts.
 
-void Engine::countRecall(const std::vector<MemoryExists>& stores) {
-    if (opts_.home.empty()) return;
+void Reports::countRecall(const std::vector<MemoryExists>& stores) {
+    if (home_.empty()) return;
     std::string day = formatUtc(nowUnix()).substr(0, 10);
     for (auto& s : stores) {
         auto& [recalls, live] = usage_[{day, s.store}];
@@ -313,21 +334,21 @@ void Engine::countRecall(const std::vector<MemoryExists>& stores) {
     }
 }
 
-void Engine::flushUsage() {
+void Reports::flushUsage() {
     usageFlushed_ = std::chrono::steady_clock::now();
-    if (usage_.empty() || opts_.home.empty()) return;
+    if (usage_.empty() || home_.empty()) return;
     std::string lines;
     for (auto& [key, counts] : usage_)
         lines += key.first + "\t" + key.second + "\t" + std::to_string(counts.first) + "\t" +
                  std::to_string(counts.second) + "\n";
-    makeDirs(opts_.home + "/usage");
+    makeDirs(home_ + "/usage");
     // Statistics, written from a recall's path: no sync (a crash may lose
     // the last flush, as it may the last minute's counts).
-    appendFile(opts_.home + "/usage/recalls.tsv", lines);
+    appendFile(home_ + "/usage/recalls.tsv", lines);
     usage_.clear();
 }
 
-std::vector<ConfusionWeek> Engine::confusionSeries() {
+std::vector<ConfusionWeek> Reports::confusionSeries() {
     flushUsage();
     std::map<std::string, ConfusionWeek> weeks;
     auto week = [&](const std::string& w) -> ConfusionWeek& {
@@ -338,7 +359,7 @@ std::vector<ConfusionWeek> Engine::confusionSeries() {
     // Recalls and live claims. A store's live count for a week is the last
     // one recorded in it; lines that do not parse are skipped.
     std::map<std::pair<std::string, std::string>, int64_t> liveAt; // (week, store) -> live
-    if (auto text = readFile(opts_.home + "/usage/recalls.tsv")) {
+    if (auto text = readFile(home_ + "/usage/recalls.tsv")) {
         forEachLine(*text, [&](std::string_view line, int) {
             auto f = splitFields(line, '\t');
             auto day = f.size() == 4 ? parseUtc(f[0]) : std::nullopt;
@@ -368,11 +389,11 @@ std::vector<ConfusionWeek> Engine::confusionSeries() {
         }
     };
     if (!spoolPath().empty()) take(spoolPath());
-    take(boxPath(opts_.root));
-    if (!opts_.home.empty()) {
+    take(boxPath(root_));
+    if (!home_.empty()) {
         take(boxPath("none"));
-        for (auto& root : Registry(opts_.home).roots())
-            if (root != opts_.root) take(boxPath(root));
+        for (auto& root : Registry(home_).roots())
+            if (root != root_) take(boxPath(root));
     }
     std::set<std::string> confirmed;
     for (auto& [id, r] : reports)

@@ -3,6 +3,7 @@
 // since a ref for pull-request checks.
 #include "engine/Checks.h"
 #include "engine/Engine.h"
+#include "engine/Reports.h"
 #include "engine/Tier.h"
 #include "store/ClaimFile.h"
 #include "store/Merge.h"
@@ -51,7 +52,7 @@ bool insideWorkTree(const std::string& root) {
 
 } // namespace
 
-bool Engine::ensureInboxMerge(const std::string& storeDir) {
+bool ensureInboxMerge(const std::string& storeDir) {
     const std::string path = storeDir + "/.gitattributes";
     auto have = readFile(path);
     if (have && have->find("inbox.jsonl merge=union") != std::string::npos) return false;

@@ -244,7 +244,7 @@ public:
     std::vector<CodeSymbol> symbolsWithShape(const std::string& shape);
 
     // The workspace's files as the last full listing found them (git's view,
-    // or a walk without git; engine/Listing.cpp), the instruction files
+    // or a walk without git; engine/InstructionFiles.cpp), the instruction files
     // among them marked, so a hot path knows them without a process.
     struct Generations {
         int64_t files = 0; // bumped by each listing that changed; 0: never listed

@@ -197,7 +197,7 @@ struct RegisteredStore {
 struct InstructionCounts {
     int64_t files = 0, references = 0, ok = 0, dangling = 0, drifted = 0, moved = 0, ambiguous = 0,
             unjudged = 0;
-    bool listed = false; // the workspace's files were listed (engine/Listing.cpp)
+    bool listed = false; // the workspace's files were listed (engine/InstructionFiles.cpp)
 };
 
 struct StatusResult {

@@ -1,4 +1,6 @@
-// The workspace's files, known on the hot paths without listing them.
+// The instruction-files service (InstructionFiles.h): the workspace's
+// files, known on the hot paths without listing them, and the paragraphs of
+// the instruction files among them.
 //
 // Instruction files are read by recall, packets, the hook and every
 // keystroke in one, and judging their references needs the workspace's
@@ -19,9 +21,10 @@
 // whose index was just rebuilt) has its instruction files looked for at
 // their well-known places (a fixed number of stats), and a name that only
 // the whole list could resolve is counted not judged (no_code_index).
-#include "engine/Engine.h"
-#include "engine/Tier.h"
-#include "instructions/References.h"
+#include "engine/InstructionFiles.h"
+
+#include "engine/Hold.h"
+#include "text/Tokenize.h"
 #include "util/Fs.h"
 #include "util/Git.h"
 #include "util/Lines.h"
@@ -30,9 +33,11 @@
 
 #include <algorithm>
 #include <atomic>
+#include <cmath>
 #include <filesystem>
 #include <set>
 #include <thread>
+#include <unordered_map>
 
 namespace engram {
 
@@ -43,6 +48,8 @@ namespace fs = std::filesystem;
 constexpr auto kRelistAfter = std::chrono::seconds(2); // a server's copy, at most this old
 constexpr size_t kMaxWalkEntries = 200000;             // the walk without git
 constexpr size_t kMaxRuleFiles = 256;                  // files under a rules directory
+constexpr size_t kMaxParagraphFileBytes = 1 << 20;
+constexpr double kParagraphK1 = 1.2, kParagraphB = 0.75; // BM25, as recall
 
 // Every file git would commit: tracked, and new ones not ignored. nullopt
 // when git cannot say.
@@ -144,15 +151,14 @@ ListingChange diff(const std::vector<std::string>& before,
 } // namespace
 
 // A listing taken on a thread of its own (servers), and what it found.
-class Engine::Lister {
+class InstructionFiles::Lister {
 public:
     // The listing it compares with is read on its thread too, through a
     // connection of its own (the whole table: a row per file).
-    Lister(Tier* tier, std::string root, std::function<bool(const std::string&)> instruction,
+    Lister(CodeIndex code, std::string root, std::function<bool(const std::string&)> instruction,
            std::string hold)
-        : tier(tier)
-        , index(tier ? tier->index.get() : nullptr)
-        , thread_([this, store = tier ? tier->store.get() : nullptr, root = std::move(root),
+        : index(code.index)
+        , thread_([this, store = code.index ? code.store : nullptr, root = std::move(root),
                    instruction = std::move(instruction), hold = std::move(hold)] {
             waitWhileHeld(hold, &cancel_);
             std::vector<std::string> before, instructionsBefore;
@@ -169,14 +175,13 @@ public:
             } catch (const std::exception&) {
                 generation_ = -1; // not adopted: the next listing tries again
             }
-            auto now = Engine::listWorkspace(root);
+            auto now = listWorkspace(root);
             change_ = diff(before, instructionsBefore, now, instruction);
             done_.store(true, std::memory_order_release);
         }) {}
     ~Lister() { cancel_.store(true); }
-    // The index it lists for: adopted only into that very one (no look at
-    // the file system to know it is still open).
-    Tier* const tier;
+    // The index it lists for: adopted only into that very one, if it is
+    // still the code tier's.
     const Index* const index;
     bool done() const { return done_.load(std::memory_order_acquire); }
     // Only once done(): the change, and the listing generation it is a
@@ -192,17 +197,24 @@ private:
     std::jthread thread_; // last: joined before the members it writes go
 };
 
-void Engine::ListerEnd::operator()(Lister* l) const {
+void InstructionFiles::ListerEnd::operator()(Lister* l) const {
     delete l;
 }
 
-std::vector<std::string> Engine::listWorkspace(const std::string& root) {
+InstructionFiles::InstructionFiles(Options opts, Anchorer& anchorer, CodeIndexLookup code)
+    : opts_(std::move(opts))
+    , anchorer_(anchorer)
+    , code_(std::move(code)) {}
+
+InstructionFiles::~InstructionFiles() = default;
+
+std::vector<std::string> InstructionFiles::listWorkspace(const std::string& root) {
     std::optional<std::vector<std::string>> files;
     if (findGit(root)) files = gitFiles(root);
     return sortedUnique(files ? std::move(*files) : walkFiles(root));
 }
 
-bool Engine::instructionFileIn(const std::vector<std::string>& globs, const std::string& rel) {
+bool InstructionFiles::fileIn(const std::vector<std::string>& globs, const std::string& rel) {
     if (rel.starts_with(".engram/")) return false;
     // Vendored code's instruction files describe other projects, and a
     // template's (`templates/app/AGENTS.md`, `agent_templates/`) the project
@@ -223,76 +235,62 @@ bool Engine::instructionFileIn(const std::vector<std::string>& globs, const std:
     return false;
 }
 
-bool Engine::isInstructionFile(const std::string& rel) {
-    return instructionFileIn(tiers_[0]->store->instructionGlobs(), rel);
-}
-
-std::function<bool(const std::string&)> Engine::instructionTest() {
+std::function<bool(const std::string&)> InstructionFiles::test() const {
     // The project store's configuration, read when the engine was made (no
     // look at its index: this is asked on hot paths).
-    return [globs = tiers_[0]->store->instructionGlobs()](const std::string& rel) {
-        return instructionFileIn(globs, rel);
-    };
+    return [globs = globs_](const std::string& rel) { return fileIn(globs, rel); };
 }
 
-void Engine::relist() {
-    Tier* code = codeTier();
+void InstructionFiles::relist() {
+    CodeIndex code = code_(true);
     lister_.reset();
     auto now = listWorkspace(opts_.root);
     listedAt_ = std::chrono::steady_clock::now();
-    if (!code) return;
-    code->index->applyListing(diff(code->index->listedFiles(),
-                                   code->index->listedInstructionFiles(), now, instructionTest()));
+    if (!code.index) return;
+    code.index->applyListing(
+        diff(code.index->listedFiles(), code.index->listedInstructionFiles(), now, test()));
 }
 
-void Engine::adoptListing() {
+void InstructionFiles::adoptListing() {
     if (!lister_ || !lister_->done()) return;
     auto lister = std::move(lister_);
-    Tier* code = lister->tier;
-    if (!code || code->index.get() != lister->index) return;
+    Index* code = code_(false).index;
+    if (!code || code != lister->index) return;
     // The listing was taken against the index as the thread read it:
     // applied only if no other listing was applied since (another process
     // may have listed meanwhile; the next listing settles it).
-    if (code->index->generations().files != lister->generation()) return;
-    code->index->applyListing(lister->change());
-}
-
-void Engine::maybeRelistInBackground(bool now) {
-    maybeRelistInBackground(codeTier(false), now);
+    if (code->generations().files != lister->generation()) return;
+    code->applyListing(lister->change());
 }
 
 // Every hot path asks the same of the system whether or not a listing is
 // due or just ended: the code tier is looked up once by the caller (a stat
 // of its index) and handed down.
-void Engine::maybeRelistInBackground(Tier* code, bool now) {
-    // Long-lived servers only: a one-shot command that answers from the
-    // store's index as a server does (engram hook) would wait at its exit
-    // for a listing it never uses.
-    if (!opts_.backgroundReconcile || !opts_.sweepOnOpen || lister_) return;
+void InstructionFiles::maybeRelistInBackground(CodeIndex code, bool now) {
+    if (!opts_.listInBackground || lister_) return;
     auto at = std::chrono::steady_clock::now();
     if (!now && at - listedAt_ < kRelistAfter) return;
     listedAt_ = at;
     try {
-        lister_.reset(new Lister(code, opts_.root, instructionTest(), opts_.reconcileHold));
+        lister_.reset(new Lister(code, opts_.root, test(), opts_.hold));
     } catch (const std::exception&) {
         // No second connection: listed again when next due.
     }
 }
 
-std::vector<std::string> Engine::instructionFiles() {
+const std::vector<std::string>& InstructionFiles::files() {
     adoptListing();
-    Tier* code = codeTier(false);
+    CodeIndex code = code_(false);
     maybeRelistInBackground(code, false);
-    int64_t key = code ? code->index->generations().files : 0;
-    const Index* index = code ? code->index.get() : nullptr;
+    int64_t key = code.index ? code.index->generations().files : 0;
+    const Index* index = code.index;
     auto now = std::chrono::steady_clock::now();
     // Never listed: the well-known places, looked at again after a moment.
-    bool fresh = index == instructionIndex_ &&
-                 (key != 0 ? key == instructionKey_
-                           : instructionKey_ == 0 && now - instructionsLooked_ < kRelistAfter);
-    if (fresh && instructionsLoaded_) return instructionFiles_;
+    bool fresh =
+        index == keyIndex_ && (key != 0 ? key == key_ : key_ == 0 && now - looked_ < kRelistAfter);
+    if (fresh && loaded_) return files_;
     std::vector<std::string> files =
-        key ? code->index->listedInstructionFiles() : wellKnownInstructionFiles(opts_.root);
+        key ? code.index->listedInstructionFiles() : wellKnownInstructionFiles(opts_.root);
     // A link to another instruction file (CLAUDE.md -> AGENTS.md) is that
     // file: judged once, under its own name.
     std::set<std::string> listed(files.begin(), files.end());
@@ -304,12 +302,95 @@ std::vector<std::string> Engine::instructionFiles() {
         auto rel = relativeToRoot(opts_.root, target.string());
         return rel && *rel != f && listed.count(*rel);
     });
-    instructionFiles_ = std::move(files);
-    instructionKey_ = key;
-    instructionIndex_ = index;
-    instructionsLoaded_ = true;
-    instructionsLooked_ = now;
-    return instructionFiles_;
+    files_ = std::move(files);
+    key_ = key;
+    keyIndex_ = index;
+    loaded_ = true;
+    looked_ = now;
+    return files_;
+}
+
+void InstructionFiles::refreshParagraphs() {
+    std::map<std::string, ParagraphFile> kept;
+    for (auto& f : files()) {
+        auto it = paragraphs_.find(f);
+        kept.emplace(f, it == paragraphs_.end() ? ParagraphFile{} : std::move(it->second));
+    }
+    paragraphs_ = std::move(kept);
+    for (auto& [file, pf] : paragraphs_) {
+        auto st = statFile(opts_.root + "/" + file);
+        const std::string* unsaved = anchorer_.documentText(file);
+        if (!unsaved && st && sameFile(st, pf.stat) && !pf.paragraphs.empty()) continue;
+        auto body =
+            unsaved ? std::optional<std::string>(*unsaved)
+                    : readFile(opts_.root + "/" + file, nullptr, {kMaxParagraphFileBytes, true});
+        pf = ParagraphFile{};
+        if (!body || body->size() > kMaxParagraphFileBytes) continue;
+        if (st && !unsaved) pf.stat = *st;
+        pf.paragraphs = instructions::splitParagraphs(*body);
+        for (auto& p : pf.paragraphs)
+            pf.terms.push_back(text::terms(p.heading + "\n" + p.text));
+    }
+}
+
+std::vector<InstructionHit> InstructionFiles::bestParagraphs(const std::string& query,
+                                                             size_t limit) {
+    std::vector<InstructionHit> out;
+    std::vector<std::string> q = text::terms(query);
+    std::sort(q.begin(), q.end());
+    q.erase(std::unique(q.begin(), q.end()), q.end());
+    if (q.empty() || limit == 0) return out;
+    refreshParagraphs();
+
+    // BM25 over every paragraph of every file.
+    size_t n = 0;
+    double totalLen = 0;
+    std::unordered_map<std::string, int> df;
+    for (auto& [file, pf] : paragraphs_)
+        for (auto& t : pf.terms) {
+            ++n;
+            totalLen += double(t.size());
+            std::set<std::string> seen(t.begin(), t.end());
+            for (auto& term : q)
+                df[term] += seen.count(term) ? 1 : 0;
+        }
+    if (n == 0) return out;
+    double avg = std::max(1.0, totalLen / double(n));
+    // A paragraph must share at least two of the query's terms (one when
+    // the query has one): a single common word is not a match.
+    size_t need = std::min<size_t>(2, q.size());
+    for (auto& [file, pf] : paragraphs_)
+        for (size_t i = 0; i < pf.paragraphs.size(); ++i) {
+            const auto& terms = pf.terms[i];
+            double score = 0;
+            size_t matched = 0;
+            for (auto& term : q) {
+                double tf = double(std::count(terms.begin(), terms.end(), term));
+                if (tf == 0) continue;
+                ++matched;
+                double idf = std::log(1 + (double(n) - df[term] + 0.5) / (df[term] + 0.5));
+                score += idf * tf * (kParagraphK1 + 1) /
+                         (tf + kParagraphK1 *
+                                   (1 - kParagraphB + kParagraphB * double(terms.size()) / avg));
+            }
+            if (matched < need || score <= 0) continue;
+            const auto& p = pf.paragraphs[i];
+            InstructionHit h;
+            h.file = file;
+            h.line = p.line + 1;
+            h.endLine = p.endLine + 1;
+            h.heading = p.heading;
+            h.text = p.text;
+            h.score = std::round(score * 10000) / 10000;
+            out.push_back(std::move(h));
+        }
+    std::sort(out.begin(), out.end(), [](const InstructionHit& a, const InstructionHit& b) {
+        if (a.score != b.score) return a.score > b.score;
+        if (a.file != b.file) return a.file < b.file;
+        return a.line < b.line;
+    });
+    if (out.size() > limit) out.resize(limit);
+    return out;
 }
 
 } // namespace engram
