@@ -7,6 +7,7 @@
 #include "ops/op/Ops.h"
 #include "protocol/Packet.h"
 #include "support/TempDir.h"
+#include "support/Workspace.h"
 #include "text/Content.h"
 #include "util/Error.h"
 #include "util/Fs.h"
@@ -22,11 +23,7 @@ using engram::test::TempDir;
 
 namespace {
 
-struct Workspace {
-    TempDir home;
-    TempDir dir;
-    std::string root = dir.path();
-    Engine engine{EngineOptions{root, "test", home.path(), 30, "test"}};
+struct Workspace : test::EngineWorkspace {
 
     Claim remember(const std::string& text, const std::string& label = "",
                    std::vector<AnchorSpec> anchors = {}) {
@@ -55,7 +52,7 @@ struct Workspace {
     }
     std::string everyFile() {
         std::string all;
-        for (auto& e : std::filesystem::recursive_directory_iterator(root + "/.engram"))
+        for (auto& e : std::filesystem::recursive_directory_iterator(root / ".engram"))
             if (e.is_regular_file() && e.path().extension() != ".sqlite" &&
                 e.path().string().find("index.sqlite") == std::string::npos)
                 all += readFile(e.path().string()).value_or("");
@@ -156,8 +153,8 @@ TEST_CASE("near-duplicates of claims and of contributions are flagged, not store
 
 TEST_CASE("a must / must not pair on the same anchor or label is a conflict", "[contribute]") {
     Workspace w;
-    w.dir.write("src/tok.py",
-                "class TokenValidator:\n    def validate(self, t):\n        return t\n");
+    w.root.write("src/tok.py",
+                 "class TokenValidator:\n    def validate(self, t):\n        return t\n");
     Claim anchored = w.remember("callers must check the ok flag", "",
                                 {{"src/tok.py", "TokenValidator.validate"}});
     Claim labelled = w.remember("the retry loop always backs off", "retry-backoff");
@@ -237,7 +234,7 @@ TEST_CASE("review accept commits with provenance, the next packet may carry it",
     CHECK(p["items"][0]["contribution_id"] == cid);
     CHECK(p["items"][0]["accepted_by"] == "claude:parent");
 
-    std::string audit = readFile(w.root + "/.engram/audit.log").value_or("");
+    std::string audit = readFile(w.root / ".engram/audit.log").value_or("");
     CHECK(audit.find("\taccept\t") != std::string::npos);
     CHECK(audit.find("checked against exporter.py") != std::string::npos);
 
@@ -254,7 +251,7 @@ TEST_CASE("review reject keeps it out of recall and in the audit log", "[contrib
     CHECK(rev.claim.status == ClaimStatus::Retracted);
     CHECK(rev.claim.retractReason == "rejected: it has a worker pool");
     CHECK(w.recallTexts("scheduler").empty());
-    std::string audit = readFile(w.root + "/.engram/audit.log").value_or("");
+    std::string audit = readFile(w.root / ".engram/audit.log").value_or("");
     CHECK(audit.find("\treject\t") != std::string::npos);
     CHECK(audit.find("it has a worker pool") != std::string::npos);
     // A rejected finding submitted again is reported as such, not stored again.
@@ -294,14 +291,14 @@ TEST_CASE("bad contribute input gets an error naming the field", "[contribute]")
                       Catch::Contains("items[0].text"));
     CHECK_THROWS_WITH(ops::contribute::parse(json{{"agent", "a"}}), Catch::Contains("items"));
     // Nothing was stored by the failed calls.
-    CHECK(listFiles(w.root + "/.engram/claims").empty());
+    CHECK(listFiles(w.root / ".engram/claims").empty());
 }
 
 TEST_CASE("two live claims that contradict on an anchor or label are engram.conflict findings",
           "[contribute][findings]") {
     Workspace w;
-    w.dir.write("src/tok.py",
-                "class TokenValidator:\n    def validate(self, t):\n        return t\n");
+    w.root.write("src/tok.py",
+                 "class TokenValidator:\n    def validate(self, t):\n        return t\n");
     Claim a = w.remember("callers must check the ok flag", "",
                          {{"src/tok.py", "TokenValidator.validate"}});
     Claim unrelated =

@@ -3,6 +3,7 @@
 #include "engine/Checks.h"
 #include "store/AuditLog.h"
 #include "support/TempDir.h"
+#include "support/Workspace.h"
 #include "util/Error.h"
 #include "util/Fs.h"
 
@@ -19,18 +20,9 @@ using engram::test::TempDir;
 
 namespace {
 
-struct Workspace {
-    TempDir root;
-    TempDir home;
-    Engine engine;
-
+struct Workspace : test::EngineWorkspace {
     explicit Workspace(bool watchFiles = false)
-        : engine(options(root, home, watchFiles)) {}
-    static EngineOptions options(const TempDir& root, const TempDir& home, bool watchFiles) {
-        EngineOptions o{root.path(), "test", home.path(), 30, "test"};
-        o.watchFiles = watchFiles;
-        return o;
-    }
+        : test::EngineWorkspace([&](EngineOptions& o) { o.watchFiles = watchFiles; }) {}
 
     RememberResult remember(const std::string& text, const std::string& label = "",
                             double confidence = 0.7) {

@@ -2,8 +2,10 @@
 // invalid and secret findings with their exact codes, severities, paths and
 // ranges, against a real workspace and real claim files.
 #include "engine/Engine.h"
+#include "support/Annotations.h"
 #include "support/LanguageCases.h"
 #include "support/TempDir.h"
+#include "support/Workspace.h"
 #include "syntax/Symbols.h"
 #include "util/Error.h"
 #include "util/Time.h"
@@ -31,10 +33,7 @@ const std::string kSource = "import os\n\n\nclass TokenValidator:\n"
 
 constexpr const char* kToken = "ghp_abcdefghijklmnopqrstuvwxyz0123456789";
 
-struct Workspace {
-    TempDir root, home;
-    Engine engine{{root.path(), "test", home.path(), 30, "test"}};
-
+struct Workspace : test::EngineWorkspace {
     Workspace() { root.write("src/svc.py", kSource); }
 
     std::string remember(const std::string& text, const std::string& label, AnchorSpec anchor,
@@ -77,6 +76,10 @@ void checkRange(const TextRange& r, uint32_t sl, uint32_t sc, uint32_t el, uint3
     CHECK(r.endLine == el);
     CHECK(r.endColumn == ec);
 }
+// The range marked in an annotated text (ASCII: byte columns are UTF-16's).
+void checkRange(const TextRange& r, const Annotations::Range& want) {
+    checkRange(r, want.begin.line, want.begin.column, want.end.line, want.end.column);
+}
 
 bool contains(const std::string& hay, const std::string& needle) {
     return hay.find(needle) != std::string::npos;
@@ -103,7 +106,13 @@ TEST_CASE("findings: a drifted symbol is a warning on its current range, gone af
     Workspace w;
     auto id = w.remember("validate returns the ok flag; callers must check it", "validate-ok",
                          {.path = "src/svc.py", .symbol = "TokenValidator.validate"});
-    w.edit("return token.ok", "return token.valid");
+    // The body changes; the finding covers the definition as it is now.
+    Annotations now("import os\n\n\nclass TokenValidator:\n"
+                    "    [[def validate(self, token):\n"
+                    "        return token.valid]]\n"
+                    "\n\ndef connect(url):\n"
+                    "    return url\n");
+    w.root.write("src/svc.py", now.code());
 
     auto fs = w.findings();
     REQUIRE(fs.size() == 1);
@@ -116,8 +125,7 @@ TEST_CASE("findings: a drifted symbol is a warning on its current range, gone af
     CHECK(f.path == "src/svc.py");
     CHECK(f.symbol == "TokenValidator.validate");
     CHECK(f.subject == "src/svc.py#TokenValidator.validate");
-    // "    def validate..." on line 4 through the end of "        return token.valid".
-    checkRange(f.range, 4, 4, 5, 26);
+    checkRange(f.range, now.range());
     CHECK(f.claimFile == w.claimAbs(id));
     CHECK(contains(f.message, "drifted: TokenValidator.validate in src/svc.py changed since"));
     CHECK(contains(f.message, "validate-ok"));
@@ -154,14 +162,19 @@ TEST_CASE("findings: a renamed symbol is moved (information) on its new range", 
     Workspace w;
     auto id = w.remember("connect takes a url", "connect-url",
                          {.path = "src/svc.py", .symbol = "connect"});
-    w.edit("def connect(url):", "def open_connection(url):");
+    Annotations now("import os\n\n\nclass TokenValidator:\n"
+                    "    def validate(self, token):\n"
+                    "        return token.ok\n"
+                    "\n\n[[def open_connection(url):\n"
+                    "    return url]]\n");
+    w.root.write("src/svc.py", now.code());
     auto fs = w.findings();
     REQUIRE(fs.size() == 1);
     CHECK(fs[0].code == "engram.moved");
     CHECK(fs[0].severity == "information");
     CHECK(fs[0].path == "src/svc.py");
     CHECK(fs[0].symbol == "connect");
-    checkRange(fs[0].range, 8, 0, 9, 14);
+    checkRange(fs[0].range, now.range());
     CHECK(contains(fs[0].message, "connect is now open_connection in src/svc.py"));
     CHECK(contains(fs[0].message, "connect-url"));
 

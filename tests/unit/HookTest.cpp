@@ -4,6 +4,7 @@
 #include "ops/Hook.h"
 #include "engine/Engine.h"
 #include "support/TempDir.h"
+#include "support/Workspace.h"
 #include "util/Error.h"
 #include "util/Utf8.h"
 
@@ -16,9 +17,7 @@ using json = nlohmann::json;
 
 namespace {
 
-struct Workspace {
-    TempDir home, dir;
-    Engine engine{EngineOptions{dir.path(), "test", home.path(), 30, "test"}};
+struct Workspace : test::EngineWorkspace {
     void remember(const std::string& text, const std::string& label = "") {
         RememberRequest r;
         r.text = text;

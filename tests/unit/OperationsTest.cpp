@@ -6,6 +6,7 @@
 #include "store/ClaimFile.h"
 #include "support/Names.h"
 #include "support/TempDir.h"
+#include "support/Workspace.h"
 #include "util/Error.h"
 #include "util/Fs.h"
 
@@ -26,9 +27,7 @@ std::string kebab(std::string snake) {
     return snake;
 }
 
-struct Workspace {
-    TempDir root, home;
-    Engine engine{EngineOptions{root.path(), "test", home.path(), 30, "test"}};
+struct Workspace : test::EngineWorkspace {
     int binds = 0;
     ops::Call call(bool terminal = false) {
         ops::Call c;
