@@ -6,9 +6,10 @@
 // not `orphaned`.) Files are re-parsed only when their mtime or size changed,
 // so reopening a workspace costs a directory walk. The walk is lazy for the
 // CLI (the first check that needs it) and runs on a thread of its own from a
-// server's start-up (Engine::CodeWalker).
-#include "engine/Engine.h"
-#include "engine/Tier.h"
+// server's start-up (CodeIndexer::Walker).
+#include "engine/CodeIndexer.h"
+
+#include "engine/Hold.h"
 #include "util/Fs.h"
 
 #include <atomic>
@@ -18,14 +19,22 @@
 
 namespace engram {
 
-Engine::Tier* Engine::codeTier(bool create) {
-    Tier* project = tier("project");
+CodeIndexer::CodeIndexer(Options opts, std::function<Tier*(bool)> projectTier,
+                         std::function<void()> relist)
+    : opts_(std::move(opts))
+    , projectTier_(std::move(projectTier))
+    , relist_(std::move(relist)) {}
+
+CodeIndexer::~CodeIndexer() = default;
+
+Tier* CodeIndexer::tier(bool create) {
+    Tier* project = projectTier_(false);
     if (!project) return nullptr;
-    if (ready(*project)) return project;
+    if (projectTier_(true)) return project;
     if (opts_.home.empty()) return nullptr;
-    const std::string dir = opts_.home + "/workspaces/" + fingerprint_;
-    if (!codeOnly_ && !create && !statFile(dir + "/index.sqlite")) return nullptr;
-    if (!codeOnly_) {
+    const std::string dir = opts_.home + "/workspaces/" + opts_.fingerprint;
+    if (!own_ && !create && !statFile(dir + "/index.sqlite")) return nullptr;
+    if (!own_) {
         auto t = std::make_unique<Tier>();
         t->name = "code";
         t->root = opts_.root;
@@ -37,33 +46,33 @@ Engine::Tier* Engine::codeTier(bool create) {
         } catch (const std::exception&) {
             return nullptr; // no code index: names are reported not judged
         }
-        codeOnly_ = std::move(t);
+        own_ = std::move(t);
     }
-    return codeOnly_.get();
+    return own_.get();
 }
 
-CodeIndexReport Engine::indexCode(const std::function<void(size_t, size_t)>& progress,
-                                  bool listFiles) {
+CodeIndexReport CodeIndexer::index(const std::function<void(size_t, size_t)>& progress,
+                                   bool listFiles) {
     // One walk at a time: a server's start-up walk is waited for (and
     // adopted) first, and usually leaves nothing to parse.
-    awaitCodeWalk();
-    Tier* t = codeTier();
+    awaitWalk();
+    Tier* t = tier();
     if (!t) return {};
     CodeIndexReport r = walkCode(opts_.root, *t->index, progress, nullptr);
-    codeIndexedIn_ = t->index.get();
-    lastCodeWalk_ = std::chrono::steady_clock::now();
+    indexedIn_ = t->index.get();
+    lastWalk_ = std::chrono::steady_clock::now();
     // The walk's companion: the workspace's files as git sees them, which
     // the hot paths read instead of listing (engine/InstructionFiles.cpp).
-    if (listFiles) relist();
+    if (listFiles) relist_();
     return r;
 }
 
 // A server's start-up walk: a stat per source file (a parse per changed
 // one), which grows with the repository, so it runs beside the requests
 // rather than before them, on a connection of its own.
-class Engine::CodeWalker {
+class CodeIndexer::Walker {
 public:
-    CodeWalker(Tier* tier, std::string root, std::string hold)
+    Walker(Tier* tier, std::string root, std::string hold)
         : tier(tier)
         , index(tier->index.get())
         , thread_(
@@ -85,7 +94,7 @@ public:
                   }
                   finished_.store(true, std::memory_order_release);
               }) {}
-    ~CodeWalker() { cancel_.store(true); }
+    ~Walker() { cancel_.store(true); }
     // The tier and index it walked for: adopted only into that very one.
     Tier* const tier;
     const Index* const index;
@@ -110,59 +119,58 @@ private:
     std::jthread thread_; // last: joined before the members it writes go
 };
 
-void Engine::CodeWalkerEnd::operator()(CodeWalker* w) const {
+void CodeIndexer::WalkerEnd::operator()(Walker* w) const {
     delete w;
 }
 
-bool Engine::startCodeWalk() {
-    if (codeWalk_) return true;
-    Tier* t = codeTier();
+bool CodeIndexer::startWalk() {
+    if (walk_) return true;
+    Tier* t = tier();
     if (!t) return false;
     try {
-        codeWalk_.reset(new CodeWalker(t, opts_.root, opts_.reconcileHold));
+        walk_.reset(new Walker(t, opts_.root, opts_.hold));
     } catch (const std::exception&) {
         return false; // no second connection: the walk runs when first needed
     }
     return true;
 }
 
-std::pair<size_t, size_t> Engine::codeWalkProgress() const {
-    return codeWalk_ ? codeWalk_->progress() : std::pair<size_t, size_t>{0, 0};
+std::pair<size_t, size_t> CodeIndexer::walkProgress() const {
+    return walk_ ? walk_->progress() : std::pair<size_t, size_t>{0, 0};
 }
 
-std::optional<CodeIndexReport> Engine::adoptCodeWalk(bool wait) {
+std::optional<CodeIndexReport> CodeIndexer::adoptWalk(bool wait) {
     if (walkEnded_) return std::exchange(walkEnded_, std::nullopt);
-    if (!codeWalk_ || (!wait && !codeWalk_->finished())) return std::nullopt;
-    auto walk = std::move(codeWalk_);
+    if (!walk_ || (!wait && !walk_->finished())) return std::nullopt;
+    auto walk = std::move(walk_);
     CodeIndexReport r = walk->report();
     Tier* t = walk->tier;
     // Written through another connection: this one's count of code changes
     // moves too, so counts that depended on the code index are taken again.
     if (t->index.get() == walk->index && walk->opened() && r.error != "cancelled") {
-        codeIndexedIn_ = t->index.get();
-        lastCodeWalk_ = std::chrono::steady_clock::now();
+        indexedIn_ = t->index.get();
+        lastWalk_ = std::chrono::steady_clock::now();
         if (r.parsed || r.removed) t->index->noteCodeChanged();
     }
     return r;
 }
 
-void Engine::awaitCodeWalk() {
-    // Kept for the server, which reports the walk's end (adoptCodeWalk).
-    if (codeWalk_) walkEnded_ = adoptCodeWalk(true);
+void CodeIndexer::awaitWalk() {
+    // Kept for the server, which reports the walk's end (adoptWalk).
+    if (walk_) walkEnded_ = adoptWalk(true);
 }
 
-std::vector<CodeSymbol> Engine::symbolsWithShape(const std::string& shape) {
-    awaitCodeWalk(); // where a definition went is judged on the walked index
-    Tier* t = codeTier();
+std::vector<CodeSymbol> CodeIndexer::symbolsWithShape(const std::string& shape) {
+    awaitWalk(); // where a definition went is judged on the walked index
+    Tier* t = tier();
     if (!t) return {};
-    if (codeIndexedIn_ != t->index.get()) indexCode({}, false);
+    if (indexedIn_ != t->index.get()) index({}, false);
     auto found = t->index->symbolsWithShape(shape);
     // Nothing known: files may have appeared since the last walk. Walk again
     // (a stat per unchanged file), but not more than once a second, since
     // orphans are checked in bursts.
-    if (found.empty() &&
-        std::chrono::steady_clock::now() - lastCodeWalk_ > std::chrono::seconds(1)) {
-        indexCode({}, false);
+    if (found.empty() && std::chrono::steady_clock::now() - lastWalk_ > std::chrono::seconds(1)) {
+        index({}, false);
         found = t->index->symbolsWithShape(shape);
     }
     return found;

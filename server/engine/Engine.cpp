@@ -37,7 +37,8 @@ Engine::Engine(EngineOptions opts)
     , started_(nowUnix())
     , anchorer_(opts_.root)
     , reports_(opts_.root, opts_.home) {
-    anchorer_.setShapeLookup([this](const std::string& shape) { return symbolsWithShape(shape); });
+    anchorer_.setShapeLookup(
+        [this](const std::string& shape) { return codeIndex_->symbolsWithShape(shape); });
     if (opts_.watchFiles) treeWatch_ = std::make_unique<TreeWatch>(opts_.root);
     auto project = std::make_unique<Tier>();
     project->name = "project";
@@ -70,6 +71,13 @@ Engine::Engine(EngineOptions opts)
     // The project decides when its memory is stale, for every claim the
     // workspace shows (the medulla's too): one answer per workspace.
     if (auto days = tiers_[0]->store->staleDays()) opts_.staleDays = *days;
+    codeIndex_ = std::make_unique<CodeIndexer>(
+        CodeIndexer::Options{opts_.root, opts_.home, fingerprint_, opts_.reconcileHold},
+        [this](bool open) -> Tier* {
+            Tier* project = tier("project");
+            return project && (!open || ready(*project)) ? project : nullptr;
+        },
+        [this] { instructions_->relist(); });
     instructions_ = std::make_unique<InstructionFiles>(
         InstructionFiles::Options{opts_.root, opts_.backgroundReconcile && opts_.sweepOnOpen,
                                   opts_.reconcileHold},
@@ -87,14 +95,14 @@ void waitWhileHeld(const std::string& hold, const std::atomic<bool>* cancel) {
 }
 
 Engine::~Engine() {
-    codeWalk_.reset(); // its thread writes through a store of tiers_
+    codeIndex_->stopWalk(); // its thread writes through a store of tiers_
 }
 
 std::string Engine::projectDir() const {
     return tiers_[0]->store->dir();
 }
 
-Engine::Tier* Engine::tier(const std::string& name) {
+Tier* Engine::tier(const std::string& name) {
     for (auto& t : tiers_)
         if (t->name == name) return t.get();
     return nullptr;
@@ -322,7 +330,7 @@ void Engine::reread(const std::vector<std::pair<Tier*, std::string>>& claims) {
     }
 }
 
-Engine::Tier& Engine::writableTier(const std::string& name) {
+Tier& Engine::writableTier(const std::string& name) {
     Tier* t = tier(name);
     if (!t)
         throw invalidField("tier", name == "medulla" ? "no medulla: ENGRAM_HOME is not set"
@@ -378,8 +386,8 @@ Anchorer& Engine::anchorerFor(Tier& t) {
     return anchorer_;
 }
 
-std::vector<Engine::Tier*> Engine::recallTiers(const std::optional<std::string>& tier,
-                                               std::vector<UnreachableStore>& unreachable) {
+std::vector<Tier*> Engine::recallTiers(const std::optional<std::string>& tier,
+                                       std::vector<UnreachableStore>& unreachable) {
     std::vector<Tier*> out;
     for (auto& t : tiers_)
         if (!tier || *tier == "all" || *tier == t->name) out.push_back(t.get());
@@ -417,7 +425,7 @@ std::vector<Engine::Tier*> Engine::recallTiers(const std::optional<std::string>&
     return out;
 }
 
-Engine::Tier& Engine::locate(const std::string& id) {
+Tier& Engine::locate(const std::string& id) {
     if (!Store::validId(id)) throw invalidField("id", "'" + id + "' is not a claim id");
     for (auto& t : tiers_) {
         if (!ready(*t)) continue;

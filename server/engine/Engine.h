@@ -10,6 +10,7 @@
 // append to the audit log, release. Only then is the caller answered.
 #pragma once
 #include "engine/Anchoring.h"
+#include "engine/CodeIndexer.h"
 #include "engine/CodeWalk.h"
 #include "engine/Findings.h"
 #include "engine/Hold.h"
@@ -74,6 +75,9 @@ struct ReverifyFileResult {
     int stamped = 0;
     std::vector<std::string> refused; // "FILE:LINE `ref`: state (why)"
 };
+
+// One tier of memory inside the engine (engine/Tier.h, private to engine/).
+struct Tier;
 
 class Engine {
 public:
@@ -221,7 +225,9 @@ public:
     // progress(done, total) is called now and then. With listFiles, the
     // workspace's files are listed again too (relist()).
     CodeIndexReport indexCode(const std::function<void(size_t, size_t)>& progress = {},
-                              bool listFiles = true);
+                              bool listFiles = true) {
+        return codeIndex_->index(progress, listFiles);
+    }
     // Servers: the same walk on a thread of its own, with a connection of
     // its own, so a large repository delays no request; false when there is
     // no code index to walk. Whatever needs the walked index (where a
@@ -229,9 +235,11 @@ public:
     // answers meanwhile. adoptCodeWalk() takes its report once it ended
     // (waiting for it with `wait`); codeWalkProgress() is (done, total)
     // while it writes.
-    bool startCodeWalk();
-    std::optional<CodeIndexReport> adoptCodeWalk(bool wait = false);
-    std::pair<size_t, size_t> codeWalkProgress() const;
+    bool startCodeWalk() { return codeIndex_->startWalk(); }
+    std::optional<CodeIndexReport> adoptCodeWalk(bool wait = false) {
+        return codeIndex_->adoptWalk(wait);
+    }
+    std::pair<size_t, size_t> codeWalkProgress() const { return codeIndex_->walkProgress(); }
 
     // Instruction files (ARCHITECTURE.md, "Instruction files"): which there are, as the last
     // listing of the workspace found them (engine/InstructionFiles.cpp; no process, whoever asks),
@@ -285,7 +293,6 @@ public:
     std::string projectDir() const;
 
 private:
-    struct Tier;
     Tier* tier(const std::string& name);
     Tier& writableTier(const std::string& name);
     // Opens the tier's index lazily; false when the store does not exist yet.
@@ -373,28 +380,17 @@ private:
     Reports reports_;                      // reports, the inbox and the usage counter
     std::unique_ptr<TreeWatch> treeWatch_; // opts_.watchFiles
     std::vector<std::string> configErrors_;
-    // The workspace's code index lives in the project store's index; in a
-    // workspace without a project store (a repository checked in CI for its
-    // instruction files alone) it lives in an index of its own under
-    // $ENGRAM_HOME/workspaces/<fingerprint>/, so that names are judged there
-    // too without engram writing into the repository (codeTier()).
+    // The workspace's code index (engine/CodeIndexer.h): in the project
+    // store's index, or in one of its own for a workspace without a store.
     // With `create` false, only an index that exists already (the hot
     // paths never create one).
-    Tier* codeTier(bool create = true);
-    std::unique_ptr<Tier> codeOnly_;
-    const Index* codeIndexedIn_ = nullptr; // the index the last walk filled
-    std::chrono::steady_clock::time_point lastCodeWalk_{};
-    class CodeWalker;
-    struct CodeWalkerEnd { // cancels and joins its thread (engine/CodeIndex.cpp)
-        void operator()(CodeWalker* w) const;
-    };
-    std::unique_ptr<CodeWalker, CodeWalkerEnd> codeWalk_;
-    std::optional<CodeIndexReport> walkEnded_; // adopted by a wait, not yet reported
-    void awaitCodeWalk();
-    // The instruction files and the listing of the workspace (made last,
-    // in the constructor: it reads the project store's settings).
+    std::unique_ptr<CodeIndexer> codeIndex_;
+    Tier* codeTier(bool create = true) { return codeIndex_->tier(create); }
+    void awaitCodeWalk() { codeIndex_->awaitWalk(); }
+    // The instruction files and the listing of the workspace. Both services
+    // are made in the constructor (they read the project store's settings),
+    // the instruction files last: their listing may use the code index.
     std::unique_ptr<InstructionFiles> instructions_;
-    std::vector<CodeSymbol> symbolsWithShape(const std::string& shape);
 };
 
 } // namespace engram

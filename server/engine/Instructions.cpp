@@ -24,7 +24,7 @@ InstructionScan Engine::scanInstructions(const std::optional<std::string>& onlyF
     // read them as they are, never walking the workspace on their path.
     if (searchHistory) {
         awaitCodeWalk();
-        if (Tier* code = codeTier(); code && codeIndexedIn_ != code->index.get()) indexCode();
+        if (Tier* code = codeTier(); code && !codeIndex_->walked(code->index.get())) indexCode();
     }
     std::vector<std::string> files = instructionFiles();
     if (onlyFile) files = {*onlyFile};
@@ -39,7 +39,7 @@ InstructionScan Engine::scanInstructions(const std::optional<std::string>& onlyF
     // Nothing indexed, by this process or an earlier one, or no listing of
     // the files: no index to look names up in.
     setup.indexed =
-        setup.listed && (codeIndexedIn_ == code->index.get() || code->index->anyCodeSymbols());
+        setup.listed && (codeIndex_->walked(code->index.get()) || code->index->anyCodeSymbols());
     setup.searchHistory = searchHistory;
     return scanInstructionFiles(setup, files, [&](const std::string& file) {
         return text && onlyFile && file == *onlyFile ? text : anchorer_.documentText(file);

@@ -1,10 +1,14 @@
 // One tier of memory inside the engine: a store and its lazily opened index.
 // Private to engine/.
 #pragma once
-#include "engine/Engine.h"
+#include "engine/Anchoring.h"
+#include "index/Index.h"
 #include "index/Reconcile.h"
+#include "model/NotJudged.h"
+#include "store/Store.h"
 
 #include <atomic>
+#include <chrono>
 #include <future>
 #include <map>
 #include <memory>
@@ -12,7 +16,7 @@
 
 namespace engram {
 
-struct Engine::Tier {
+struct Tier {
     std::string name; // project | medulla
     std::unique_ptr<Store> store;
     std::unique_ptr<Index> index; // null until the store exists and is first used
