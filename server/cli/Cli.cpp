@@ -504,23 +504,6 @@ int cmdMergeDriver(const Context& ctx) {
     }
 }
 
-int cmdReindex(const Context& ctx) {
-    Engine engine = makeEngine(ctx);
-    json reports = json::array();
-    std::string human;
-    for (auto& r : engine.reindex()) {
-        reports.push_back(protocol::toJson(r));
-        human += "reindexed: " + std::to_string(r.added) + " claims, " + std::to_string(r.broken) +
-                 " broken files" +
-                 (r.temporariesRemoved ? ", " + std::to_string(r.temporariesRemoved) +
-                                             " temporary files of interrupted writes removed"
-                                       : "") +
-                 "\n";
-    }
-    if (reports.empty()) human = "no stores to index\n";
-    return print(ctx, {{"reports", reports}}, human);
-}
-
 int cmdDoctor(const Context& ctx) {
     json checks = json::array();
     std::string human;
@@ -613,7 +596,6 @@ int run(int argc, char** argv) {
         {"check", {{"--format", "--fail-on", "--changed-since", "--max-findings"}, {}, {}}},
         {"init", {}},
         {"merge-driver", {}},
-        {"reindex", {}},
         {"hook", {{"--event", "--format", "--max-chars", "--prompt"}, {}, {}}},
         {"doctor", {}},
         {"help", {}},
@@ -691,7 +673,6 @@ int run(int argc, char** argv) {
         }
         if (auto* op = ops::byCommand(c)) return runOperation(ctx, *op);
         if (c == "check") return cmdCheck(ctx);
-        if (c == "reindex") return cmdReindex(ctx);
         if (c == "hook") return cmdHook(ctx);
         if (c == "init") return cmdInit(ctx);
         if (c == "merge-driver") return cmdMergeDriver(ctx);

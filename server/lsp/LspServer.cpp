@@ -447,25 +447,19 @@ json LspServer::onExecuteCommand(const json& params) {
     }
     if (command == "engram.reindex") {
         // Maintenance, not a question: without a root every folder is
-        // rebuilt rather than the call being refused as ambiguous.
+        // rebuilt rather than the call being refused as ambiguous, each by
+        // the reindex operation.
         auto hints = ops::routeHints(args);
         if (folders_->empty()) route(hints); // NotBound
-        std::vector<lsp::Folder*> targets;
-        if (hints.root || folders_->size() == 1)
-            targets.push_back(&bound(hints));
-        else
-            targets = folders_->all();
+        if (hints.root || folders_->size() == 1) return runOperation("reindex", args);
         json out = json::array(), roots = json::array();
-        for (auto* f : targets) {
-            json reports = json::array();
-            for (auto& r : f->engine.reindex())
-                reports.push_back(protocol::toJson(r));
+        for (auto* f : folders_->all()) {
+            json one = runOperation("reindex", {{"root", f->root()}});
+            json reports = one["reports"];
             out.insert(out.end(), reports.begin(), reports.end());
             roots.push_back({{"root", f->root()}, {"reports", std::move(reports)}});
         }
-        json result = {{"reports", out}};
-        if (targets.size() > 1) result["roots"] = std::move(roots);
-        return result;
+        return {{"reports", std::move(out)}, {"roots", std::move(roots)}};
     }
     throw invalidField("command", "unknown command '" + command + "'");
 }

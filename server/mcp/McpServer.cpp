@@ -452,6 +452,7 @@ json McpServer::onToolsList(const json& params) {
                                      "in one page");
     json list = json::array();
     for (auto& t : ops::operations()) {
+        if (!t.agentTool) continue;
         // Every tool also takes `root` (multi-root clients).
         json input = t.input();
         input["properties"]["root"] = ops::schema::rootProperty();
@@ -478,10 +479,11 @@ json McpServer::onToolsCall(const json& params) {
     Params p(params);
     std::string name = p.reqString("name");
     const ops::Operation* tool = ops::byName(name);
+    if (tool && !tool->agentTool) tool = nullptr; // maintenance: the CLI's and the LSP's
     if (!tool) {
         std::string names;
         for (auto& t : ops::operations())
-            names += std::string(names.empty() ? "" : ", ") + t.name;
+            if (t.agentTool) names += std::string(names.empty() ? "" : ", ") + t.name;
         throw invalidField("name", "unknown tool '" + name + "'; the tools are " + names);
     }
     const json* args = p.optObject("arguments");

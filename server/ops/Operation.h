@@ -114,6 +114,9 @@ struct Operation {
     // operation refuses: a write would land in another project's store, and
     // a packet would be bound to a root nobody asked for.
     bool answersUnbound = false;
+    // Offered to agents as an MCP tool. Maintenance (reindex) is not: it is
+    // on the command line and the LSP only.
+    bool agentTool = true;
     Command cli = {};
     // Derived from the name: the LSP method ("engram/verifyPacket").
     std::string method = {};

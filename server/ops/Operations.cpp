@@ -34,6 +34,7 @@ std::vector<Operation> makeOperations() {
         status::operation(),
         report::operation(),
         inbox::operation(),
+        reindex::operation(),
     };
     // clang-format on
 }

@@ -291,6 +291,12 @@ TEST_CASE("every operation's result fits the output schema written beside it") {
         CHECK_FALSE(resolved["claim"].contains("diverged"));
     }
     run("inbox", json::object());
+    // Rebuilt from the files: the project's claims are all there again.
+    json rebuilt = run("reindex", json::object());
+    REQUIRE(rebuilt["reports"].size() == 2); // the project's store and the medulla's
+    CHECK(rebuilt["reports"][0]["added"].get<int>() >= 2);
+    CHECK(rebuilt["reports"][0]["rebuilt"] == true);
+    CHECK(w.engine.get(id).claim.id == id);
     run("retract", {{"id", id}, {"reason", "the pool was replaced"}});
     // Every operation was tried: a new one must be added here too.
     CHECK(ran.size() == ops::operations().size());

@@ -67,6 +67,9 @@ DelegateRequest parse(const json& params);
 // its binding (protocol/Packet.h), for delegate and verify_packet.
 protocol::PacketMachine machine(Engine& engine);
 } // namespace delegate
+namespace reindex {
+Operation operation();
+}
 namespace verify_packet {
 Operation operation();
 }
