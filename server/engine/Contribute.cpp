@@ -38,6 +38,43 @@ bool isHex64(const std::string& s) {
            });
 }
 
+// One item as a draft claim, every field checked and named by its place
+// (`items[i].text`); the secret scan and anchoring come after.
+Claim draftOf(const ContributionItem& in, size_t i) {
+    std::string f = "items[" + std::to_string(i) + "].";
+    Claim c;
+    c.text = trimmed(in.text);
+    checkUtf8(f + "text", c.text);
+    if (c.text.empty()) throw invalidField(f + "text", "must not be empty");
+    if (c.text.size() > kMaxText)
+        throw invalidField(f + "text", "is longer than " + std::to_string(kMaxText) + " bytes");
+    if (in.label) {
+        c.label = trimmed(*in.label);
+        checkLine(f + "label", c.label, kMaxLabel);
+    }
+    if (in.kind && !isKnownKind(*in.kind))
+        throw invalidField(f + "kind", "must be " + spellingList<ClaimKind>());
+    c.kind = in.kind.value_or("fact");
+    if (in.confidence && !(*in.confidence >= 0.0 && *in.confidence <= 1.0))
+        throw invalidField(f + "confidence", "must be a number in [0, 1]");
+    c.confidence = in.confidence.value_or(0.7);
+    for (size_t k = 0; k < in.tags.size(); ++k) {
+        std::string tf = f + "tags[" + std::to_string(k) + "]";
+        std::string tag = trimmed(in.tags[k]);
+        checkLine(tf, tag, kMaxShort);
+        if (tag.find(',') != std::string::npos) throw invalidField(tf, "must not contain ','");
+        c.tags.push_back(tag);
+    }
+    if (in.evidence.size() > kMaxEvidence)
+        throw invalidField(f + "evidence",
+                           "holds more than " + std::to_string(kMaxEvidence) + " items");
+    for (size_t k = 0; k < in.evidence.size(); ++k) {
+        checkEvidence(f + "evidence[" + std::to_string(k) + "]", in.evidence[k]);
+        c.evidence.push_back(in.evidence[k]);
+    }
+    return c;
+}
+
 } // namespace
 
 ContributeResult Engine::contribute(const ContributeRequest& req) {
@@ -51,41 +88,8 @@ ContributeResult Engine::contribute(const ContributeRequest& req) {
     // Validate every item before anything is written: a bad item fails the
     // call as a whole, naming its field, rather than leaving half of it stored.
     std::vector<Claim> drafts;
-    for (size_t i = 0; i < req.items.size(); ++i) {
-        const auto& in = req.items[i];
-        std::string f = "items[" + std::to_string(i) + "].";
-        Claim c;
-        c.text = trimmed(in.text);
-        checkUtf8(f + "text", c.text);
-        if (c.text.empty()) throw invalidField(f + "text", "must not be empty");
-        if (c.text.size() > kMaxText)
-            throw invalidField(f + "text", "is longer than " + std::to_string(kMaxText) + " bytes");
-        if (in.label) {
-            c.label = trimmed(*in.label);
-            checkLine(f + "label", c.label, kMaxLabel);
-        }
-        if (in.kind && !isKnownKind(*in.kind))
-            throw invalidField(f + "kind", "must be " + spellingList<ClaimKind>());
-        c.kind = in.kind.value_or("fact");
-        if (in.confidence && !(*in.confidence >= 0.0 && *in.confidence <= 1.0))
-            throw invalidField(f + "confidence", "must be a number in [0, 1]");
-        c.confidence = in.confidence.value_or(0.7);
-        for (size_t k = 0; k < in.tags.size(); ++k) {
-            std::string tf = f + "tags[" + std::to_string(k) + "]";
-            std::string tag = trimmed(in.tags[k]);
-            checkLine(tf, tag, kMaxShort);
-            if (tag.find(',') != std::string::npos) throw invalidField(tf, "must not contain ','");
-            c.tags.push_back(tag);
-        }
-        if (in.evidence.size() > kMaxEvidence)
-            throw invalidField(f + "evidence",
-                               "holds more than " + std::to_string(kMaxEvidence) + " items");
-        for (size_t k = 0; k < in.evidence.size(); ++k) {
-            checkEvidence(f + "evidence[" + std::to_string(k) + "]", in.evidence[k]);
-            c.evidence.push_back(in.evidence[k]);
-        }
-        drafts.push_back(std::move(c));
-    }
+    for (size_t i = 0; i < req.items.size(); ++i)
+        drafts.push_back(draftOf(req.items[i], i));
 
     ContributeResult result;
     result.items.resize(drafts.size());

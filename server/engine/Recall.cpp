@@ -337,7 +337,8 @@ RecallResult Engine::recall(const RecallRequest& req) {
     return recallChecked(req, false);
 }
 
-RecallResult Engine::recallChecked(const RecallRequest& req, bool rowsReread) {
+// The request's own fields, before any store is read.
+static void checkRecall(const RecallRequest& req) {
     if (req.limit < 1 || req.limit > kMaxRecallLimit)
         throw invalidField("limit", "must be between 1 and " + std::to_string(kMaxRecallLimit));
     if (req.maxChars && *req.maxChars < 1) throw invalidField("max_chars", "must be positive");
@@ -348,6 +349,10 @@ RecallResult Engine::recallChecked(const RecallRequest& req, bool rowsReread) {
     if (req.tier && *req.tier != "project" && *req.tier != "medulla" && *req.tier != "all")
         throw invalidField("tier", "must be 'project', 'medulla' or 'all' (or absent for project "
                                    "and medulla)");
+}
+
+RecallResult Engine::recallChecked(const RecallRequest& req, bool rowsReread) {
+    checkRecall(req);
     std::optional<std::string> focusPath;
     if (req.path) focusPath = confinedPath(opts_.root, "path", *req.path);
 
