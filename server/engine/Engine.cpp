@@ -52,6 +52,7 @@ Engine::Engine(EngineOptions opts)
         medulla->store = std::make_unique<Store>(opts_.home + "/medulla", "medulla", "medulla");
         tiers_.push_back(std::move(medulla));
     }
+    team_ = std::make_unique<Team>(opts_.root, opts_.home, *tiers_[0]->store);
     registerProject();
     auto envInt = [](const char* name, int64_t& into) {
         if (const char* v = std::getenv(name); v && *v) {
@@ -344,41 +345,6 @@ Tier& Engine::writableTier(const std::string& name) {
         ensureTeamSetup();
     }
     return *t;
-}
-
-std::vector<std::string> Engine::ensureTeamSetup() {
-    // Once per engine, and only where git is: the first write in a
-    // repository registers the merge driver, so a team's first parallel
-    // branches already merge claim files field by field (ARCHITECTURE.md, "Team memory").
-    if (teamChecked_) return {};
-    teamChecked_ = true;
-    // The files say whether this clone is set up: no process unless it is
-    // not (a clone of a team's repository that never ran init). Whether the
-    // registered driver's binary still exists is doctor's and init's to ask.
-    auto g = findGit(opts_.root);
-    if (!g) return {};
-    Tier* project = tier("project");
-    auto attrs = project ? readFile(project->store->dir() + "/.gitattributes") : std::nullopt;
-    if (configNamesEngramDriver(*g) && attrs && attrs->find("merge=engram") != std::string::npos &&
-        attrs->find("inbox.jsonl merge=union") != std::string::npos)
-        return {};
-    try {
-        return teamSetup(true).wrote;
-    } catch (const std::exception&) {
-        // Memory works without the driver; doctor reports what is missing.
-        return {};
-    }
-}
-
-void Engine::registerProject() {
-    if (registered_ || opts_.home.empty() || !tiers_[0]->store->exists()) return;
-    // The registry is a convenience for tier all: failing to write it (a
-    // read-only home) must not fail the call that served the store.
-    try {
-        Registry(opts_.home).add(opts_.root);
-        registered_ = true;
-    } catch (const std::exception&) {
-    }
 }
 
 Anchorer& Engine::anchorerFor(Tier& t) {

@@ -17,6 +17,7 @@
 #include "engine/InstructionFiles.h"
 #include "engine/InstructionScan.h"
 #include "engine/Reports.h"
+#include "engine/Team.h"
 #include "index/Index.h"
 #include "instructions/References.h"
 #include "model/Requests.h"
@@ -137,7 +138,7 @@ public:
     // Team memory through git (Team.cpp). The repository's state
     // for engram's merge driver; with `write`, `.engram/.gitattributes` and
     // the local git config entries are written where missing (idempotent).
-    TeamSetup teamSetup(bool write);
+    TeamSetup teamSetup(bool write) { return team_->setup(write); }
     // Re-stamps, with today's digest rules, the project's anchors stamped by
     // earlier ones that git re-derives as unchanged (engine/Restamp.cpp); a
     // recorded act per claim (`restamp`, agent engram). `engram init` runs it.
@@ -150,7 +151,7 @@ public:
     // Workspace-relative files git says changed since `ref` (from the merge
     // base of ref and HEAD to the working tree). Throws InvalidParams when
     // the root is not in a repository or the ref is unknown.
-    std::set<std::string> changedSince(const std::string& ref);
+    std::set<std::string> changedSince(const std::string& ref) { return team_->changedSince(ref); }
 
     StatusResult status(const std::optional<std::string>& requestedRoot = std::nullopt,
                         bool instructions = false);
@@ -318,7 +319,7 @@ private:
     Envelope envelope(const std::string& method, const std::optional<std::string>& requestedRoot);
     TierState tierState(Tier& t);
     // Adds the project store to the registry once it exists.
-    void registerProject();
+    void registerProject() { team_->registerProject(); }
 
 public:
     // teamSetup(true) the first time it matters (a server opening a store, a
@@ -326,7 +327,7 @@ public:
     // alone: the config names the driver and .engram/.gitattributes names it
     // and the inbox's line merge. No process when they do: a server's
     // start-up runs no git for it. What it wrote; quiet on failure.
-    std::vector<std::string> ensureTeamSetup();
+    std::vector<std::string> ensureTeamSetup() { return team_->ensureSetup(); }
 
 private:
     // Audit entries for claim files a sync found added, changed or removed
@@ -374,8 +375,9 @@ private:
     // What keeping the project's settled mark by the watch concluded.
     enum class Settle { Recorded, NotYet, Unknown };
     Settle settleByWatch(Tier& t);
-    bool registered_ = false;
-    bool teamChecked_ = false;
+    // The registry and the clone's team setup (engine/Team.h), made in the
+    // constructor once the project's store is.
+    std::unique_ptr<Team> team_;
     Anchorer anchorer_;
     Reports reports_;                      // reports, the inbox and the usage counter
     std::unique_ptr<TreeWatch> treeWatch_; // opts_.watchFiles

@@ -1,14 +1,17 @@
 // Team memory through git (ARCHITECTURE.md, "Team memory"): the merge driver's registration,
 // resolving a claim a merge left diverged or unmerged, and what changed
 // since a ref for pull-request checks.
+#include "engine/Team.h"
 #include "engine/Checks.h"
 #include "engine/Engine.h"
 #include "engine/Reports.h"
 #include "engine/Tier.h"
 #include "store/ClaimFile.h"
 #include "store/Merge.h"
+#include "store/Registry.h"
 #include "util/Error.h"
 #include "util/Fs.h"
+#include "util/Git.h"
 #include "util/Paths.h"
 #include "util/Process.h"
 #include "util/Time.h"
@@ -63,11 +66,50 @@ bool ensureInboxMerge(const std::string& storeDir) {
     return true;
 }
 
-TeamSetup Engine::teamSetup(bool write) {
+Team::Team(std::string root, std::string home, const Store& project)
+    : root_(std::move(root))
+    , home_(std::move(home))
+    , project_(project) {}
+
+std::vector<std::string> Team::ensureSetup() {
+    // Once per engine, and only where git is: the first write in a
+    // repository registers the merge driver, so a team's first parallel
+    // branches already merge claim files field by field (ARCHITECTURE.md, "Team memory").
+    if (checked_) return {};
+    checked_ = true;
+    // The files say whether this clone is set up: no process unless it is
+    // not (a clone of a team's repository that never ran init). Whether the
+    // registered driver's binary still exists is doctor's and init's to ask.
+    auto g = findGit(root_);
+    if (!g) return {};
+    auto attrs = readFile(project_.dir() + "/.gitattributes");
+    if (configNamesEngramDriver(*g) && attrs && attrs->find("merge=engram") != std::string::npos &&
+        attrs->find("inbox.jsonl merge=union") != std::string::npos)
+        return {};
+    try {
+        return setup(true).wrote;
+    } catch (const std::exception&) {
+        // Memory works without the driver; doctor reports what is missing.
+        return {};
+    }
+}
+
+void Team::registerProject() {
+    if (registered_ || home_.empty() || !project_.exists()) return;
+    // The registry is a convenience for tier all: failing to write it (a
+    // read-only home) must not fail the call that served the store.
+    try {
+        Registry(home_).add(root_);
+        registered_ = true;
+    } catch (const std::exception&) {
+    }
+}
+
+TeamSetup Team::setup(bool write) {
     TeamSetup s;
-    s.git = insideWorkTree(opts_.root);
+    s.git = insideWorkTree(root_);
     if (!s.git) return s;
-    Store& store = *tiers_[0]->store;
+    const Store& store = project_;
     std::string attrPath = store.dir() + "/.gitattributes";
     auto attrs = readFile(attrPath);
     s.attributes = attrs && attrs->find("merge=engram") != std::string::npos;
@@ -87,7 +129,7 @@ TeamSetup Engine::teamSetup(bool write) {
     std::string exe = selfExecutable();
     std::string want =
         (exe.empty() ? std::string("engram") : shellQuote(exe)) + " merge-driver %O %A %B %P";
-    auto have = gitConfigGet(opts_.root, "merge.engram.driver");
+    auto have = gitConfigGet(root_, "merge.engram.driver");
     // A driver registered by another engram binary that still exists is
     // kept: one clone may be shared by several installs.
     bool usable = false;
@@ -100,11 +142,11 @@ TeamSetup Engine::teamSetup(bool write) {
                  (bin == "engram" || ::access(bin.c_str(), X_OK) == 0);
     }
     if (!usable && write) {
-        auto a = runProcess({"git", "-C", opts_.root, "config", "--local", "merge.engram.name",
+        auto a = runProcess({"git", "-C", root_, "config", "--local", "merge.engram.name",
                              "engram claim files, merged field by field"},
                             4096);
-        auto b = runProcess(
-            {"git", "-C", opts_.root, "config", "--local", "merge.engram.driver", want}, 4096);
+        auto b = runProcess({"git", "-C", root_, "config", "--local", "merge.engram.driver", want},
+                            4096);
         if (a && b && a->exitCode == 0 && b->exitCode == 0) {
             have = want;
             usable = true;
@@ -122,7 +164,7 @@ TeamSetup Engine::teamSetup(bool write) {
                                               "engram's merge driver") +
                     ": merges of claim files fall back to git's line merge (conflict "
                     "markers); run `engram init` in " +
-                    opts_.root;
+                    root_;
     return s;
 }
 
@@ -244,12 +286,12 @@ GetResult Engine::resolve(const std::string& id, const std::string& take,
     return get(id);
 }
 
-std::set<std::string> Engine::changedSince(const std::string& ref) {
+std::set<std::string> Team::changedSince(const std::string& ref) const {
     if (ref.empty() || ref.starts_with("-"))
         throw invalidField("changed_since", "'" + ref + "' is not a git ref");
-    if (!insideWorkTree(opts_.root))
-        throw invalidField("changed_since", opts_.root + " is not inside a git work tree");
-    auto base = runProcess({"git", "-C", opts_.root, "merge-base", ref, "HEAD"}, 4096);
+    if (!insideWorkTree(root_))
+        throw invalidField("changed_since", root_ + " is not inside a git work tree");
+    auto base = runProcess({"git", "-C", root_, "merge-base", ref, "HEAD"}, 4096);
     if (!base || base->exitCode != 0)
         throw invalidField("changed_since",
                            "git cannot find a merge base of '" + ref + "' and HEAD" +
@@ -260,7 +302,7 @@ std::set<std::string> Engine::changedSince(const std::string& ref) {
     // From the merge base to the working tree: what this branch changed,
     // committed or not, and not what the target branch did meanwhile.
     // --relative names paths from the root, as anchors are.
-    auto diff = runProcess({"git", "-C", opts_.root, "diff", "-z", "--name-only", "--relative",
+    auto diff = runProcess({"git", "-C", root_, "diff", "-z", "--name-only", "--relative",
                             "--no-renames", commit, "--"});
     if (!diff || diff->exitCode != 0)
         throw invalidField("changed_since", "git diff against '" + ref + "' failed");
@@ -276,8 +318,8 @@ std::set<std::string> Engine::changedSince(const std::string& ref) {
     };
     collect(diff->out);
     // New files not yet added are changes too.
-    if (auto untracked = runProcess(
-            {"git", "-C", opts_.root, "ls-files", "-z", "--others", "--exclude-standard"});
+    if (auto untracked =
+            runProcess({"git", "-C", root_, "ls-files", "-z", "--others", "--exclude-standard"});
         untracked && untracked->exitCode == 0)
         collect(untracked->out);
     return out;
