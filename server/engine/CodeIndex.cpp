@@ -11,6 +11,7 @@
 
 #include "engine/Hold.h"
 #include "util/Fs.h"
+#include "util/Log.h"
 
 #include <atomic>
 #include <condition_variable>
@@ -43,7 +44,8 @@ Tier* CodeIndexer::tier(bool create) {
         try {
             auto lock = t->store->lock(); // creates the directory; one creator at a time
             t->index = std::make_unique<Index>(*t->store);
-        } catch (const std::exception&) {
+        } catch (const std::exception& e) {
+            logDropped("opening the workspace's own code index", e);
             return nullptr; // no code index: names are reported not judged
         }
         own_ = std::move(t);
@@ -129,7 +131,8 @@ bool CodeIndexer::startWalk() {
     if (!t) return false;
     try {
         walk_.reset(new Walker(t, opts_.root, opts_.hold));
-    } catch (const std::exception&) {
+    } catch (const std::exception& e) {
+        logDropped("starting the code walk on a thread", e);
         return false; // no second connection: the walk runs when first needed
     }
     return true;

@@ -11,6 +11,7 @@
 #include "util/Fs.h"
 #include "util/Git.h"
 #include "util/Hash.h"
+#include "util/Log.h"
 #include "util/Paths.h"
 #include "util/Time.h"
 
@@ -215,8 +216,9 @@ std::vector<std::string> Engine::pollReconcile() {
                 if (opening && !scan.cancelled) t.swept = true;
                 if (t.name == "project")
                     changed.insert(changed.end(), scan.ids.begin(), scan.ids.end());
-            } catch (const std::exception&) {
+            } catch (const std::exception& e) {
                 // Tried again on a later poll (the sweep stays pending).
+                logDropped("applying the background sweep", e);
             }
             t.nextCheck = now + std::chrono::seconds(2);
         }
@@ -296,8 +298,9 @@ void Engine::settleBeforeExit() {
         if (wait > 0 && window <= 50'000'000)
             std::this_thread::sleep_for(std::chrono::nanoseconds(wait + 1'000'000));
         settleByWatch(t);
-    } catch (const std::exception&) {
+    } catch (const std::exception& e) {
         // Exiting regardless: the next start-up compares every file.
+        logDropped("recording the settled mark before exit", e);
     }
 }
 
@@ -427,8 +430,9 @@ void Engine::recordArrivals(Tier& t, const SyncReport& r) {
         entries.push_back({a.act, a.claim, "unknown", a.detail});
     try {
         t.store->audit().appendAll(entries);
-    } catch (const std::exception&) {
+    } catch (const std::exception& e) {
         // A read-only store cannot keep a log; serving it matters more.
+        logDropped("recording arrivals in the audit log", e);
     }
 }
 

@@ -5,6 +5,7 @@
 #include "engine/Tier.h"
 #include "syntax/Symbols.h"
 #include "util/Fs.h"
+#include "util/Log.h"
 #include "util/Process.h"
 
 #include <charconv>
@@ -109,8 +110,9 @@ void Engine::addAnchorHealth(Tier& t, StatusResult::AnchorHealth& total, NotJudg
         if (persist) try {
                 for (auto& row : t.index->fileHealth())
                     if (row.rules == healthRules()) kept.emplace(row.path, std::move(row));
-            } catch (const std::exception&) {
+            } catch (const std::exception& e) {
                 // An unreadable table only costs a count.
+                logDropped("reading kept anchor health", e);
             }
         std::map<std::string, Tier::FileHealth> listed;
         for (auto& p : t.index->anchorPaths()) {
@@ -209,8 +211,9 @@ void Engine::addAnchorHealth(Tier& t, StatusResult::AnchorHealth& total, NotJudg
     }
     if (!write.empty()) try {
             t.index->putFileHealth(write);
-        } catch (const std::exception&) {
+        } catch (const std::exception& e) {
             // A read-only or full index: the next process counts again.
+            logDropped("keeping anchor health in the index", e);
         }
 }
 

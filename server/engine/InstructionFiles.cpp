@@ -28,6 +28,7 @@
 #include "util/Fs.h"
 #include "util/Git.h"
 #include "util/Lines.h"
+#include "util/Log.h"
 #include "util/Paths.h"
 #include "util/Process.h"
 
@@ -273,8 +274,9 @@ void InstructionFiles::maybeRelistInBackground(CodeIndex code, bool now) {
     listedAt_ = at;
     try {
         lister_.reset(new Lister(code, opts_.root, test(), opts_.hold));
-    } catch (const std::exception&) {
+    } catch (const std::exception& e) {
         // No second connection: listed again when next due.
+        logDropped("listing the workspace on a thread", e);
     }
 }
 

@@ -7,6 +7,7 @@
 #include "util/Fs.h"
 #include "util/Git.h"
 #include "util/Lines.h"
+#include "util/Log.h"
 
 #include <algorithm>
 #include <cstdlib>
@@ -159,9 +160,10 @@ Asked::~Asked() {
     if (!facts_ || recorded_.empty()) return;
     try {
         facts_->putHistoryFacts(recorded_);
-    } catch (const std::exception&) {
+    } catch (const std::exception& e) {
         // A record is a shortcut for later, never the answer: a full
         // disk costs the next hot path a not-judged count, nothing more.
+        logDropped("recording what git said in the index", e);
     }
 }
 

@@ -10,6 +10,7 @@
 #include "util/Error.h"
 #include "util/Fs.h"
 #include "util/Lines.h"
+#include "util/Log.h"
 #include "util/Paths.h"
 #include "util/Time.h"
 
@@ -61,8 +62,9 @@ Reports::Reports(std::string root, std::string home)
 Reports::~Reports() {
     try {
         flushUsage();
-    } catch (const std::exception&) {
+    } catch (const std::exception& e) {
         // Usage counts are statistics: losing the last minute's is harmless.
+        logDropped("the usage counter's last counts", e);
     }
 }
 
@@ -328,8 +330,9 @@ void Reports::countRecall(const std::vector<MemoryExists>& stores) {
     if (std::chrono::steady_clock::now() - usageFlushed_ > std::chrono::minutes(1)) {
         try {
             flushUsage();
-        } catch (const std::exception&) {
+        } catch (const std::exception& e) {
             // A home that cannot be written: the counts wait for the next try.
+            logDropped("writing the usage counter", e);
         }
     }
 }

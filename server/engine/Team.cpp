@@ -12,6 +12,7 @@
 #include "util/Error.h"
 #include "util/Fs.h"
 #include "util/Git.h"
+#include "util/Log.h"
 #include "util/Paths.h"
 #include "util/Process.h"
 #include "util/Time.h"
@@ -88,8 +89,9 @@ std::vector<std::string> Team::ensureSetup() {
         return {};
     try {
         return setup(true).wrote;
-    } catch (const std::exception&) {
+    } catch (const std::exception& e) {
         // Memory works without the driver; doctor reports what is missing.
+        logDropped("registering the merge driver", e);
         return {};
     }
 }
@@ -101,7 +103,8 @@ void Team::registerProject() {
     try {
         Registry(home_).add(root_);
         registered_ = true;
-    } catch (const std::exception&) {
+    } catch (const std::exception& e) {
+        logDropped("adding the project to the registry", e);
     }
 }
 

@@ -1,7 +1,9 @@
 // UTF-8 validation, UTC times, paths inside the root and URIs.
 #include "support/TempDir.h"
 #include "util/Error.h"
+#include "util/Fs.h"
 #include "util/Hash.h"
+#include "util/Log.h"
 #include "util/Paths.h"
 #include "util/Time.h"
 #include "util/Utf8.h"
@@ -78,4 +80,30 @@ TEST_CASE("file URIs convert both ways with percent-encoding") {
     CHECK_FALSE(uriToPath("file://otherhost/x"));
     CHECK(pathToUri("/home/a b/c.py") == "file:///home/a%20b/c.py");
     CHECK(*uriToPath(pathToUri("/tmp/ü #x")) == "/tmp/ü #x");
+}
+
+TEST_CASE("what the core drops is logged by a server and silent in a one-shot command", "[log]") {
+    engram::test::TempDir dir;
+    std::runtime_error why("disk full");
+    // A one-shot command opens no log: nothing reaches its stderr.
+    closeLog();
+    std::fflush(stderr);
+    int saved = ::dup(2);
+    REQUIRE(saved >= 0);
+    FILE* sink = std::fopen((dir / "stderr").c_str(), "w");
+    REQUIRE(sink);
+    ::dup2(::fileno(sink), 2);
+    logDropped("writing the usage counter", why);
+    std::fflush(stderr);
+    ::dup2(saved, 2);
+    ::close(saved);
+    std::fclose(sink);
+    CHECK(readFile(dir / "stderr").value_or("?").empty());
+    // A server's log gets the line, naming what was dropped and why.
+    REQUIRE(openLog(dir / "server.log"));
+    logDropped("writing the usage counter", why);
+    closeLog();
+    auto log = readFile(dir / "server.log").value_or("");
+    CHECK(log.find("writing the usage counter (dropped, serving on): disk full") !=
+          std::string::npos);
 }
