@@ -140,14 +140,4 @@ json toJson(const InstructionHit& h) {
             {"references", refs}};
 }
 
-json toJson(const SyncReport& r) {
-    return {{"added", r.added},
-            {"updated", r.updated},
-            {"removed", r.removed},
-            {"broken", r.broken},
-            {"rebuilt", r.rebuilt},
-            {"reason", r.rebuildReason},
-            {"temporaries_removed", r.temporariesRemoved}};
-}
-
 } // namespace engram::protocol

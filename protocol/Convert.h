@@ -71,7 +71,6 @@ private:
 json currentJson(const AnchorPlace& p);
 
 json toJson(const InstructionHit& h);
-json toJson(const SyncReport& r);
 // An LSP range ({start, end}, each {line, character}) from a range whose
 // columns already count UTF-16 code units...
 json lspRange(const TextRange& utf16);
