@@ -113,9 +113,9 @@ ContributeResult Engine::contribute(const ContributeRequest& req) {
                 "items[" + std::to_string(i) + "].anchors[" + std::to_string(k) + "]"));
     }
 
-    Tier& t = writableTier("project");
-    Tier* med = tier("medulla");
-    if (med && !ready(*med)) med = nullptr;
+    Tier& t = tiers_.writable("project");
+    Tier* med = tiers_.find("medulla");
+    if (med && !tiers_.ready(*med)) med = nullptr;
     auto lock = t.store->lock();
     const int64_t now = nowUnix();
 
@@ -190,9 +190,9 @@ ContributeResult Engine::contribute(const ContributeRequest& req) {
         c.contributedBy = req.agent;
         c.packetId = req.packetId.value_or("");
         c.contentHash = o.contentHash;
-        commitWrite(t, c, "contribute", req.agent,
-                    c.contributionId + (c.packetId.empty() ? "" : " for packet " + c.packetId) +
-                        (against.empty() ? "" : "; contradicts " + o.conflictsWith.front()));
+        Tiers::commit(t, c, "contribute", req.agent,
+                      c.contributionId + (c.packetId.empty() ? "" : " for packet " + c.packetId) +
+                          (against.empty() ? "" : "; contradicts " + o.conflictsWith.front()));
         o.status = "stored";
         o.contributionId = c.contributionId;
         o.claimId = c.id;
@@ -213,18 +213,18 @@ ReviewResult Engine::review(const ReviewRequest& req) {
         throw EngramError(ErrorKind::SecretDetected, s->message + "; the review was refused",
                           {{"field", std::string("reason")}, {"rule", s->rule}});
 
-    Tier& t = *tiers_[0];
+    Tier& t = tiers_.project();
     auto unknown = [&] {
         return EngramError(ErrorKind::UnknownClaim,
                            "no contribution with id '" + req.contributionId +
                                "' in the project store",
                            {{"contribution_id", req.contributionId}});
     };
-    if (!ready(t)) throw unknown();
+    if (!tiers_.ready(t)) throw unknown();
     auto lock = t.store->lock();
     auto ic = t.index->byContribution(req.contributionId);
     if (!ic) throw unknown();
-    Claim c = loadForUpdate(t, ic->claim.id);
+    Claim c = Tiers::loadForUpdate(t, ic->claim.id);
     if (c.status != ClaimStatus::Frontier) {
         std::string was = c.status == ClaimStatus::Committed
                               ? "accepted" + (c.acceptedBy.empty() ? "" : " by " + c.acceptedBy)
@@ -258,13 +258,13 @@ ReviewResult Engine::review(const ReviewRequest& req) {
         c.status = ClaimStatus::Committed;
         c.acceptedBy = req.agent;
         c.updated = now;
-        commitWrite(t, c, "accept", req.agent, detail);
+        Tiers::commit(t, c, "accept", req.agent, detail);
     } else {
         c.status = ClaimStatus::Retracted;
         c.retractedBy = req.agent;
         c.retractReason = "rejected: " + req.reason;
         c.updated = now;
-        commitWrite(t, c, "reject", req.agent, detail);
+        Tiers::commit(t, c, "reject", req.agent, detail);
     }
     return {req.decision, c, t.name};
 }

@@ -474,8 +474,8 @@ DelegateResult Engine::delegate(const DelegateRequest& in) {
     }
 
     // Claims anchored in the requested files, whatever their wording.
-    Tier& proj = *tiers_[0];
-    if (!scope.paths.empty() && ready(proj)) {
+    Tier& proj = tiers_.project();
+    if (!scope.paths.empty() && tiers_.ready(proj)) {
         auto snapshot = proj.index->readScope();
         for (auto& path : scope.paths) {
             for (auto rowid : proj.index->anchoredIn(path, kAnchoredPerPath)) {

@@ -22,8 +22,8 @@ std::optional<std::string> inRoot(const std::string& root, const std::string& pa
 std::vector<AnchoredClaim> Engine::anchorsIn(const std::string& path) {
     const std::string rel = confinedPath(opts_.root, "path", path);
     std::vector<AnchoredClaim> out;
-    Tier* t = tier("project");
-    if (!t || !ready(*t)) return out;
+    Tier* t = tiers_.find("project");
+    if (!t || !tiers_.ready(*t)) return out;
     int64_t now = nowUnix();
     std::vector<Claim> claims;
     for (int pass = 0; pass < 2; ++pass) {
@@ -43,7 +43,7 @@ std::vector<AnchoredClaim> Engine::anchorsIn(const std::string& path) {
                 }
         }
         if (changed.empty() || pass == 1) break;
-        reread(changed);
+        tiers_.reread(changed);
     }
     for (auto& claim : claims) {
         for (size_t i = 0; i < claim.anchors.size(); ++i) {

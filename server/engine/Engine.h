@@ -18,6 +18,7 @@
 #include "engine/InstructionScan.h"
 #include "engine/Reports.h"
 #include "engine/Team.h"
+#include "engine/Tiers.h"
 #include "index/Index.h"
 #include "instructions/References.h"
 #include "model/Requests.h"
@@ -76,9 +77,6 @@ struct ReverifyFileResult {
     int stamped = 0;
     std::vector<std::string> refused; // "FILE:LINE `ref`: state (why)"
 };
-
-// One tier of memory inside the engine (engine/Tier.h, private to engine/).
-struct Tier;
 
 class Engine {
 public:
@@ -193,9 +191,11 @@ public:
 
     // Brings every tier's index in line with its files (start-up, file
     // watching). With ids, only those claims of the project tier.
-    std::vector<SyncReport> refresh(const std::vector<std::string>* projectIds = nullptr);
+    std::vector<SyncReport> refresh(const std::vector<std::string>* projectIds = nullptr) {
+        return tiers_.refresh(projectIds);
+    }
     // Drops and rebuilds every index from the claim files.
-    std::vector<SyncReport> reindex();
+    std::vector<SyncReport> reindex() { return tiers_.reindex(); }
     // Background reconciliation (EngineOptions::backgroundReconcile): applies
     // scans that finished and starts the ones due (a sweep that failed, a
     // claims directory changed since it was last settled). Returns the ids
@@ -203,10 +203,10 @@ public:
     // each request and on a timer.
     std::vector<std::string> pollReconcile();
     // True while some tier's index is not yet checked against every file.
-    bool reconciling() const;
+    bool reconciling() const { return tiers_.reconciling(); }
     // Checks every project claim file against the index again, in the
     // background (a watch that could not see some changes until now).
-    void recheckClaims();
+    void recheckClaims() { tiers_.recheckClaims(); }
     // A server whose watch of the project's claims directory started before
     // its start-up check vouches for the directory's entries through this.
     // `quiet` reads what the watch has queued and answers true when
@@ -215,12 +215,12 @@ public:
     // lost events, or bringing them in failed). The settled mark is then
     // kept current after engram's own writes without a scan of every file
     // (ARCHITECTURE.md, "Start-up without a scan").
-    using ClaimsQuiet = std::function<std::optional<bool>()>;
-    void vouchForClaims(ClaimsQuiet quiet);
+    using ClaimsQuiet = Tiers::ClaimsQuiet;
+    void vouchForClaims(ClaimsQuiet quiet) { tiers_.vouchForClaims(std::move(quiet)); }
     // Before a server exits: its last writes' mark is recorded once the
     // clock's tick is past (at most a few tens of milliseconds), so the
     // next start-up need not compare every file.
-    void settleBeforeExit();
+    void settleBeforeExit() { tiers_.settleBeforeExit(); }
 
     // Brings the workspace's code index up to date (engine/CodeIndex.cpp);
     // progress(done, total) is called now and then. With listFiles, the
@@ -294,32 +294,7 @@ public:
     std::string projectDir() const;
 
 private:
-    Tier* tier(const std::string& name);
-    Tier& writableTier(const std::string& name);
-    // Opens the tier's index lazily; false when the store does not exist yet.
-    bool ready(Tier& t);
-    // The tier holding the claim, or UnknownClaim.
-    Tier& locate(const std::string& id);
-    Claim loadForUpdate(Tier& t, const std::string& id);
-    // One act: the claim file, the index, the audit entry. When any step
-    // fails the earlier ones are undone (the file's previous bytes, the
-    // index row to match) and the error propagates: nothing of a refused
-    // write stays live. The returned undo lets a caller whose next step
-    // fails (promote's witness) take this one back too.
-    struct WriteUndo {
-        Tier* tier = nullptr;
-        std::string id;
-        std::optional<std::string> before; // the file's bytes before, or none (new claim)
-    };
-    WriteUndo commitWrite(Tier& t, const Claim& c, const std::string& act, const std::string& agent,
-                          const std::string& detail);
-    // Restores the file and index row; with `why`, records the rollback in
-    // the audit log (the act it takes back was recorded). Never throws.
-    void undoWrite(const WriteUndo& u, const std::string& why = "") noexcept;
     Envelope envelope(const std::string& method, const std::optional<std::string>& requestedRoot);
-    TierState tierState(Tier& t);
-    // Adds the project store to the registry once it exists.
-    void registerProject() { team_->registerProject(); }
 
 public:
     // teamSetup(true) the first time it matters (a server opening a store, a
@@ -330,18 +305,8 @@ public:
     std::vector<std::string> ensureTeamSetup() { return team_->ensureSetup(); }
 
 private:
-    // Audit entries for claim files a sync found added, changed or removed
-    // by something other than engram (a pull, a checkout, a hand edit).
-    // The caller holds the store's lock.
-    void recordArrivals(Tier& t, const SyncReport& r);
-    // The tiers a recall reads: project and/or medulla, and with tier all
-    // every other registered project (those gone from disk in `unreachable`).
-    std::vector<Tier*> recallTiers(const std::optional<std::string>& tier,
-                                   std::vector<UnreachableStore>& unreachable);
+    // Another registered project's claims are judged against its own tree.
     Anchorer& anchorerFor(Tier& t);
-    // Opening an index that exists: reconcile it now, or list now and stat
-    // on a thread (the caller holds the store's lock).
-    SyncReport reconcileOnOpen(Tier& t);
     // Adds the tier's anchor health to `total`, recounting changed files only.
     // Adds the anchors not judged, by reason, to `notJudged` when given.
     void addAnchorHealth(Tier& t, StatusResult::AnchorHealth& total,
@@ -351,9 +316,6 @@ private:
     static void explainNotJudged(Envelope& e, const std::vector<InstructionHit>& served = {});
     // Marks the files engram/status counted that the TreeWatch reported.
     void applyTreeChanges();
-    void startScan(Tier& t, bool opening);
-    // Re-reads claims whose files were found changed while serving them.
-    void reread(const std::vector<std::pair<Tier*, std::string>>& claims);
     RecallResult recallChecked(const RecallRequest& req, bool rowsReread);
     struct TierPass;
     // One findings pass (engine/Findings.cpp): its phases, and the state
@@ -369,12 +331,8 @@ private:
     EngineOptions opts_;
     std::string fingerprint_;
     int64_t started_;
-    std::vector<std::unique_ptr<Tier>> tiers_;
-    std::vector<std::unique_ptr<Tier>> others_; // other registered projects, opened on demand
-    ClaimsQuiet claimsQuiet_;                   // vouchForClaims
-    // What keeping the project's settled mark by the watch concluded.
-    enum class Settle { Recorded, NotYet, Unknown };
-    Settle settleByWatch(Tier& t);
+    // The tiers, their reconcile and the claim writes (engine/Tiers.h).
+    Tiers tiers_;
     // The registry and the clone's team setup (engine/Team.h), made in the
     // constructor once the project's store is.
     std::unique_ptr<Team> team_;

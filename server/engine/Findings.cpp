@@ -312,10 +312,10 @@ std::vector<Finding> Engine::findings(const FindingsOptions& opts, FindingsSumma
     // that stamped them: git runs once per process (and HEAD) and per new
     // stamp, so an editor's diagnostics after an edit run nothing.
     Anchorer::HistoryScope history(anchorer_);
-    for (auto& tp : tiers_) {
+    for (auto& tp : tiers_.own()) {
         Tier& t = *tp;
         if (opts.tier != "all" && opts.tier != t.name) continue;
-        if (!ready(t)) continue;
+        if (!tiers_.ready(t)) continue;
         run.tier(t);
     }
     if (opts.tier != "medulla")
@@ -380,7 +380,7 @@ void Engine::FindingsRun::readClaims(const TierScope& ts, std::vector<Claim>& cl
         broken = t.index->brokenFiles();
         if (changed.empty() || pass == 1) break;
         snapshot.commit();
-        e_.reread(changed);
+        e_.tiers_.reread(changed);
     }
 }
 

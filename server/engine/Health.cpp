@@ -93,13 +93,13 @@ void Engine::addAnchorHealth(Tier& t, StatusResult::AnchorHealth& total, NotJudg
     // index, whose generation they depend on; another tier's (the medulla's
     // anchors point into other trees) are kept in memory only.
     // (codeTier(): the project's, once it is ready).
-    const bool persist = &t == tier("project") && ready(t);
+    const bool persist = &t == tiers_.find("project") && tiers_.ready(t);
     const int64_t codeGeneration = persist ? t.index->generations().code : 0;
     // Which files hold anchors changes only with the claims: listed again
     // when the index's generation moved.
     int64_t generation = t.index->stats().generation;
     uint64_t code = 0;
-    for (auto& other : tiers_)
+    for (auto& other : tiers_.own())
         if (other->index) code += other->index->codeChanges() + other->opens;
     if (generation != t.healthGeneration) {
         // A server's first count, or one after claims changed: files not
@@ -221,7 +221,7 @@ void Engine::applyTreeChanges() {
     if (!treeWatch_) return;
     auto changes = treeWatch_->drain();
     if (changes.paths.empty() && changes.trees.empty()) return;
-    for (auto& t : tiers_) {
+    for (auto& t : tiers_.own()) {
         for (auto& p : changes.paths)
             if (auto it = t->health.find(p); it != t->health.end()) it->second.stale = true;
         for (auto& tree : changes.trees) {

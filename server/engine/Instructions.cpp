@@ -28,7 +28,7 @@ InstructionScan Engine::scanInstructions(const std::optional<std::string>& onlyF
     }
     std::vector<std::string> files = instructionFiles();
     if (onlyFile) files = {*onlyFile};
-    Tier* project = tier("project");
+    Tier* project = tiers_.find("project");
     Tier* code = codeTier(false);
     ScanSetup setup;
     setup.root = opts_.root;
@@ -53,7 +53,7 @@ ReverifyFileResult Engine::reverifyInstructions(const std::string& file, std::op
     if (!statFile(opts_.root + "/" + rel))
         throw invalidField("file", "no file '" + rel + "' in the workspace");
     if (line && *line < 1) throw invalidField("line", "must be 1 or more");
-    Tier& t = writableTier("project");
+    Tier& t = tiers_.writable("project");
     ReverifyFileResult out;
     out.file = rel;
     InstructionScan scan = scanInstructions(rel);

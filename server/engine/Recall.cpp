@@ -381,8 +381,8 @@ RecallResult Engine::recallChecked(const RecallRequest& req, bool rowsReread) {
     // Invariant 1 (no leak): the bound project and the medulla, and other projects
     // only when asked for by name (tier all), each row saying where it is from.
     std::vector<TierPass> passes;
-    for (Tier* tp : recallTiers(req.tier, result.unreachable))
-        if (ready(*tp)) passes.emplace_back().tier = tp;
+    for (Tier* tp : tiers_.forRecall(req.tier, result.unreachable))
+        if (tiers_.ready(*tp)) passes.emplace_back().tier = tp;
     // The candidate passes only read each tier's own connection, so with
     // many stores (tier all) they run on two threads.
     forEachPass(passes, [&](TierPass& p) {
@@ -477,7 +477,7 @@ RecallResult Engine::recallChecked(const RecallRequest& req, bool rowsReread) {
         result.rows.push_back(std::move(r));
     }
     if (!changed.empty()) {
-        reread(changed);
+        tiers_.reread(changed);
         return recallChecked(req, true);
     }
 

@@ -13,64 +13,6 @@
 
 namespace engram {
 
-Claim Engine::loadForUpdate(Tier& t, const std::string& id) {
-    try {
-        if (auto c = t.store->load(id)) return *c;
-    } catch (const ClaimFileError& e) {
-        std::string file = t.store->claimPath(id);
-        throw EngramError(ErrorKind::InvalidClaimFile, file + ": " + e.what(),
-                          {{"file", file}, {"line", int64_t(e.line)}});
-    }
-    throw EngramError(ErrorKind::UnknownClaim, "no claim with id '" + id + "'", {{"id", id}});
-}
-
-Engine::WriteUndo Engine::commitWrite(Tier& t, const Claim& c, const std::string& act,
-                                      const std::string& agent, const std::string& detail) {
-    std::string path = t.store->claimPath(c.id);
-    WriteUndo undo{&t, c.id, readFile(path)};
-    try {
-        t.store->write(c);
-        t.lastWrite = std::chrono::steady_clock::now();
-        t.index->upsert(c, statFile(path).value_or(FileStat{}));
-        // A failed append takes its partial line back (util/Fs appendDurable).
-        t.store->audit().append(act, c.id + "@" + std::to_string(c.version), agent, detail);
-    } catch (...) {
-        undoWrite(undo);
-        throw;
-    }
-    return undo;
-}
-
-void Engine::undoWrite(const WriteUndo& u, const std::string& why) noexcept {
-    Tier& t = *u.tier;
-    std::string path = t.store->claimPath(u.id);
-    try {
-        // Unchanged when the failure came before the rename.
-        bool changed = readFile(path) != u.before;
-        if (changed && u.before)
-            atomicWrite(path, *u.before);
-        else if (changed && ::unlink(path.c_str()) == 0)
-            fsyncDir(parentDir(path));
-    } catch (...) {
-        // The file could not be restored: the next sync compares it with the
-        // index, and the audit entry (if any) still describes it.
-        return;
-    }
-    try {
-        // The row follows the restored file (or its absence).
-        std::vector<std::string> ids{u.id};
-        t.index->sync(&ids);
-    } catch (...) {
-        // The index is derived: the next start-up sync repairs the row.
-    }
-    if (!why.empty()) {
-        try {
-            t.store->audit().append("rollback", u.id, "engram", why);
-        } catch (...) {
-        }
-    }
-}
-
 RememberResult Engine::remember(const RememberRequest& in) {
     RememberRequest req = in;
     req.text = trimmed(req.text);
@@ -114,7 +56,7 @@ RememberResult Engine::remember(const RememberRequest& in) {
     for (size_t i = 0; i < req.anchors.size(); ++i)
         anchors.push_back(anchorer_.resolve(req.anchors[i], "anchors[" + std::to_string(i) + "]"));
 
-    Tier& t = writableTier(req.tier);
+    Tier& t = tiers_.writable(req.tier);
     auto lock = t.store->lock();
     int64_t now = nowUnix();
 
@@ -153,7 +95,7 @@ RememberResult Engine::remember(const RememberRequest& in) {
     }
     if (prior) {
         // Supersession: same label, a new version of the same claim.
-        Claim old = loadForUpdate(t, prior->claim.id);
+        Claim old = Tiers::loadForUpdate(t, prior->claim.id);
         double oldConf = old.confidence.value_or(0.0);
         if (*c.confidence < oldConf && req.forceReason.empty())
             throw EngramError(ErrorKind::WouldDowngrade,
@@ -199,11 +141,11 @@ RememberResult Engine::remember(const RememberRequest& in) {
         c.created = now;
         c.origin = t.store->originLabel();
     }
-    commitWrite(t, c, prior ? "supersede" : "remember", req.agent,
-                prior ? "replaces " + c.supersedes +
-                            (resolves.empty() ? "" : "; resolves the divergence of " + resolves) +
-                            (req.forceReason.empty() ? "" : "; forced: " + req.forceReason)
-                      : "");
+    Tiers::commit(t, c, prior ? "supersede" : "remember", req.agent,
+                  prior ? "replaces " + c.supersedes +
+                              (resolves.empty() ? "" : "; resolves the divergence of " + resolves) +
+                              (req.forceReason.empty() ? "" : "; forced: " + req.forceReason)
+                        : "");
     result.claim = c;
     return result;
 }
@@ -212,15 +154,15 @@ Claim Engine::retract(const std::string& id, const std::string& agent, const std
     checkAgent(agent);
     checkLine("reason", reason, kMaxShort, true);
     scanForSecrets("reason", reason);
-    Tier& t = locate(id);
+    Tier& t = tiers_.locate(id);
     auto lock = t.store->lock();
-    Claim c = loadForUpdate(t, id);
+    Claim c = Tiers::loadForUpdate(t, id);
     if (c.status == ClaimStatus::Retracted) return c; // already done; nothing to record
     c.status = ClaimStatus::Retracted;
     c.retractedBy = agent;
     c.retractReason = reason;
     c.updated = nowUnix();
-    commitWrite(t, c, "retract", agent, reason);
+    Tiers::commit(t, c, "retract", agent, reason);
     return c;
 }
 
@@ -229,9 +171,9 @@ LearnResult Engine::learn(const std::string& id, Verdict verdict, const std::str
     checkAgent(agent);
     checkText("note", note);
     if (!note.empty()) scanForSecrets("note", note);
-    Tier& t = locate(id);
+    Tier& t = tiers_.locate(id);
     auto lock = t.store->lock();
-    Claim c = loadForUpdate(t, id);
+    Claim c = Tiers::loadForUpdate(t, id);
     switch (verdict) {
     case Verdict::Correct:
         ++c.feedback.correct;
@@ -243,8 +185,8 @@ LearnResult Engine::learn(const std::string& id, Verdict verdict, const std::str
         ++c.feedback.partial;
         break;
     }
-    commitWrite(t, c, "learn", agent,
-                std::string(spell(verdict)) + (note.empty() ? "" : ": " + note));
+    Tiers::commit(t, c, "learn", agent,
+                  std::string(spell(verdict)) + (note.empty() ? "" : ": " + note));
     return {c, t.name};
 }
 
@@ -253,10 +195,10 @@ GetResult Engine::reverify(const std::string& id, const std::string& agent,
     checkAgent(agent);
     checkText("note", note);
     if (!note.empty()) scanForSecrets("note", note);
-    Tier& t = locate(id);
+    Tier& t = tiers_.locate(id);
     {
         auto lock = t.store->lock();
-        Claim c = loadForUpdate(t, id);
+        Claim c = Tiers::loadForUpdate(t, id);
         std::string detail;
         // A stamp of earlier rules is judged against its commit, so the
         // entry says what re-verifying it changed.
@@ -294,9 +236,9 @@ GetResult Engine::reverify(const std::string& id, const std::string& agent,
         }
         c.verified = nowUnix();
         c.updated = c.verified;
-        commitWrite(t, c, "reverify", agent,
-                    (detail.empty() ? std::string("anchors intact") : detail) +
-                        (note.empty() ? "" : "; " + note));
+        Tiers::commit(t, c, "reverify", agent,
+                      (detail.empty() ? std::string("anchors intact") : detail) +
+                          (note.empty() ? "" : "; " + note));
     }
     return get(id);
 }
@@ -306,13 +248,13 @@ PromoteResult Engine::promote(const PromoteRequest& req) {
     checkAgent(req.agent);
     checkLine("reason", req.reason, kMaxShort, true);
     scanForSecrets("reason", req.reason);
-    Tier* med = tier("medulla");
+    Tier* med = tiers_.find("medulla");
     if (!med)
         throw EngramError(ErrorKind::NotBound,
                           "no medulla to promote into: ENGRAM_HOME is not set (pass --home)");
-    Tier& proj = *tiers_[0];
-    if (!ready(proj) || !statFile(proj.store->claimPath(req.id))) {
-        bool inMedulla = ready(*med) && statFile(med->store->claimPath(req.id));
+    Tier& proj = tiers_.project();
+    if (!tiers_.ready(proj) || !statFile(proj.store->claimPath(req.id))) {
+        bool inMedulla = tiers_.ready(*med) && statFile(med->store->claimPath(req.id));
         throw EngramError(ErrorKind::UnknownClaim,
                           inMedulla ? "claim '" + req.id +
                                           "' is already in the medulla; promote copies "
@@ -320,12 +262,12 @@ PromoteResult Engine::promote(const PromoteRequest& req) {
                                     : "no claim with id '" + req.id + "' in the project tier",
                           {{"id", req.id}});
     }
-    Tier& m = writableTier("medulla");
+    Tier& m = tiers_.writable("medulla");
 
     // Project first, then medulla: the one place two stores' locks are held.
     auto projectLock = proj.store->lock();
     auto medullaLock = m.store->lock();
-    Claim w = loadForUpdate(proj, req.id);
+    Claim w = Tiers::loadForUpdate(proj, req.id);
     if (!w.live())
         throw invalidField("id", "claim '" + req.id + "' is " + std::string(toString(w.status)) +
                                      "; only live claims can be promoted");
@@ -365,12 +307,12 @@ PromoteResult Engine::promote(const PromoteRequest& req) {
     std::optional<Claim> prior;
     if (!w.promotedTo.empty() && Store::validId(w.promotedTo) &&
         statFile(m.store->claimPath(w.promotedTo))) {
-        Claim earlier = loadForUpdate(m, w.promotedTo); // a broken file: InvalidClaimFile
+        Claim earlier = Tiers::loadForUpdate(m, w.promotedTo); // a broken file: InvalidClaimFile
         if (earlier.live()) prior = earlier;
     }
     if (!prior && !c.label.empty())
         if (auto byLabel = m.index->liveByLabel(c.label))
-            prior = loadForUpdate(m, byLabel->claim.id);
+            prior = Tiers::loadForUpdate(m, byLabel->claim.id);
 
     PromoteResult result;
     if (prior) {
@@ -397,16 +339,16 @@ PromoteResult Engine::promote(const PromoteRequest& req) {
             c.id = Store::newId();
         } while (statFile(m.store->claimPath(c.id)));
     }
-    auto copied = commitWrite(m, c, "promote", req.agent,
-                              "from " + c.originClaim +
-                                  (prior ? ", replaces " + c.supersedes : "") + ": " + req.reason);
+    auto copied = Tiers::commit(
+        m, c, "promote", req.agent,
+        "from " + c.originClaim + (prior ? ", replaces " + c.supersedes : "") + ": " + req.reason);
     // The witness: stamped in place (same version; its content is unchanged).
     w.promotedTo = c.id;
     try {
-        commitWrite(proj, w, "promote-witness", req.agent, "copied to medulla " + c.id);
+        Tiers::commit(proj, w, "promote-witness", req.agent, "copied to medulla " + c.id);
     } catch (const std::exception& e) {
         // A copy without its witness would be a promotion nobody can trace.
-        undoWrite(copied, "promotion of " + w.id + " not completed: " + e.what());
+        Tiers::undo(copied, "promotion of " + w.id + " not completed: " + e.what());
         throw;
     }
 

@@ -17,8 +17,8 @@ namespace engram {
 
 RestampResult Engine::restamp() {
     RestampResult r;
-    Tier& t = *tiers_[0];
-    if (!ready(t)) return r;
+    Tier& t = tiers_.project();
+    if (!tiers_.ready(t)) return r;
     // Judged first, without the store's lock (git may take a while on a
     // long history); each claim is then re-read under the lock and written
     // only if the anchors judged are still the ones it holds.
@@ -59,7 +59,7 @@ RestampResult Engine::restamp() {
     t.store->requireWritable();
     auto lock = t.store->lock();
     for (auto& p : pending) {
-        Claim c = loadForUpdate(t, p.id);
+        Claim c = Tiers::loadForUpdate(t, p.id);
         std::string detail;
         int64_t n = 0;
         for (auto& [was, check] : p.stamps) {
@@ -80,7 +80,7 @@ RestampResult Engine::restamp() {
             }
         }
         if (n == 0) continue; // re-stamped or changed by someone else meanwhile
-        commitWrite(t, c, "restamp", "engram", detail);
+        Tiers::commit(t, c, "restamp", "engram", detail);
         r.restamped += n;
         ++r.claims;
     }

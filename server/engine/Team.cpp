@@ -178,10 +178,10 @@ GetResult Engine::resolve(const std::string& id, const std::string& take,
     // Every string a write is given is scanned (invariant 6), this one too:
     // it is quoted back in errors and in the audit log.
     if (!take.empty()) scanForSecrets("take", take);
-    Tier& t = locate(id);
+    Tier& t = tiers_.locate(id);
     {
         auto lock = t.store->lock();
-        Claim c = loadForUpdate(t, id);
+        Claim c = Tiers::loadForUpdate(t, id);
         if (!c.unmerged && c.diverged.empty())
             throw invalidField("id", "claim '" + id +
                                          "' has nothing to resolve: it is neither diverged nor "
@@ -281,10 +281,10 @@ GetResult Engine::resolve(const std::string& id, const std::string& take,
         out.diverged.clear();
         out.unmerged = false;
         out.updated = nowUnix();
-        commitWrite(t, out, "resolve", agent,
-                    "kept v" + std::to_string(heads[chosen].version) + " (" + how + ")" +
-                        (kept.empty() ? "" : "; to history: " + kept) +
-                        (c.unmerged ? "; removed git conflict markers" : ""));
+        Tiers::commit(t, out, "resolve", agent,
+                      "kept v" + std::to_string(heads[chosen].version) + " (" + how + ")" +
+                          (kept.empty() ? "" : "; to history: " + kept) +
+                          (c.unmerged ? "; removed git conflict markers" : ""));
     }
     return get(id);
 }
