@@ -96,4 +96,10 @@ void checkAgent(const std::string& agent) {
     scanForSecrets("agent", agent);
 }
 
+void checkAct(const std::string& agent, const std::string& note) {
+    checkAgent(agent);
+    checkText("note", note);
+    if (!note.empty()) scanForSecrets("note", note);
+}
+
 } // namespace engram

@@ -49,5 +49,8 @@ void scanForSecrets(const std::string& field, const std::string& value);
 // default): one line, kept in the claim and the audit log, so scanned like
 // the text it signs.
 void checkAgent(const std::string& agent);
+// An act on a claim that exists (learn, reverify): who acts, and the note
+// they leave, checked and scanned as the claim's own text would be.
+void checkAct(const std::string& agent, const std::string& note);
 
 } // namespace engram

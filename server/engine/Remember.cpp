@@ -168,9 +168,7 @@ Claim Engine::retract(const std::string& id, const std::string& agent, const std
 
 LearnResult Engine::learn(const std::string& id, Verdict verdict, const std::string& agent,
                           const std::string& note) {
-    checkAgent(agent);
-    checkText("note", note);
-    if (!note.empty()) scanForSecrets("note", note);
+    checkAct(agent, note);
     Tier& t = tiers_.locate(id);
     auto lock = t.store->lock();
     Claim c = Tiers::loadForUpdate(t, id);
@@ -192,9 +190,7 @@ LearnResult Engine::learn(const std::string& id, Verdict verdict, const std::str
 
 GetResult Engine::reverify(const std::string& id, const std::string& agent,
                            const std::string& note) {
-    checkAgent(agent);
-    checkText("note", note);
-    if (!note.empty()) scanForSecrets("note", note);
+    checkAct(agent, note);
     Tier& t = tiers_.locate(id);
     {
         auto lock = t.store->lock();

@@ -13,10 +13,6 @@
 #include <cstring>
 
 namespace engram::text {
-namespace detail {
-std::size_t stemInPlace(char* word, std::size_t len);
-} // namespace detail
-
 namespace {
 
 using std::size_t;

@@ -13,11 +13,6 @@
 #include <cstddef>
 
 namespace engram::text {
-namespace detail {
-// Defined in Stem.cpp: stems word[0, len) in place and returns the new length.
-std::size_t stemInPlace(char* word, std::size_t len);
-} // namespace detail
-
 namespace {
 
 using std::size_t;

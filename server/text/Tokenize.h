@@ -45,6 +45,11 @@ std::vector<std::string> terms(std::string_view text);
 // ASCII word; words with non-ASCII bytes, digits or any other character outside
 // [a-z'] are returned unchanged.
 std::string stem(std::string_view word);
+namespace detail {
+// The same in place, as the tokenizer stems each term in its own buffer:
+// returns the stemmed length (never longer than len).
+std::size_t stemInPlace(char* word, std::size_t len);
+} // namespace detail
 
 // A small English stop list of the most common function words. Negations and
 // modals (not, no, never, must, should, always, only, ...) are deliberately
