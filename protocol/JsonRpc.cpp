@@ -1,6 +1,7 @@
 // JSON-RPC reply construction.
 #include "protocol/JsonRpc.h"
 
+#include "protocol/IdSniff.h"
 #include "secrets/SecretScan.h"
 
 namespace engram::protocol {
@@ -115,6 +116,23 @@ Checked checkMessage(json msg) {
     in.method = m->get<std::string>();
     in.params = std::move(params);
     return {std::move(in), std::nullopt};
+}
+
+std::string jsonProblem(const json::exception& e) {
+    std::string why = e.what();
+    if (auto end = why.find("] "); why.rfind("[json.", 0) == 0 && end != std::string::npos)
+        why.erase(0, end + 2);
+    return why;
+}
+
+Parsed parseMessage(std::string_view text, const std::string& what) {
+    try {
+        return {json::parse(text), std::nullopt};
+    } catch (const json::exception& e) {
+        auto id = sniffRequestId(text, text);
+        return {std::nullopt, errorReply(id.value_or(json(nullptr)), code::ParseError, "ParseError",
+                                         what + " is not valid JSON: " + jsonProblem(e))};
+    }
 }
 
 } // namespace engram::protocol

@@ -9,6 +9,7 @@
 #include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
+#include <string_view>
 
 namespace engram::protocol {
 
@@ -69,6 +70,19 @@ struct Checked {
     std::optional<json> reply;       // the error reply to send, when it did not
 };
 Checked checkMessage(json msg);
+// A message's text parsed (the step before checkMessage). Text that is not
+// JSON (truncated, invalid UTF-8, a lone surrogate escape as JSON.stringify
+// writes for a broken emoji, a number too large for a double) gets the
+// ParseError reply instead, naming the problem, with the request's id when
+// the text shows one: a reply with id null matches no call, and the client
+// waiting for it would hang until its own timeout.
+struct Parsed {
+    std::optional<json> message;
+    std::optional<json> reply;
+};
+Parsed parseMessage(std::string_view text, const std::string& what = "the message");
+// nlohmann's message without its "[json.exception.parse_error.101] " tag.
+std::string jsonProblem(const json::exception& e);
 bool validId(const json& id);
 // An object with no method and a result or an error.
 bool isResponse(const json& msg);

@@ -1,13 +1,11 @@
 // The product: engram's operations over a bound workspace, without JSON.
 //
-// An Engine is bound to one workspace root. It owns the project tier
-// (`<root>/.engram`) and the user's medulla (`$ENGRAM_HOME/medulla`), each a
-// Store (files, the truth) plus an Index (SQLite, derived). The LSP server,
-// the CLI and (later) the MCP server are thin layers over this class.
-//
-// Write operations follow one discipline: take the store's lock, check
-// against the current state, write the claim file durably, update the index,
-// append to the audit log, release. Only then is the caller answered.
+// An Engine is bound to one workspace root. It is a facade: the state lives
+// in services it holds (Tiers: the project tier and the medulla with their
+// reconcile and the write discipline; Anchorer; CodeIndexer;
+// InstructionFiles; Reports; Team), and each operation, in the file of its
+// feature, composes them. The LSP server, the MCP server and the CLI are
+// thin layers over this class.
 #pragma once
 #include "engine/Anchoring.h"
 #include "engine/CodeIndexer.h"

@@ -133,12 +133,12 @@ void LspServer::onFrame(protocol::FrameEvent&& ev) {
         reply(protocol::errorReply(nullptr, code::ParseError, "ParseError", ev.text));
         return;
     }
-    json msg = json::parse(ev.text, nullptr, false);
-    if (msg.is_discarded()) {
-        reply(protocol::errorReply(nullptr, code::ParseError, "ParseError",
-                                   "the message body is not valid JSON"));
+    auto parsed = protocol::parseMessage(ev.text, "the message body");
+    if (parsed.reply) {
+        reply(*parsed.reply);
         return;
     }
+    json msg = std::move(*parsed.message);
     if (!msg.is_object()) {
         reply(protocol::errorReply(nullptr, code::InvalidRequest, "InvalidRequest",
                                    "a JSON-RPC message must be an object"));

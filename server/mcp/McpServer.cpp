@@ -22,14 +22,6 @@ namespace {
 
 using Clock = std::chrono::steady_clock;
 
-// nlohmann's message without its "[json.exception.parse_error.101] " tag.
-std::string jsonProblem(const json::exception& e) {
-    std::string why = e.what();
-    if (auto end = why.find("] "); why.rfind("[json.", 0) == 0 && end != std::string::npos)
-        why.erase(0, end + 2);
-    return why;
-}
-
 std::string describe(const EngramError& e) {
     std::string text = std::string(toString(e.kind)) + ": " + e.what();
     for (auto& [key, value] : e.details)
@@ -166,16 +158,12 @@ void McpServer::take(LineEvent&& ev) {
                  {{"bytes", ev.bytes}, {"limit", channel_.maxLine()}})});
         return;
     }
-    json msg;
-    try {
-        msg = json::parse(ev.text);
-    } catch (const json::exception& e) {
-        // Syntax errors, and numbers too large for a double (1e999).
-        inbox_.push_back(
-            {nullptr, protocol::errorReply(nullptr, code::ParseError, "ParseError",
-                                           "the line is not valid JSON: " + jsonProblem(e))});
+    auto parsed = protocol::parseMessage(ev.text, "the line");
+    if (parsed.reply) {
+        inbox_.push_back({nullptr, std::move(*parsed.reply)});
         return;
     }
+    json msg = std::move(*parsed.message);
     if (protocol::isResponse(msg)) {
         onResponse(msg);
         return;
@@ -265,7 +253,8 @@ json McpServer::call(const json& id, const std::string& method, const json& para
     } catch (const EngramError& e) {
         return protocol::errorReply(id, e);
     } catch (const json::exception& e) {
-        return protocol::errorReply(id, code::InvalidParams, "InvalidParams", jsonProblem(e));
+        return protocol::errorReply(id, code::InvalidParams, "InvalidParams",
+                                    protocol::jsonProblem(e));
     } catch (const std::exception& e) {
         logLine(method + " failed: " + e.what());
         return protocol::errorReply(id, code::InternalError, "InternalError", e.what());
@@ -492,7 +481,7 @@ json McpServer::onToolsCall(const json& params) {
     } catch (const EngramError& e) {
         return toolError(e);
     } catch (const json::exception& e) {
-        return toolError(EngramError(ErrorKind::InvalidParams, jsonProblem(e)));
+        return toolError(EngramError(ErrorKind::InvalidParams, protocol::jsonProblem(e)));
     } catch (const std::exception& e) {
         logLine("tool " + name + " failed: " + e.what());
         return toolError(EngramError(ErrorKind::Internal, e.what()));

@@ -5,7 +5,7 @@ import { after, before, describe, test } from 'node:test';
 
 import { CallToolResultSchema, McpError } from '@modelcontextprotocol/sdk/types.js';
 
-import { connect, makeWorkspace, textOf } from './helpers.mjs';
+import { TIMEOUT_MS, connect, makeWorkspace, textOf } from './helpers.mjs';
 
 describe('errors', () => {
   let ws, s;
@@ -88,6 +88,23 @@ describe('errors', () => {
     const bad = (params) => s.client.request({ method: 'tools/call', params }, CallToolResultSchema);
     await assert.rejects(bad({ name: 'status', arguments: 'all' }), (e) => e.code === -32602 && /^MCP error -32602: arguments: expected an object/.test(e.message));
     await assert.rejects(bad({ arguments: {} }), (e) => e.code === -32602 && /name: is required/.test(e.message));
+  });
+
+  test('a broken character (a lone surrogate escape) gets a parse error with the call\'s id, not a hang', async () => {
+    // JSON.stringify writes a lone UTF-16 surrogate (half an emoji cut by
+    // truncation) as the escape \ud83d, which is not Unicode: the line does
+    // not parse. Answered with id null, the SDK would match no call and wait
+    // for its timeout; with the id, the call fails at once, saying why.
+    const started = Date.now();
+    await assert.rejects(s.call('remember', { text: 'cut emoji \ud83d here' }), (e) => {
+      assert.ok(e instanceof McpError);
+      assert.equal(e.code, -32700, e.message);
+      assert.match(e.message, /the line is not valid JSON: .*surrogate/);
+      return true;
+    });
+    assert.ok(Date.now() - started < TIMEOUT_MS / 2, 'answered, not timed out');
+    const r = await s.call('recall', { query: 'emoji' });
+    assert.notEqual(r.isError, true);
   });
 
   test('a message over the line limit is refused with its id; the server goes on', async () => {

@@ -39,6 +39,29 @@ describe('raw protocol', () => {
     assert.equal((await peer.next()).id, 2);
   });
 
+  test('a line that does not parse is answered with its id when the line shows one', async () => {
+    await peer.initialize();
+    // Invalid UTF-8 in a string, the id last (as the SDKs write it).
+    peer.proc.stdin.write(Buffer.concat([
+      Buffer.from('{"jsonrpc":"2.0","method":"tools/call","params":{"name":"recall","arguments":{"query":"'),
+      Buffer.from([0xc3, 0x28]),
+      Buffer.from('"}},"id":41}\n'),
+    ]));
+    let err = await peer.next();
+    assert.equal(err.id, 41);
+    assert.equal(err.error.code, -32700);
+    assert.match(err.error.message, /^the line is not valid JSON: .*UTF-8/);
+    // Truncated, the id first: still answered to it.
+    peer.write('{"jsonrpc":"2.0","id":"t-1","method":"tools/call","params":{"name":"rec\n');
+    err = await peer.next();
+    assert.equal(err.id, 't-1');
+    assert.equal(err.error.code, -32700);
+    // Truncated before any id: nothing to answer to but null.
+    peer.write('{"jsonrpc":"2.0","method":"tools/ca\n');
+    err = await peer.next();
+    assert.equal(err.id, null);
+  });
+
   test('unknown methods get -32601; unknown notifications get nothing', async () => {
     await peer.initialize();
     const r = await peer.request('prompts/list', {}, 7);

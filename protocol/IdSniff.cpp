@@ -1,10 +1,10 @@
-// Finding a request id in the head or tail of an oversized line.
-#include "mcp/IdSniff.h"
+// Finding a request id in the head or tail of a line that cannot be parsed.
+#include "protocol/IdSniff.h"
 
 #include <cctype>
 #include <string>
 
-namespace engram::mcp {
+namespace engram::protocol {
 
 namespace {
 
@@ -152,4 +152,4 @@ std::optional<json> sniffRequestId(std::string_view head, std::string_view tail)
     return fromTail(tail);
 }
 
-} // namespace engram::mcp
+} // namespace engram::protocol
