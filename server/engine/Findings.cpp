@@ -518,9 +518,11 @@ void Engine::FindingsRun::anchorFindings(const ClaimScope& cs, std::vector<Place
         Finding f = cs.base("engram." + check.state);
         f.symbol = a.symbol;
         f.subject = anchorName(a);
+        std::string lines = a.endLine > a.startLine ? "lines " + std::to_string(a.startLine) + "-" +
+                                                          std::to_string(a.endLine)
+                                                    : "line " + std::to_string(a.startLine);
         std::string what = !a.symbol.empty() ? a.symbol + " in " + a.path
-                           : a.startLine > 0 ? "lines " + std::to_string(a.startLine) + "-" +
-                                                   std::to_string(a.endLine) + " of " + a.path
+                           : a.startLine > 0 ? lines + " of " + a.path
                                              : a.path;
         if (check.state == "drifted" && !check.ambiguous.empty()) {
             // Which twin it was cannot be told any more: say so on the claim
@@ -692,11 +694,16 @@ void Engine::FindingsRun::conflicts(const TierScope& ts, const std::vector<Claim
                                 " (\"" + m->positive + "\" against \"" + m->negative + "\")"
                           : "shares the label " + what + " with live claim (" + other->id +
                                 "), each written on its own branch";
+                    // Only a label two live claims share refuses writes
+                    // (LabelCollision); claims that contradict each other on
+                    // one anchor each keep their own label, open to writes.
                     f.message = "conflict: " + how + ": " + oneLine(safe(otherText)) +
                                 "; check both against the code, then retract or supersede the "
-                                "wrong one (writes to the label are refused meanwhile); claim " +
-                                (sl.empty() ? "" : "\"" + sl + "\" ") + "(" + self->id +
-                                "): " + oneLine(safe(text));
+                                "wrong one" +
+                                (byAnchor ? std::string()
+                                          : " (writing the label again is refused until then)") +
+                                "; claim " + (sl.empty() ? "" : "\"" + sl + "\" ") + "(" +
+                                self->id + "): " + oneLine(safe(text));
                     if (only_ && f.path != *only_ && !byAnchor) continue;
                     emit(std::move(f));
                 }

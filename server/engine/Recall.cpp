@@ -117,8 +117,21 @@ double standing(const Claim& c, int64_t now) {
 }
 
 // Why an answer with no rows is empty, and the call that may fill it.
+// `matched` counts the claims that matched (all cut by max_chars when
+// nonzero): never "none matched" when some did (invariant 2, no false
+// absence). The query is quoted short: an answer does not grow with what
+// was asked.
 void explainEmpty(RecallResult& result, const RecallRequest& req,
-                  const std::vector<std::string>& queryTerms) {
+                  const std::vector<std::string>& queryTerms, size_t matched, size_t firstChars,
+                  bool capped) {
+    if (matched > 0) {
+        result.whyEmpty = (capped ? "at least " : "") + std::to_string(matched) +
+                          (matched == 1 ? " claim matched" : " claims matched") +
+                          ", but the best match's text alone is " + std::to_string(firstChars) +
+                          " characters, over max_chars " + std::to_string(*req.maxChars) +
+                          "; raise max_chars to at least " + std::to_string(firstChars);
+        return;
+    }
     int64_t live = 0;
     for (auto& me : result.memoryExists)
         live += me.live;
@@ -132,7 +145,8 @@ void explainEmpty(RecallResult& result, const RecallRequest& req,
     }
     result.whyEmpty =
         std::to_string(live) + (live == 1 ? " live claim exists" : " live claims exist") +
-        ", but none matched" + (req.query ? " the query '" + *req.query + "'" : std::string()) +
+        ", but none matched" +
+        (req.query ? " the query '" + singleLine(*req.query, 120, "...") + "'" : std::string()) +
         (req.kinds.empty() ? "" : " with the requested kinds") +
         (queryTerms.empty() && req.query ? " (it holds only stop words)" : "");
     if (result.envelope.trustMode == "needs_index") {
@@ -449,6 +463,8 @@ RecallResult Engine::recallChecked(const RecallRequest& req, bool rowsReread) {
         return a.store < b.store;
     });
     size_t chars = 0;
+    // Matched, but not one fits max_chars: said so, never "none matched".
+    size_t firstChars = rows.empty() ? 0 : utf8Length(rows.front().row.claim.text);
     std::vector<std::pair<Tier*, std::string>> changed;
     for (auto& [r, from, file] : rows) {
         if (int(result.rows.size()) >= req.limit) {
@@ -496,7 +512,9 @@ RecallResult Engine::recallChecked(const RecallRequest& req, bool rowsReread) {
         addNotJudged(result.envelope.notJudged, row.places);
     explainNotJudged(result.envelope, result.instructions);
 
-    if (result.rows.empty()) explainEmpty(result, req, queryTerms);
+    if (result.rows.empty())
+        explainEmpty(result, req, queryTerms, result.truncated ? rows.size() : 0, firstChars,
+                     rows.size() >= keep);
     return result;
 }
 

@@ -281,6 +281,19 @@ std::string get(const json& r) {
     return out;
 }
 
+std::string lineSpan(const json& range) {
+    // Ranges are 0-based on the wire (LSP) and end where the next line
+    // starts when they cover whole lines; people count lines from 1 and
+    // name the last line covered.
+    const json& start = member(range, "start");
+    const json& end = member(range, "end");
+    int64_t first = count(start, "line");
+    int64_t last = count(end, "line");
+    if (last > first && count(end, "character") == 0) --last;
+    if (last <= first) return "line " + std::to_string(first + 1);
+    return "lines " + std::to_string(first + 1) + "-" + std::to_string(last + 1);
+}
+
 std::string anchors(const json& r) {
     const json& list = member(r, "anchors");
     std::string path = field(r, "path");
@@ -289,12 +302,8 @@ std::string anchors(const json& r) {
                       " in " + path + ":\n";
     for (auto& a : list) {
         out += "- ";
-        if (a.contains("range") && member(a, "range").is_object()) {
-            // Ranges are 0-based on the wire (LSP); people count lines from 1.
-            int64_t start = count(member(member(a, "range"), "start"), "line") + 1;
-            int64_t end = count(member(member(a, "range"), "end"), "line") + 1;
-            out += "lines " + std::to_string(start) + "-" + std::to_string(end) + " ";
-        }
+        if (a.contains("range") && member(a, "range").is_object())
+            out += lineSpan(member(a, "range")) + " ";
         out += field(a, "symbol") + " [" + field(a, "anchor_state");
         if (auto to = field(a, "moved_to"); !to.empty()) out += " to " + to;
         out += "] " + field(a, "claim_id") + quoted(field(a, "label")) + " (by " +

@@ -41,6 +41,8 @@ const json& member(const json& j, const char* key);
 std::string field(const json& j, const char* key);
 std::string quoted(const std::string& s);
 std::string feedbackText(const json& f);
+// A wire range (0-based, LSP) as people say it: "line 79", "lines 79-84".
+std::string lineSpan(const json& range);
 
 std::string remember(const json& r);
 std::string recall(const json& r);

@@ -1,0 +1,83 @@
+// What an agent reads back through the SDK client: answers that never claim
+// an absence that is not one, never grow with what was asked, and say the
+// same thing in text and in structured content.
+import assert from 'node:assert/strict';
+import { after, before, describe, test } from 'node:test';
+
+import { connect, makeWorkspace, textOf } from './helpers.mjs';
+
+describe('answers', () => {
+  let ws, s;
+
+  async function ok(name, args = {}) {
+    const r = await s.call(name, args);
+    assert.notEqual(r.isError, true, `${name} failed: ${textOf(r)}`);
+    return r;
+  }
+
+  before(async () => {
+    ws = makeWorkspace();
+    s = await connect({ home: ws.home, args: ['--root', ws.root] });
+    await ok('remember', {
+      text: 'Session tokens are refreshed ten minutes before they expire',
+      label: 'token-refresh',
+      anchors: [{ path: 'src/auth.py' }],
+    });
+  });
+  after(async () => {
+    await s.close();
+    ws.cleanup();
+  });
+
+  test('a recall whose every match is over max_chars says they matched, not that none did', async () => {
+    const r = await ok('recall', { query: 'session tokens refreshed', max_chars: 1 });
+    assert.equal(r.structuredContent.rows.length, 0);
+    assert.equal(r.structuredContent.truncated, true);
+    const why = r.structuredContent.why_empty;
+    assert.doesNotMatch(why, /none matched/);
+    assert.match(why, /^1 claim matched, but the best match's text alone is 59 characters, over max_chars 1; raise max_chars to at least 59$/);
+    assert.match(textOf(r), /1 claim matched/);
+    assert.doesNotMatch(textOf(r), /none matched/);
+  });
+
+  test('an empty recall quotes a long query short: the answer does not grow with the question', async () => {
+    const query = 'zzqxv '.repeat(100000); // 600 KB of a word nothing holds
+    const r = await ok('recall', { query });
+    assert.equal(r.structuredContent.rows.length, 0);
+    assert.match(r.structuredContent.why_empty, /none matched the query 'zzqxv zzqxv .*\.\.\.'/);
+    const bytes = JSON.stringify(r).length;
+    assert.ok(bytes < 8 * 1024, `the answer is ${bytes} bytes`);
+  });
+
+  test('a one-line anchor reads as that line in the anchors tool and the file resource', async () => {
+    // Line 13 of src/auth.py, 1-based as people write it.
+    await ok('remember', {
+      text: 'The expiry check compares against the injected clock',
+      label: 'expiry-clock',
+      anchors: [{ path: 'src/auth.py', range: { start_line: 13, end_line: 13 } }],
+    });
+    const wanted = /- line 13 +\[intact\] .*"expiry-clock"/;
+    const r = await ok('anchors', { path: 'src/auth.py' });
+    assert.match(textOf(r), wanted);
+    assert.doesNotMatch(textOf(r), /lines 13-14/);
+    const res = await s.client.readResource({ uri: 'engram://file/src%2Fauth.py' });
+    const text = res.contents.find((c) => c.mimeType === 'text/plain').text;
+    assert.match(text, wanted);
+  });
+
+  test('a conflict on one anchor does not say writes are refused, and they are not', async () => {
+    const on = [{ path: 'src/auth.py', symbol: 'TokenValidator.validate' }];
+    await ok('remember', { text: 'validate must raise for expired tokens', label: 'expired-a', anchors: on });
+    await ok('remember', { text: 'validate must not raise for expired tokens', label: 'expired-b', anchors: on });
+    const r = await ok('check');
+    const conflicts = r.structuredContent.findings.filter((f) => f.code === 'engram.conflict');
+    assert.equal(conflicts.length, 2, JSON.stringify(r.structuredContent.findings));
+    for (const f of conflicts) {
+      assert.match(f.message, /retract or supersede the wrong one; claim/);
+      assert.doesNotMatch(f.message, /refused/);
+    }
+    // What the message no longer promises: both labels still take writes.
+    await ok('remember', { text: 'validate must not raise for expired tokens: it returns ok=False', label: 'expired-b', anchors: on });
+    await ok('remember', { text: 'validate must raise for expired tokens, callers catch it', label: 'expired-a', anchors: on });
+  });
+});
