@@ -462,6 +462,8 @@ RecallResult Engine::recallChecked(const RecallRequest& req, bool rowsReread) {
         if (a.claim.id != b.claim.id) return a.claim.id < b.claim.id;
         return a.store < b.store;
     });
+    const bool wantSuperseded = std::find(req.include.begin(), req.include.end(),
+                                          ClaimStatus::Superseded) != req.include.end();
     size_t chars = 0;
     // Matched, but not one fits max_chars: said so, never "none matched".
     size_t firstChars = rows.empty() ? 0 : utf8Length(rows.front().row.claim.text);
@@ -486,6 +488,12 @@ RecallResult Engine::recallChecked(const RecallRequest& req, bool rowsReread) {
         // With where each anchor's code is now, so an editor can place the
         // row without asking for the file's anchors.
         r.anchorState = anchorerFor(*from).claimState(r.claim, &r.places);
+        // Supersession keeps a claim's id and moves its earlier versions
+        // to the store's history: include superseded shows them on its row
+        // (a read of the history per row asked for, never by default).
+        if (wantSuperseded && r.claim.version > 1)
+            for (auto& v : from->store->versions(r.claim.id))
+                if (v.version < r.claim.version) r.superseded.push_back(std::move(v));
         // A collision is never silent either: both rows say so.
         if (r.claim.live() && !r.claim.label.empty() && from->index)
             for (auto& other : from->index->liveIdsWithLabel(r.claim.label, 4))

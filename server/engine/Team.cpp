@@ -108,6 +108,19 @@ void Team::registerProject() {
     }
 }
 
+// What git is told to run as the merge driver: `engram` when the engram on
+// PATH is this binary (an install, or a build directory put on PATH), so a
+// rebuild, an upgrade or a move keeps merges working; this binary's absolute
+// path only when PATH would not find it (the one name that runs it now;
+// setup and doctor say when that path is gone).
+static std::string driverBinary() {
+    std::string exe = selfExecutable();
+    if (exe.empty()) return "engram";
+    if (auto found = findOnPath("engram"); found && canonicalPath(*found) == canonicalPath(exe))
+        return "engram";
+    return shellQuote(exe);
+}
+
 TeamSetup Team::setup(bool write) {
     TeamSetup s;
     s.git = insideWorkTree(root_);
@@ -129,9 +142,7 @@ TeamSetup Team::setup(bool write) {
         // A store from before reports: its inbox merges line by line too.
         s.wrote.push_back(".engram/.gitattributes (inbox.jsonl merge=union)");
     }
-    std::string exe = selfExecutable();
-    std::string want =
-        (exe.empty() ? std::string("engram") : shellQuote(exe)) + " merge-driver %O %A %B %P";
+    std::string want = driverBinary() + " merge-driver %O %A %B %P";
     auto have = gitConfigGet(root_, "merge.engram.driver");
     // A driver registered by another engram binary that still exists is
     // kept: one clone may be shared by several installs.
@@ -141,8 +152,9 @@ TeamSetup Team::setup(bool write) {
         std::string bin = cmd.substr(0, cmd.find(" merge-driver"));
         if (bin.size() >= 2 && bin.front() == '\'' && bin.back() == '\'')
             bin = bin.substr(1, bin.size() - 2);
-        usable = cmd.find(" merge-driver ") != std::string::npos &&
-                 (bin == "engram" || ::access(bin.c_str(), X_OK) == 0);
+        usable =
+            cmd.find(" merge-driver ") != std::string::npos &&
+            (bin == "engram" ? findOnPath("engram").has_value() : ::access(bin.c_str(), X_OK) == 0);
     }
     if (!usable && write) {
         auto a = runProcess({"git", "-C", root_, "config", "--local", "merge.engram.name",

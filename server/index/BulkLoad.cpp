@@ -196,7 +196,7 @@ SyncReport Index::bulkLoad() {
         n.committed += c.status == ClaimStatus::Committed;
         n.frontier += c.status == ClaimStatus::Frontier;
         n.retracted += c.status == ClaimStatus::Retracted;
-        n.superseded += c.status == ClaimStatus::Superseded;
+        n.superseded += std::max(c.version - 1, 0); // the versions it left behind
         n.anchors += int64_t(c.anchors.size());
         n.label += chars(c.label);
         n.text += chars(f.row.text);

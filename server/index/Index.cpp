@@ -139,22 +139,6 @@ INSERT INTO stats(k, total, committed, frontier, retracted, superseded, anchors,
 CREATE VIRTUAL TABLE claims_fts USING fts5(label, text, tags, code,
   content='claims', content_rowid='rowid', tokenize='engram', detail=none, columnsize=0);
 CREATE VIRTUAL TABLE claims_vocab USING fts5vocab(claims_fts, 'row');
-CREATE TRIGGER claims_ad AFTER DELETE ON claims BEGIN
-  INSERT INTO claims_fts(claims_fts, rowid, label, text, tags, code)
-    VALUES ('delete', old.rowid, old.label, old.text, old.tags, old.code);
-  DELETE FROM anchors WHERE claim_rowid = old.rowid;
-  UPDATE stats SET total = total - 1,
-    committed = committed - (old.status = 'committed'),
-    frontier = frontier - (old.status = 'frontier'),
-    retracted = retracted - (old.status = 'retracted'),
-    superseded = superseded - (old.status = 'superseded'),
-    anchors = anchors - old.anchor_count,
-    generation = generation + 1,
-    sum_label = sum_label - length(coalesce(old.label, '')),
-    sum_text = sum_text - length(old.text),
-    sum_tags = sum_tags - length(coalesce(old.tags, '')),
-    sum_code = sum_code - length(coalesce(old.code, ''));
-END;
 )SQL";
 
 // The lookups' indexes over claims and anchors. A bulk load builds them after
@@ -185,6 +169,39 @@ CREATE TRIGGER anchors_ad AFTER DELETE ON anchors BEGIN
 END;
 )SQL";
 
+// stats.superseded counts the versions claims have left behind: each
+// version number below a claim's current one was replaced (by a write under
+// its label, a promotion's new medulla copy, a resolved merge) and is kept in
+// the store's history. The index holds current versions only, so it counts
+// them from the version numbers.
+static const char* kDeleteTrigger = R"SQL(
+CREATE TRIGGER claims_ad AFTER DELETE ON claims BEGIN
+  INSERT INTO claims_fts(claims_fts, rowid, label, text, tags, code)
+    VALUES ('delete', old.rowid, old.label, old.text, old.tags, old.code);
+  DELETE FROM anchors WHERE claim_rowid = old.rowid;
+  UPDATE stats SET total = total - 1,
+    committed = committed - (old.status = 'committed'),
+    frontier = frontier - (old.status = 'frontier'),
+    retracted = retracted - (old.status = 'retracted'),
+    superseded = superseded - max(old.version - 1, 0),
+    anchors = anchors - old.anchor_count,
+    generation = generation + 1,
+    sum_label = sum_label - length(coalesce(old.label, '')),
+    sum_text = sum_text - length(old.text),
+    sum_tags = sum_tags - length(coalesce(old.tags, '')),
+    sum_code = sum_code - length(coalesce(old.code, ''));
+END;
+)SQL";
+
+// Version 11 counts superseded versions (above) where earlier versions
+// counted current claims whose status was superseded, which supersession
+// never leaves: recounted in place from the rows, no rebuild.
+static const char* kSupersededMigration = R"SQL(
+DROP TRIGGER IF EXISTS claims_ad;
+DROP TRIGGER IF EXISTS claims_ai;
+UPDATE stats SET superseded = (SELECT coalesce(sum(max(version - 1, 0)), 0) FROM claims);
+)SQL";
+
 static const char* kInsertTrigger = R"SQL(
 CREATE TRIGGER claims_ai AFTER INSERT ON claims BEGIN
   INSERT INTO claims_fts(rowid, label, text, tags, code)
@@ -193,7 +210,7 @@ CREATE TRIGGER claims_ai AFTER INSERT ON claims BEGIN
     committed = committed + (new.status = 'committed'),
     frontier = frontier + (new.status = 'frontier'),
     retracted = retracted + (new.status = 'retracted'),
-    superseded = superseded + (new.status = 'superseded'),
+    superseded = superseded + max(new.version - 1, 0),
     anchors = anchors + new.anchor_count,
     generation = generation + 1,
     sum_label = sum_label + length(coalesce(new.label, '')),
@@ -258,14 +275,20 @@ void Index::open(bool allowRecreate) {
                                   "); run a newer engram, or delete the file to rebuild it",
                               {{"path", path_}, {"schema_version", ver}});
         } else if (ver >= 7 && ver < kSchemaVersion) {
-            // What versions 8 to 10 added is derived from the workspace, not
-            // from claim files: added in place, so an upgrade costs no rebuild.
+            // What versions 8 to 11 changed is derived from the workspace or
+            // from the rows already indexed, not from claim files: changed in
+            // place, so an upgrade costs no rebuild.
             sql::Transaction tx(db_);
-            db_.exec(kNamesMigration);
-            db_.exec(kCodeSymbolsSchema);
-            db_.exec(kListingSchema);
-            db_.exec("UPDATE code_meta SET files_generation = 0, "
-                     "code_generation = code_generation + 1");
+            if (ver < 10) {
+                db_.exec(kNamesMigration);
+                db_.exec(kCodeSymbolsSchema);
+                db_.exec(kListingSchema);
+                db_.exec("UPDATE code_meta SET files_generation = 0, "
+                         "code_generation = code_generation + 1");
+            }
+            db_.exec(kSupersededMigration);
+            db_.exec(kDeleteTrigger);
+            db_.exec(kInsertTrigger);
             db_.exec("PRAGMA user_version = " + std::to_string(kSchemaVersion));
             tx.commit();
         } else if (ver < kSchemaVersion) {
@@ -310,6 +333,7 @@ void Index::createAnchorPathTriggers() {
 void Index::createSchema() {
     sql::Transaction tx(db_);
     db_.exec(kSchema);
+    db_.exec(kDeleteTrigger);
     db_.exec(kCodeSymbolsSchema);
     db_.exec(kListingSchema);
     createSecondaryIndexes();

@@ -159,7 +159,7 @@ public:
     // a term and nothing more (detail=none, no column sizes): recall reads
     // posting lists of single terms and document frequencies, and ranks
     // from the rows themselves.
-    static constexpr int kSchemaVersion = 10;
+    static constexpr int kSchemaVersion = 11;
 
     // Opens or creates the index beside the store's claims. A missing,
     // corrupt or older index is recreated empty (sync() then fills it).

@@ -94,6 +94,8 @@ struct RecallRow {
     // Other live claims holding this row's label (two branches each wrote
     // it, ARCHITECTURE.md, "Team memory"): which of them holds is undecided.
     std::vector<std::string> labelSharedWith;
+    // With include superseded: the versions this claim replaced, oldest first.
+    std::vector<Claim> superseded;
 };
 
 struct MemoryExists {

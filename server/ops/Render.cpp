@@ -258,6 +258,10 @@ std::string recall(const json& r) {
                 out += "   DIVERGED, also kept: v" + field(d, "version") + " (" +
                        field(d, "status") + ", by " + field(d, "source_agent") +
                        "): " + field(d, "text") + "\n";
+        if (row.contains("superseded_versions"))
+            for (auto& v : member(row, "superseded_versions"))
+                out += "   SUPERSEDED v" + field(v, "version") + " (by " +
+                       field(v, "source_agent") + "): " + field(v, "text") + "\n";
         if (auto p = field(row, "provenance"); !p.empty()) out += "   " + p + "\n";
     }
     if (r.contains("unreachable"))

@@ -1,5 +1,6 @@
 // Terminal rendering: what a person at a shell reads.
 #include "ops/Terminal.h"
+#include "util/Utf8.h"
 
 #include "store/ClaimFile.h"
 #include "store/Merge.h"
@@ -62,6 +63,9 @@ std::string recall(const RecallResult& r) {
         for (auto& other : row.labelSharedWith)
             out += "   LABEL SHARED with live claim " + other +
                    " (written on another branch): retract or supersede one of them\n";
+        for (auto& v : row.superseded)
+            out += "   SUPERSEDED v" + std::to_string(v.version) + " (by " + v.sourceAgent +
+                   "): " + singleLine(v.text, 400, "...") + "\n";
         out += "   " + row.provenance + "\n";
         if (!row.why.empty()) {
             out += "   why:";

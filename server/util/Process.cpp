@@ -6,10 +6,12 @@
 #include <cerrno>
 #include <climits>
 #include <csignal>
+#include <cstdlib>
 #include <fcntl.h>
 #include <poll.h>
 #include <spawn.h>
 #include <sys/socket.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -246,6 +248,24 @@ std::optional<std::string> GitObjectReader::blob(const std::string& name, size_t
     content.pop_back();
     if (type != "blob" || content.size() > maxBytes) return std::nullopt;
     return content;
+}
+
+std::optional<std::string> findOnPath(const std::string& name) {
+    const char* path = std::getenv("PATH");
+    if (!path || name.empty() || name.find('/') != std::string::npos) return std::nullopt;
+    std::string_view dirs(path);
+    while (true) {
+        auto colon = dirs.find(':');
+        std::string dir(dirs.substr(0, colon));
+        // An empty entry is the current directory, as for a shell.
+        std::string candidate = (dir.empty() ? std::string(".") : dir) + "/" + name;
+        struct stat st;
+        if (::stat(candidate.c_str(), &st) == 0 && S_ISREG(st.st_mode) &&
+            ::access(candidate.c_str(), X_OK) == 0)
+            return candidate;
+        if (colon == std::string_view::npos) return std::nullopt;
+        dirs.remove_prefix(colon + 1);
+    }
 }
 
 std::string selfExecutable() {

@@ -61,4 +61,8 @@ private:
 // driver); empty when it cannot be known.
 std::string selfExecutable();
 
+// The first executable file called `name` in the directories of $PATH, as
+// a shell would find it; nullopt when there is none.
+std::optional<std::string> findOnPath(const std::string& name);
+
 } // namespace engram

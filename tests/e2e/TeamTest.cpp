@@ -232,6 +232,42 @@ TEST_CASE("team: serving a clone that never ran init registers the merge driver"
     CHECK(contains(*slurp(attrs), "inbox.jsonl merge=union"));
 }
 
+TEST_CASE("team: the driver is registered by name when PATH finds this engram, by its path "
+          "only when it does not") {
+    Team t;
+    std::string bin = fs::canonical(engramBinary()).string();
+    std::string dir = bin.substr(0, bin.rfind('/'));
+    // Each clone's commands with PATH set: git's directories, and for ana
+    // this engram's too (installed, or its build directory put there).
+    auto run = [&](const Clone& c, const std::string& path, std::vector<std::string> args) {
+        std::vector<std::string> full = {"--root", c.dir, "--home", c.home.path()};
+        full.insert(full.end(), args.begin(), args.end());
+        auto env = fixedGitEnv();
+        env.push_back("PATH=" + path);
+        return runCli(full, env);
+    };
+    const std::string system = "/usr/bin:/bin"; // git, and no engram
+    REQUIRE(run(t.ana, dir + ":" + system, {"remember", "the pool holds 10", "--label", "pool"})
+                .exitCode == 0);
+    // By name: a rebuild elsewhere or an upgrade keeps merges working,
+    // instead of pointing at a directory that may go.
+    CHECK(gitOk(t.ana.dir, {"config", "--get", "merge.engram.driver"}).out ==
+          "engram merge-driver %O %A %B %P\n");
+    // Not on PATH: the one name that runs it is its path.
+    REQUIRE(run(t.ben, system, {"remember", "the cache is flushed", "--label", "cache"}).exitCode ==
+            0);
+    std::string driver = gitOk(t.ben.dir, {"config", "--get", "merge.engram.driver"}).out;
+    CHECK(driver.rfind("'" + bin + "' merge-driver", 0) == 0);
+    // A driver registered by name that PATH no longer finds is not usable:
+    // doctor says so, and init registers the path instead.
+    gitOk(t.ben.dir,
+          {"config", "--local", "merge.engram.driver", "engram merge-driver %O %A %B %P"});
+    auto doctor = run(t.ben, system, {"doctor"});
+    CHECK(contains(doctor.out, "FAIL git merge driver"));
+    CHECK(run(t.ben, system, {"init"}).exitCode == 0);
+    CHECK(gitOk(t.ben.dir, {"config", "--get", "merge.engram.driver"}).out == driver);
+}
+
 TEST_CASE("team: supersede against supersede merges with the driver, keeps every version, is "
           "byte-identical both ways and flagged until resolved") {
     Team t;

@@ -80,4 +80,45 @@ describe('answers', () => {
     await ok('remember', { text: 'validate must not raise for expired tokens: it returns ok=False', label: 'expired-b', anchors: on });
     await ok('remember', { text: 'validate must raise for expired tokens, callers catch it', label: 'expired-a', anchors: on });
   });
+
+  test('include superseded shows what a correction replaced, and status counts it', async () => {
+    const before = (await ok('status')).structuredContent.envelope.store[0].claims.superseded;
+    await ok('remember', { text: 'The pool holds ten connections', label: 'pool-size' });
+    await ok('remember', { text: 'The pool holds twenty connections since the load test', label: 'pool-size' });
+    let r = await ok('recall', { query: 'pool connections' });
+    assert.equal(r.structuredContent.rows[0].superseded_versions, undefined, 'not by default');
+    r = await ok('recall', { query: 'pool connections', include: ['superseded'] });
+    const row = r.structuredContent.rows[0];
+    assert.equal(row.label, 'pool-size');
+    assert.equal(row.version, 2);
+    assert.deepEqual(row.superseded_versions.map((v) => [v.version, v.text, v.status]),
+      [[1, 'The pool holds ten connections', 'superseded']]);
+    assert.match(textOf(r), /SUPERSEDED v1 \(by [^)]*\): The pool holds ten connections/);
+    const after = (await ok('status')).structuredContent.envelope.store[0].claims.superseded;
+    assert.equal(after, before + 1);
+  });
+
+  test('a contribution refused for a secret says why in the text, never the secret', async () => {
+    const secret = 'AKIA' + 'ABCDEFGHIJKLMNOP';
+    const r = await s.call('contribute', {
+      items: [{ text: `the deploy key is ${secret}` }, { text: 'The pool is sized by POOL_MAX' }],
+    });
+    // The call answers for every item (the second is stored): not a tool error.
+    assert.notEqual(r.isError, true, textOf(r));
+    const text = textOf(r);
+    const reason = r.structuredContent.items[0].refused.reason;
+    assert.ok(reason.length > 0);
+    assert.match(text, new RegExp(`^item 0: refused: ${reason.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}$`, 'm'));
+    assert.match(text, /^item 1: stored as k-/m);
+    assert.ok(!text.includes(secret), 'the secret is never echoed');
+  });
+
+  test('anchors takes a uri alone, as its schema says', async () => {
+    const { tools } = await s.client.listTools();
+    const schema = tools.find((t) => t.name === 'anchors').inputSchema;
+    assert.ok(!(schema.required ?? []).includes('path'), JSON.stringify(schema.required));
+    const r = await ok('anchors', { uri: `file://${ws.root}/src/auth.py` });
+    assert.equal(r.structuredContent.path, 'src/auth.py');
+    assert.ok(r.structuredContent.anchors.length > 0);
+  });
 });

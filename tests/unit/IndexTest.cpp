@@ -165,6 +165,43 @@ TEST_CASE("an index of the version before the workspace listing gains it in plac
     CHECK(idx.listedFiles().size() == 2);
 }
 
+TEST_CASE("superseded counts the versions claims left behind, kept by every write, a rebuild "
+          "and an upgrade from version 10") {
+    Fixture f;
+    Claim one = make("c-one", "alpha", "one");
+    one.version = 3; // two earlier versions in its history
+    f.put(one);
+    f.put(make("c-two", "beta", "two"));
+    {
+        Index idx(f.store);
+        idx.sync(); // a bulk load
+        CHECK(idx.stats().superseded == 2);
+        CHECK(idx.stats().committed == 2);
+        Claim two = make("c-two", "beta again", "two");
+        two.version = 2;
+        f.put(two);
+        idx.upsert(two, statFile(f.store.claimPath("c-two")).value_or(FileStat{}));
+        CHECK(idx.stats().superseded == 3); // the row's old count out, its new one in
+        CHECK(idx.rebuild("test").added == 2);
+        CHECK(idx.stats().superseded == 3);
+        // As version 10 kept it: claims whose status was superseded (none),
+        // by triggers of its own (dropped here: the upgrade must put its own).
+        sql::Db db(f.store.indexPath());
+        db.exec("UPDATE stats SET superseded = 0; DROP TRIGGER claims_ai; DROP TRIGGER claims_ad; "
+                "PRAGMA user_version = 10");
+    }
+    Index idx(f.store);
+    CHECK_FALSE(idx.freshlyCreated());
+    CHECK_FALSE(idx.sync().rebuilt);
+    CHECK(idx.stats().superseded == 3);
+    // The triggers the upgrade put back count the same way.
+    Claim one4 = one;
+    one4.version = 4;
+    f.put(one4);
+    idx.upsert(one4, statFile(f.store.claimPath("c-one")).value_or(FileStat{}));
+    CHECK(idx.stats().superseded == 4);
+}
+
 TEST_CASE("an index of version 8 gains the per-file anchor health in place, kept per "
           "anchored file") {
     Fixture f;

@@ -169,7 +169,14 @@ std::string text(const json& r) {
         out += "item " + field(it, "index") + ": " + field(it, "status");
         if (auto id = field(it, "contribution_id"); !id.empty()) out += " as " + id;
         if (auto d = field(it, "duplicate_of"); !d.empty()) out += " (duplicate of " + d + ")";
-        if (field(it, "conflict") == "true") out += " · CONFLICTS with a committed claim";
+        if (field(it, "conflict") == "true") {
+            out += " · CONFLICTS with a committed claim";
+            if (auto d = field(it, "conflict_detail"); !d.empty()) out += ": " + d;
+        }
+        // Why, in the text a model reads (many clients show it nothing else):
+        // the reason names the rule and the span, never the secret.
+        if (it.contains("refused") && member(it, "refused").is_object())
+            out += ": " + field(member(it, "refused"), "reason");
         out += "\n";
     }
     return out;

@@ -115,6 +115,7 @@ struct Row {
     OneOf<AnchorState> anchorState;
     std::vector<std::string> why;
     std::optional<std::vector<std::string>> labelSharedWith;
+    std::optional<std::vector<Claim>> superseded;
     static constexpr auto fields() {
         return std::tuple{
             protocol::spread(&Row::claim),
@@ -133,6 +134,8 @@ struct Row {
             field("why", &Row::why, "Why this row matched"),
             field("label_shared_with", &Row::labelSharedWith,
                   "Other live claims holding this label (two branches each wrote it)"),
+            field("superseded_versions", &Row::superseded,
+                  "With include superseded: the versions this claim replaced, oldest first"),
         };
     }
 };
@@ -174,6 +177,7 @@ Row rowOf(const RecallRow& r) {
     w.anchorState = {r.anchorState};
     w.why = r.why;
     if (!r.labelSharedWith.empty()) w.labelSharedWith = r.labelSharedWith;
+    if (!r.superseded.empty()) w.superseded = r.superseded;
     return w;
 }
 

@@ -20,7 +20,9 @@ struct TierClaims {
         return std::tuple{field("committed", &TierClaims::committed),
                           field("frontier", &TierClaims::frontier),
                           field("retracted", &TierClaims::retracted),
-                          field("superseded", &TierClaims::superseded)};
+                          field("superseded", &TierClaims::superseded,
+                                "Earlier versions claims left behind (a write under the same "
+                                "label keeps the id and moves the old text to history)")};
     }
 };
 
