@@ -51,8 +51,10 @@ usage: engram [--root DIR] [--home DIR] [--json] COMMAND [ARGS]
 commands:
   serve [--stdio] [--log FILE]   run the LSP server on stdio (editors spawn this)
   mcp [--log FILE]               run the MCP server on stdio (agents spawn this); without
-                                 --root or $ENGRAM_ROOT it binds to the client's roots when
-                                 the client shares them, else to the discovered root
+      [--output-schemas]         --root or $ENGRAM_ROOT it binds to the client's roots when
+                                 the client shares them, else to the discovered root;
+                                 --output-schemas lists each tool's output schema in
+                                 tools/list (else engram://schema/{tool} has them)
 )";
 
 const char* kUsageTail =
@@ -592,7 +594,7 @@ int run(int argc, char** argv) {
     FlagSpec global{{"--root", "--home"}, {}, {"--json", "--help", "--version"}};
     std::map<std::string, FlagSpec> commands = {
         {"serve", {{"--log"}, {}, {"--stdio"}}},
-        {"mcp", {{"--log"}, {}, {}}},
+        {"mcp", {{"--log"}, {}, {"--output-schemas"}}},
         {"check", {{"--format", "--fail-on", "--changed-since", "--max-findings"}, {}, {}}},
         {"init", {}},
         {"merge-driver", {}},
@@ -662,7 +664,9 @@ int run(int argc, char** argv) {
                 std::cerr << "engram: cannot open log file " << *ctx.args.get("--log") << "\n";
                 return 2;
             }
-            mcp::McpServer server({ctx.root, ctx.rootSource, ctx.home, ENGRAM_VERSION});
+            mcp::McpOptions mo{ctx.root, ctx.rootSource, ctx.home, ENGRAM_VERSION};
+            mo.outputSchemas = ctx.args.has("--output-schemas");
+            mcp::McpServer server(std::move(mo));
             return server.run();
         }
         // `reverify --file PATH[:LINE]`: an instruction file, not a claim.

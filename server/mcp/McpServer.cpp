@@ -434,6 +434,13 @@ std::string McpServer::instructions() const {
 
 // ---- tools ---------------------------------------------------------------
 
+json McpServer::toolInput(const ops::Operation& t) {
+    // Every tool also takes `root` (multi-root clients).
+    json input = t.input();
+    input["properties"]["root"] = ops::schema::rootProperty();
+    return input;
+}
+
 json McpServer::onToolsList(const json& params) {
     Params p(params);
     if (p.optString("cursor"))
@@ -442,20 +449,19 @@ json McpServer::onToolsList(const json& params) {
     json list = json::array();
     for (auto& t : ops::operations()) {
         if (!t.agentTool) continue;
-        // Every tool also takes `root` (multi-root clients).
-        json input = t.input();
-        input["properties"]["root"] = ops::schema::rootProperty();
-        json j = {{"name", t.name}, {"description", t.description}, {"inputSchema", input}};
+        json j = {{"name", t.name}, {"description", t.description}, {"inputSchema", toolInput(t)}};
         if (atLeast("2025-06-18")) {
             j["title"] = t.title;
-            j["outputSchema"] = t.output();
+            if (opts_.outputSchemas) j["outputSchema"] = t.output();
         }
-        if (atLeast("2025-03-26"))
-            j["annotations"] = {{"title", t.title},
-                                {"readOnlyHint", t.effect == ops::Effect::Read},
+        if (atLeast("2025-03-26")) {
+            // The title once: from 2025-06-18 the tool's own title is it.
+            j["annotations"] = {{"readOnlyHint", t.effect == ops::Effect::Read},
                                 {"destructiveHint", t.effect == ops::Effect::Destructive},
                                 {"idempotentHint", t.effect == ops::Effect::Read},
                                 {"openWorldHint", false}};
+            if (!atLeast("2025-06-18")) j["annotations"]["title"] = t.title;
+        }
         list.push_back(std::move(j));
     }
     return {{"tools", std::move(list)}};

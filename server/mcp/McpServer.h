@@ -47,6 +47,12 @@ struct McpOptions {
     // How long a tool call waits for the client's answer to roots/list
     // before binding to the working directory instead.
     std::chrono::milliseconds rootsTimeout{5000};
+    // Whether tools/list carries each tool's outputSchema. Off by default:
+    // the output schemas are most of the list's bytes (every byte lands in
+    // the model's context at each session start), and a result's
+    // structuredContent needs no declared schema. engram://schema/{tool}
+    // serves them to a client that wants to validate.
+    bool outputSchemas = false;
 };
 
 // A JSON-RPC error of the protocol itself (not an engram error kind): its
@@ -89,6 +95,8 @@ private:
     void onRootsListChanged(const json& params);
     // Tools.
     json onToolsList(const json& params);
+    // A tool's input schema as tools/list and engram://schema/{tool} give it.
+    static json toolInput(const ops::Operation& t);
     json onToolsCall(const json& params);
     json runTool(const ops::Operation& tool, const json& args);
     // An operation's structured result, routed and bound as a tool call is.

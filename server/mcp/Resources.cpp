@@ -1,8 +1,9 @@
 // MCP resources: what a client can attach to a conversation without the
 // model calling a tool. The list is fixed: the findings of `engram check`,
-// and templates for one claim (by id) and for the claims anchored in one
-// file. Reading one runs the matching operation (check, get, anchors)
-// exactly as the tool would, so a resource and a tool never disagree.
+// and templates for one claim (by id), for the claims anchored in one file,
+// and for a tool's schemas. Reading one of the first three runs the
+// matching operation (check, get, anchors) exactly as the tool would, so a
+// resource and a tool never disagree.
 //
 // Subscriptions: after a write this server made (a tool whose effect is not
 // a read), every subscribed resource is announced as updated. Writes other
@@ -24,13 +25,14 @@ namespace {
 constexpr const char* kFindingsUri = "engram://findings";
 constexpr const char* kClaimPrefix = "engram://claim/";
 constexpr const char* kFilePrefix = "engram://file/";
+constexpr const char* kSchemaPrefix = "engram://schema/";
 constexpr int kResourceNotFound = -32002; // the MCP specification's code
 
 [[noreturn]] void notFound(const std::string& uri, const std::string& why) {
     throw ProtocolError(kResourceNotFound, "ResourceNotFound",
                         "resource '" + uri + "': " + why +
-                            "; engram's resources are engram://findings, engram://claim/{id} "
-                            "and engram://file/{path}");
+                            "; engram's resources are engram://findings, engram://claim/{id}, "
+                            "engram://file/{path} and engram://schema/{tool}");
 }
 
 // Both lists come in one page: no cursor of this server's exists.
@@ -69,6 +71,13 @@ json McpServer::onResourceTemplatesList(const json& params) {
                            {"title", "A file's claims"},
                            {"description", "Every live claim anchored in one workspace-relative "
                                            "file, with each anchor's state and current range"},
+                           {"mimeType", "application/json"}},
+                          {{"uriTemplate", std::string(kSchemaPrefix) + "{tool}"},
+                           {"name", "schema"},
+                           {"title", "A tool's schemas"},
+                           {"description", "A tool's input and output JSON Schemas (tools/list "
+                                           "leaves output schemas out unless engram mcp runs "
+                                           "with --output-schemas)"},
                            {"mimeType", "application/json"}}})}};
 }
 
@@ -77,6 +86,18 @@ json McpServer::onResourcesRead(const json& params) {
     std::string uri = p.reqString("uri");
     const ops::Operation* op = nullptr;
     json args;
+    if (uri.starts_with(kSchemaPrefix)) {
+        // Schemas need no workspace: read before any binding.
+        std::string name = percentDecoded(uri.substr(std::string_view(kSchemaPrefix).size()));
+        const ops::Operation* tool = ops::byName(name);
+        if (!tool || !tool->agentTool) notFound(uri, "no tool named '" + name + "'");
+        json schemas = {{"name", tool->name},
+                        {"inputSchema", toolInput(*tool)},
+                        {"outputSchema", tool->output()}};
+        return {{"contents", json::array({{{"uri", uri},
+                                           {"mimeType", "application/json"},
+                                           {"text", schemas.dump()}}})}};
+    }
     if (uri == kFindingsUri) {
         op = ops::byName("check");
         args = {{"max_findings", 1000}};
@@ -108,7 +129,8 @@ json McpServer::onResourcesRead(const json& params) {
 
 json McpServer::onResourcesSubscribe(const json& params) {
     std::string uri = Params(params).reqString("uri");
-    if (uri != kFindingsUri && !uri.starts_with(kClaimPrefix) && !uri.starts_with(kFilePrefix))
+    if (uri != kFindingsUri && !uri.starts_with(kClaimPrefix) && !uri.starts_with(kFilePrefix) &&
+        !uri.starts_with(kSchemaPrefix))
         notFound(uri, "not one of engram's");
     subscribed_.insert(uri);
     return json::object();

@@ -54,9 +54,10 @@ const Names kAnchorStates = spellings<AnchorState>();
 } // namespace
 
 json rootProperty() {
-    return str("The workspace root this call is about (a path or file:// URI, anywhere inside "
-               "it). Needed only when the client shares several roots; recall and status "
-               "report a root that is not the bound one in envelope.binding");
+    // In every tool's schema: said in the fewest words (the server's
+    // instructions say the rest once).
+    return str("The workspace root (a path or file:// URI inside it), when the client shares "
+               "several");
 }
 
 json instructionHit() {

@@ -43,22 +43,33 @@ describe('lifecycle', () => {
     }
   });
 
-  test('tools/list: every tool with a description, input and output schema', async () => {
+  test('tools/list: every tool with a description and input schema; output schemas by resource', async () => {
     const s = await connect({ home: ws.home, args: ['--root', ws.root] });
     try {
-      const { tools, nextCursor } = await s.client.listTools();
+      const listed = await s.client.listTools();
+      const { tools, nextCursor } = listed;
       assert.equal(nextCursor, undefined);
       assert.deepEqual(tools.map((t) => t.name).sort(), TOOL_NAMES);
+      // Every byte of the list lands in the model's context at each session
+      // start: the output schemas (most of it) are not in it by default.
+      const bytes = JSON.stringify(listed).length;
+      assert.ok(bytes <= 24 * 1024, `tools/list is ${bytes} bytes`);
       const ajv = makeAjv();
       for (const t of tools) {
         assert.ok(t.title, `${t.name} has a title`);
         assert.ok(t.description.length > 40 && !t.description.includes('\n'), `${t.name}: one line description`);
         assert.equal(t.inputSchema.type, 'object');
-        assert.equal(t.outputSchema.type, 'object');
+        assert.equal(t.outputSchema, undefined, `${t.name}: no output schema unless asked`);
         assert.equal(t.inputSchema.properties.root.type, 'string', `${t.name} takes root`);
-        // Both schemas compile in strict mode (no unknown keywords, no typos).
-        ajv.compile(t.inputSchema);
-        ajv.compile(t.outputSchema);
+        assert.equal(t.annotations.title, undefined, 'the title is said once');
+        // Its schemas, from the resource, compile in strict mode (no unknown
+        // keywords, no typos); the input schema is the one listed.
+        const r = await s.client.readResource({ uri: `engram://schema/${t.name}` });
+        const schemas = JSON.parse(r.contents[0].text);
+        assert.deepEqual(schemas.inputSchema, t.inputSchema);
+        ajv.compile(schemas.inputSchema);
+        ajv.compile(schemas.outputSchema);
+        assert.equal(schemas.outputSchema.type, 'object');
         assert.equal(typeof t.annotations.readOnlyHint, 'boolean');
         assert.equal(t.annotations.openWorldHint, false);
       }
@@ -68,7 +79,22 @@ describe('lifecycle', () => {
       assert.equal(byName.recall.annotations.readOnlyHint, true);
       assert.equal(byName.retract.annotations.destructiveHint, true);
       assert.equal(byName.remember.annotations.readOnlyHint, false);
-      assert.ok(byName.recall.outputSchema.required.includes('envelope'));
+      await assert.rejects(s.client.readResource({ uri: 'engram://schema/forget' }), /no tool named 'forget'/);
+    } finally {
+      await s.close();
+    }
+  });
+
+  test('with --output-schemas, tools/list carries the output schemas the resource gives', async () => {
+    const s = await connect({ home: ws.home, args: ['--root', ws.root, '--output-schemas'] });
+    try {
+      const { tools } = await s.client.listTools();
+      for (const t of tools) {
+        const r = await s.client.readResource({ uri: `engram://schema/${t.name}` });
+        assert.deepEqual(t.outputSchema, JSON.parse(r.contents[0].text).outputSchema, t.name);
+      }
+      const recall = tools.find((t) => t.name === 'recall');
+      assert.ok(recall.outputSchema.required.includes('envelope'));
     } finally {
       await s.close();
     }

@@ -17,7 +17,7 @@ describe('resources', () => {
 
   before(async () => {
     ws = makeWorkspace();
-    s = await connect({ home: ws.home, args: ['--root', ws.root] });
+    s = await connect({ home: ws.home, args: ['--root', ws.root, '--output-schemas'] });
     s.client.setNotificationHandler(ResourceUpdatedNotificationSchema, (n) => {
       updates.push(n.params.uri);
     });
@@ -49,12 +49,12 @@ describe('resources', () => {
     return value;
   }
 
-  test('the server declares resources and lists the findings and two templates', async () => {
+  test('the server declares resources and lists the findings and three templates', async () => {
     assert.deepEqual(s.client.getServerCapabilities().resources, { subscribe: true, listChanged: false });
     const { resources } = await s.client.listResources();
     assert.deepEqual(resources.map((r) => r.uri), ['engram://findings']);
     const { resourceTemplates } = await s.client.listResourceTemplates();
-    assert.deepEqual(resourceTemplates.map((t) => t.uriTemplate), ['engram://claim/{id}', 'engram://file/{+path}']);
+    assert.deepEqual(resourceTemplates.map((t) => t.uriTemplate), ['engram://claim/{id}', 'engram://file/{+path}', 'engram://schema/{tool}']);
   });
 
   test('a claim and a file read as get and anchors answer', async () => {

@@ -18,7 +18,7 @@ describe('tiers through MCP', () => {
     wx = makeWorkspace('xproj');
     wy = makeWorkspace('yproj');
     // One machine: both servers share X's ENGRAM_HOME.
-    sx = await connect({ home: wx.home, args: ['--root', wx.root] });
+    sx = await connect({ home: wx.home, args: ['--root', wx.root, '--output-schemas'] });
     sy = await connect({ home: wx.home, args: ['--root', wy.root] });
     const { tools } = await sx.client.listTools();
     validate = makeAjv().compile(tools.find((t) => t.name === 'recall').outputSchema);

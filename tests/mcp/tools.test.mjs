@@ -27,7 +27,7 @@ describe('tools', () => {
 
   before(async () => {
     ws = makeWorkspace();
-    s = await connect({ home: ws.home, args: ['--root', ws.root] });
+    s = await connect({ home: ws.home, args: ['--root', ws.root, '--output-schemas'] });
     const { tools } = await s.client.listTools();
     const ajv = makeAjv();
     validators = Object.fromEntries(tools.map((t) => [t.name, ajv.compile(t.outputSchema)]));
