@@ -202,9 +202,12 @@ ContributeResult Engine::contribute(const ContributeRequest& req) {
 }
 
 ReviewResult Engine::review(const ReviewRequest& req) {
-    if (!req.contributionId.starts_with("k-") || !Store::validId(req.contributionId))
-        throw invalidField("contribution_id",
-                           "'" + req.contributionId + "' is not a contribution id (k-...)");
+    // Recall shows a contribution as its claim (c-...): either id names it.
+    const bool byClaim = req.contributionId.starts_with("c-");
+    if (!(byClaim || req.contributionId.starts_with("k-")) || !Store::validId(req.contributionId))
+        throw invalidField("contribution_id", "'" + req.contributionId +
+                                                  "' is not a contribution id (k-...) or the "
+                                                  "claim id (c-...) of one");
     if (req.decision != "accept" && req.decision != "reject")
         throw invalidField("decision", "must be accept or reject");
     checkAgent(req.agent);
@@ -222,8 +225,13 @@ ReviewResult Engine::review(const ReviewRequest& req) {
     };
     if (!tiers_.ready(t)) throw unknown();
     auto lock = t.store->lock();
-    auto ic = t.index->byContribution(req.contributionId);
+    auto ic =
+        byClaim ? t.index->byId(req.contributionId) : t.index->byContribution(req.contributionId);
     if (!ic) throw unknown();
+    if (ic->claim.contributionId.empty())
+        throw invalidField("contribution_id", "claim " + ic->claim.id +
+                                                  " is not a contribution (it was remembered, "
+                                                  "not contributed): nothing to review");
     Claim c = Tiers::loadForUpdate(t, ic->claim.id);
     if (c.status != ClaimStatus::Frontier) {
         std::string was = c.status == ClaimStatus::Committed

@@ -97,6 +97,11 @@ RememberResult Engine::remember(const RememberRequest& in) {
         // Supersession: same label, a new version of the same claim.
         Claim old = Tiers::loadForUpdate(t, prior->claim.id);
         double oldConf = old.confidence.value_or(0.0);
+        // A correction written without a confidence keeps the claim's: the
+        // default is for new claims, and a correction that did not say how
+        // sure it is has not said it is less sure (only an explicit lower
+        // confidence is a downgrade, refused without force_reason).
+        if (!req.confidence) c.confidence = std::max(*c.confidence, oldConf);
         if (*c.confidence < oldConf && req.forceReason.empty())
             throw EngramError(ErrorKind::WouldDowngrade,
                               "claim '" + c.label + "' (" + old.id + ") has confidence " +

@@ -121,4 +121,32 @@ describe('answers', () => {
     assert.equal(r.structuredContent.path, 'src/auth.py');
     assert.ok(r.structuredContent.anchors.length > 0);
   });
+
+  test('a correction under the same label supersedes, as the instructions advise, at the claim\'s confidence', async () => {
+    assert.match(s.client.getInstructions(), /remember the corrected version under the same label/);
+    const first = await ok('remember', { text: 'Sessions last 30 minutes', label: 'session-length', confidence: 0.9 });
+    const r = await ok('remember', { text: 'Sessions last 20 minutes since the config change', label: 'session-length' });
+    assert.equal(r.structuredContent.claim.id, first.structuredContent.claim.id);
+    assert.equal(r.structuredContent.claim.version, 2);
+    assert.equal(r.structuredContent.claim.confidence, 0.9);
+    // Saying it is less sure is still a downgrade, refused without a reason.
+    const weaker = await s.call('remember', { text: 'Sessions last 10 minutes', label: 'session-length', confidence: 0.4 });
+    assert.equal(weaker.isError, true);
+    assert.match(textOf(weaker), /^WouldDowngrade: /);
+  });
+
+  test('review takes a contribution by the claim id recall shows, and says when a claim is not one', async () => {
+    const c = await ok('contribute', { items: [{ text: 'The cache is warmed at start-up by warm_cache()', label: 'cache-warm' }] });
+    const item = c.structuredContent.items[0];
+    const rows = (await ok('recall', { query: 'cache warmed start-up', include: ['frontier'] })).structuredContent.rows;
+    const row = rows.find((r) => r.label === 'cache-warm');
+    assert.equal(row.id, item.claim_id);
+    assert.match(row.id, /^c-/);
+    const r = await ok('review', { contribution_id: row.id, decision: 'accept', reason: 'checked' });
+    assert.equal(r.structuredContent.claim.status, 'committed');
+    const plain = await ok('remember', { text: 'Logs rotate daily', label: 'log-rotation' });
+    const refused = await s.call('review', { contribution_id: plain.structuredContent.claim.id, decision: 'accept', reason: 'x' });
+    assert.equal(refused.isError, true);
+    assert.match(textOf(refused), /contribution_id: claim c-[a-z0-9]+ is not a contribution/);
+  });
 });

@@ -49,7 +49,8 @@ struct Params {
                   "live claim's label writes its next version"),
             field("kind", &Params::kind),
             field("tags", &Params::tags),
-            field("confidence", &Params::confidence, "How sure you are, in [0, 1] (default 0.7)"),
+            field("confidence", &Params::confidence,
+                  "How sure you are, in [0, 1] (default 0.7; a new version keeps the claim's)"),
             agentField(&Params::agent),
             field("anchors", &Params::anchors,
                   "The code the claim is about; the claim is flagged drifted when that code "

@@ -34,8 +34,9 @@ struct Params {
     std::string agent;
     static constexpr auto fields() {
         return std::tuple{
-            field("contribution_id", &Params::contributionId, "As contribute returned it (k-...)",
-                  protocol::Filled::ByCaller, "^k-[a-z0-9_-]{1,62}$"),
+            field("contribution_id", &Params::contributionId,
+                  "As contribute returned it (k-...), or its claim's id (c-...) as recall shows it",
+                  protocol::Filled::ByCaller, "^[kc]-[a-z0-9_-]{1,62}$"),
             field("decision", &Params::decision),
             field("reason", &Params::reason, "Why (one line)"),
             agentField(&Params::agent),
