@@ -685,6 +685,7 @@ std::string Anchorer::claimState(const Claim& c, std::vector<AnchorPlace>* place
         AnchorPlace p;
         p.state = checked.state;
         p.reason = checked.reason;
+        p.movedTo = checked.movedTo;
         if (checked.range) {
             p.path = checked.current ? checked.current->path : a.path;
             // The text check() just read (cached): the open document's when

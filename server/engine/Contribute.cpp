@@ -219,7 +219,7 @@ ReviewResult Engine::review(const ReviewRequest& req) {
     Tier& t = tiers_.project();
     auto unknown = [&] {
         return EngramError(ErrorKind::UnknownClaim,
-                           "no contribution with id '" + req.contributionId +
+                           "contribution_id: no contribution with id '" + req.contributionId +
                                "' in the project store",
                            {{"contribution_id", req.contributionId}});
     };

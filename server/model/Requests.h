@@ -40,6 +40,7 @@ struct AnchorPlace {
     std::string path;
     // Columns in UTF-16 code units here (an LSP range), not bytes.
     std::optional<TextRange> range;
+    std::string movedTo; // moved: the symbol's name now
 };
 
 struct RememberRequest {

@@ -71,7 +71,17 @@ std::string anchorText(const json& a) {
         out += " (lines " + field(member(a, "range"), "start_line") + "-" +
                field(member(a, "range"), "end_line") + ")";
     // Only an answer that judged its anchors (recall, get) has their states.
-    if (a.contains("state")) out += " [" + field(a, "state") + "]";
+    if (!a.contains("state")) return out;
+    auto state = field(a, "state");
+    out += " [" + state + "]";
+    // Where changed code is now, so the row says what to check.
+    if ((state == "moved" || state == "drifted") && a.contains("current") &&
+        member(a, "current").is_object()) {
+        const json& now = member(a, "current");
+        out += " now ";
+        if (auto sym = field(now, "symbol"); !sym.empty()) out += sym + " at ";
+        out += field(now, "path") + ", " + lineSpan(member(now, "range"));
+    }
     return out;
 }
 
@@ -285,17 +295,21 @@ std::string get(const json& r) {
     return out;
 }
 
+std::string lineSpan(const TextRange& r) {
+    // Ranges are 0-based (LSP) and end where the next line starts when they
+    // cover whole lines; people count lines from 1 and name the last line
+    // covered.
+    uint32_t last = r.endLine;
+    if (last > r.startLine && r.endColumn == 0) --last;
+    if (last <= r.startLine) return "line " + std::to_string(r.startLine + 1);
+    return "lines " + std::to_string(r.startLine + 1) + "-" + std::to_string(last + 1);
+}
+
 std::string lineSpan(const json& range) {
-    // Ranges are 0-based on the wire (LSP) and end where the next line
-    // starts when they cover whole lines; people count lines from 1 and
-    // name the last line covered.
     const json& start = member(range, "start");
     const json& end = member(range, "end");
-    int64_t first = count(start, "line");
-    int64_t last = count(end, "line");
-    if (last > first && count(end, "character") == 0) --last;
-    if (last <= first) return "line " + std::to_string(first + 1);
-    return "lines " + std::to_string(first + 1) + "-" + std::to_string(last + 1);
+    return lineSpan(TextRange{uint32_t(count(start, "line")), uint32_t(count(start, "character")),
+                              uint32_t(count(end, "line")), uint32_t(count(end, "character"))});
 }
 
 std::string anchors(const json& r) {

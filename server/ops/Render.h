@@ -6,6 +6,8 @@
 // rendering reads the tool's structured result, so text and structure can
 // never disagree.
 #pragma once
+#include "model/Requests.h"
+
 #include <nlohmann/json.hpp>
 
 #include <set>
@@ -41,7 +43,9 @@ const json& member(const json& j, const char* key);
 std::string field(const json& j, const char* key);
 std::string quoted(const std::string& s);
 std::string feedbackText(const json& f);
-// A wire range (0-based, LSP) as people say it: "line 79", "lines 79-84".
+// A range (0-based, LSP; or its JSON) as people say it: "line 79",
+// "lines 79-84".
+std::string lineSpan(const TextRange& range);
 std::string lineSpan(const json& range);
 
 std::string remember(const json& r);

@@ -1,10 +1,12 @@
 // Terminal rendering: what a person at a shell reads.
 #include "ops/Terminal.h"
-#include "util/Utf8.h"
+
+#include "ops/Render.h"
 
 #include "store/ClaimFile.h"
 #include "store/Merge.h"
 #include "util/Time.h"
+#include "util/Utf8.h"
 
 namespace engram::ops::terminal {
 
@@ -59,6 +61,16 @@ std::string recall(const RecallResult& r) {
                (row.ageSeconds ? humanAge(*row.ageSeconds) : std::string("unknown")) +
                (row.stale && *row.stale ? " · STALE" : "") + "\n";
         out += indent(row.claim.text, "   ") + "\n";
+        // Where changed code is now, so the row says what to check.
+        for (size_t a = 0; a < row.places.size() && a < row.claim.anchors.size(); ++a) {
+            const AnchorPlace& p = row.places[a];
+            if ((p.state != "moved" && p.state != "drifted") || !p.range) continue;
+            const Anchor& was = row.claim.anchors[a];
+            out += "   " + p.state + ": " + was.path +
+                   (was.symbol.empty() ? "" : "#" + was.symbol) + " is now " +
+                   (p.movedTo.empty() ? "" : p.movedTo + " at ") + p.path + ", " +
+                   render::lineSpan(*p.range) + "\n";
+        }
         out += renderDiverged(row.claim, "   ");
         for (auto& other : row.labelSharedWith)
             out += "   LABEL SHARED with live claim " + other +

@@ -2,6 +2,8 @@
 // an absence that is not one, never grow with what was asked, and say the
 // same thing in text and in structured content.
 import assert from 'node:assert/strict';
+import fs from 'node:fs';
+import path from 'node:path';
 import { after, before, describe, test } from 'node:test';
 
 import { connect, makeWorkspace, textOf } from './helpers.mjs';
@@ -148,5 +150,20 @@ describe('answers', () => {
     const refused = await s.call('review', { contribution_id: plain.structuredContent.claim.id, decision: 'accept', reason: 'x' });
     assert.equal(refused.isError, true);
     assert.match(textOf(refused), /contribution_id: claim c-[a-z0-9]+ is not a contribution/);
+  });
+
+  test('a moved row names where the code went, a drifted row its current lines', async () => {
+    fs.writeFileSync(path.join(ws.root, 'src/moves.py'),
+      'def refresh(token):\n    return token\n\n\ndef other():\n    return 2\n');
+    await ok('remember', { text: 'refresh hands the token back unchanged', label: 'mv-refresh', anchors: [{ path: 'src/moves.py', symbol: 'refresh' }] });
+    await ok('remember', { text: 'other answers two', label: 'mv-other', anchors: [{ path: 'src/moves.py', symbol: 'other' }] });
+    fs.writeFileSync(path.join(ws.root, 'src/moves.py'),
+      'def renew(token):\n    return token\n\n\ndef other():\n    x = 1\n    return 2 + x\n');
+    const r = await ok('recall', { query: 'refresh token unchanged other answers two', path: 'src/moves.py' });
+    const text = textOf(r);
+    assert.match(text, /src\/moves\.py#refresh \[moved\] now renew at src\/moves\.py, lines 1-2/);
+    assert.match(text, /src\/moves\.py#other \[drifted\] now src\/moves\.py, lines 5-7/);
+    const moved = r.structuredContent.rows.find((x) => x.label === 'mv-refresh').anchors[0];
+    assert.equal(moved.current.symbol, 'renew');
   });
 });

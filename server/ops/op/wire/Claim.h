@@ -207,12 +207,14 @@ namespace detail {
 struct Current {
     std::string path;
     TextRange range;
+    std::optional<std::string> symbol;
     static constexpr const char* description =
         "Where the anchored code is now, as an LSP range; absent when orphaned or ambiguous";
     static constexpr auto fields() {
         return std::tuple{field("path", &Current::path,
                                 "The file holding the code now (another one when it moved)"),
-                          field("range", &Current::range)};
+                          field("range", &Current::range),
+                          field("symbol", &Current::symbol, "Moved: the symbol's name now")};
     }
 };
 
@@ -249,7 +251,8 @@ struct Shape<PlacedClaim> {
                         a.state = OneOf<AnchorState>{at.state};
                         a.notJudged = detail::unlessEmpty(at.reason);
                         if (at.range && !at.path.empty())
-                            a.current = detail::Current{at.path, *at.range};
+                            a.current = detail::Current{at.path, *at.range,
+                                                        detail::unlessEmpty(at.movedTo)};
                     }
                     out.push_back(std::move(a));
                 }
