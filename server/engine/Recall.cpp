@@ -22,6 +22,7 @@
 #include "engine/Tier.h"
 #include "text/Tokenize.h"
 #include "util/Error.h"
+#include "util/Fs.h"
 #include "util/Paths.h"
 #include "util/Time.h"
 #include "util/Utf8.h"
@@ -114,6 +115,47 @@ double standing(const Claim& c, int64_t now) {
     double feedback = (2.0 + c.feedback.correct + 0.5 * c.feedback.partial) /
                       (2.0 + c.feedback.wrong + 0.5 * c.feedback.partial);
     return prior * recency * feedback;
+}
+
+// The last part of a qualified name: `validate` of TokenValidator.validate
+// (or of a C++ or Rust `Type::validate`).
+std::string lastNamePart(const std::string& name) {
+    auto cut = name.find_last_of(".:#");
+    return cut == std::string::npos ? name : name.substr(cut + 1);
+}
+
+// Whether an anchor's symbol is the one asked for: the same qualified name,
+// or one whose last parts it names (`validate`, `TokenValidator.validate`).
+bool namesSymbol(const std::string& anchored, const std::string& asked) {
+    if (anchored == asked) return true;
+    if (anchored.size() <= asked.size() || !anchored.ends_with(asked)) return false;
+    char before = anchored[anchored.size() - asked.size() - 1];
+    return before == '.' || before == ':';
+}
+
+// A focus that matched nothing served is said, not ignored: a path naming
+// no file of the workspace (a typo) focuses nothing, and neither does a
+// symbol no claim served is anchored to.
+void reportUnmatchedFocus(RecallResult& result, const std::optional<std::string>& path,
+                          const std::optional<std::string>& symbol) {
+    bool inPath = false, onSymbol = false;
+    for (auto& row : result.rows)
+        for (auto& a : row.claim.anchors) {
+            bool inFile = path && a.path == *path;
+            inPath = inPath || inFile;
+            onSymbol = onSymbol || (symbol && (!path || inFile) && namesSymbol(a.symbol, *symbol));
+        }
+    if (path && !inPath)
+        result.notices.push_back(
+            "path '" + singleLine(*path, 200, "...") + "': " +
+            (statFile(result.envelope.binding.root + "/" + *path)
+                 ? "no claim served is anchored in this file"
+                 : "no such file in the workspace, and no claim served is anchored there") +
+            ", so it changed no rank.");
+    if (symbol && !onSymbol)
+        result.notices.push_back("symbol '" + singleLine(*symbol, 200, "...") +
+                                 "': no claim served is anchored to it" +
+                                 (path ? " in " + *path : std::string()) + ".");
 }
 
 // Why an answer with no rows is empty, and the call that may fill it.
@@ -380,6 +422,14 @@ RecallResult Engine::recallChecked(const RecallRequest& req, bool rowsReread) {
         for (auto& t : text::terms(*req.query))
             if (seen.insert(t).second) queryTerms.push_back(t);
     }
+    // Without a query, a symbol's own words find its claims (the index
+    // holds each anchor's path and symbol among a claim's words).
+    const std::optional<std::string>& focusSymbol = req.symbol;
+    if (focusSymbol && !req.query) {
+        std::unordered_set<std::string> seen;
+        for (auto& t : text::terms(lastNamePart(*focusSymbol)))
+            if (seen.insert(t).second) queryTerms.push_back(t);
+    }
     std::unordered_set<std::string> wanted(queryTerms.begin(), queryTerms.end());
     auto statusAllowed = [&](ClaimStatus s) {
         return s == ClaimStatus::Committed ||
@@ -429,11 +479,19 @@ RecallResult Engine::recallChecked(const RecallRequest& req, bool rowsReread) {
                 relevance = *r;
             }
             double focus = 1.0;
-            if (focusPath)
-                for (auto& a : c.anchors)
-                    if (a.path == *focusPath) focus = 1.5;
+            bool onSymbol = false;
+            for (auto& a : c.anchors) {
+                bool inFile = focusPath && a.path == *focusPath;
+                if (inFile) focus = std::max(focus, 1.5);
+                if (focusSymbol && (!focusPath || inFile) && namesSymbol(a.symbol, *focusSymbol))
+                    onSymbol = true;
+            }
+            if (onSymbol) focus *= 2.0;
             row.score = relevance * standing(c, now) * focus;
-            if (focus > 1.0) row.why.push_back("anchored in " + *focusPath);
+            if (onSymbol)
+                row.why.push_back("anchored to " + *focusSymbol);
+            else if (focus > 1.0)
+                row.why.push_back("anchored in " + *focusPath);
             if (c.feedback.correct || c.feedback.wrong)
                 row.why.push_back("feedback +" + std::to_string(c.feedback.correct) + "/-" +
                                   std::to_string(c.feedback.wrong));
@@ -520,6 +578,7 @@ RecallResult Engine::recallChecked(const RecallRequest& req, bool rowsReread) {
         addNotJudged(result.envelope.notJudged, row.places);
     explainNotJudged(result.envelope, result.instructions);
 
+    reportUnmatchedFocus(result, focusPath, focusSymbol);
     if (result.rows.empty())
         explainEmpty(result, req, queryTerms, result.truncated ? rows.size() : 0, firstChars,
                      rows.size() >= keep);

@@ -495,6 +495,8 @@ json McpServer::onToolsCall(const json& params) {
 }
 
 json McpServer::runTool(const ops::Operation& tool, const json& args) {
+    if (auto u = ops::schema::unknownMember(args, toolInput(tool)))
+        throw invalidField(u->first, u->second);
     json structured = runStructured(tool, args);
     if (tool.effect != ops::Effect::Read) notifyResourcesUpdated();
     return toolResult(tool, std::move(structured));

@@ -69,6 +69,10 @@ struct RecallRequest {
     std::optional<std::string> query;
     std::optional<std::string> tier; // project | medulla | all; absent = project + medulla
     std::optional<std::string> path; // claims anchored in this file rank first
+    // Claims anchored to this symbol (its qualified name or a last part of
+    // it: `validate` for TokenValidator.validate) rank first; with path,
+    // only a symbol of that file.
+    std::optional<std::string> symbol;
     std::vector<std::string> kinds;
     std::vector<ClaimStatus> include; // statuses beyond committed
     int limit = 10;
@@ -136,6 +140,9 @@ struct RecallResult {
     std::vector<UnreachableStore> unreachable;
     std::string whyEmpty;   // set when rows is empty
     bool truncated = false; // limit or max_chars cut the list
+    // What the call asked that matched nothing: a path naming no file, a
+    // symbol no row is anchored to. Said, never ignored.
+    std::vector<std::string> notices;
     Envelope envelope;
 };
 

@@ -85,6 +85,15 @@ std::string anchorText(const json& a) {
     return out;
 }
 
+// What a recall asked that matched nothing, one line each.
+std::string noticesText(const json& r) {
+    std::string out;
+    if (r.contains("notices"))
+        for (auto& n : member(r, "notices"))
+            out += "note: " + n.get<std::string>() + "\n";
+    return out;
+}
+
 std::string anchorList(const json& claim) {
     std::string out;
     if (!claim.contains("anchors") || !member(claim, "anchors").is_array()) return out;
@@ -233,7 +242,7 @@ std::string recall(const json& r) {
             }
         }
         if (!exists.empty()) out += "memory exists: " + exists + "\n";
-        return out + envelopeText(env) + instructionHits(r);
+        return out + noticesText(r) + envelopeText(env) + instructionHits(r);
     }
     out = std::to_string(rows.size()) + (rows.size() == 1 ? " claim" : " claims") + " · " +
           envelopeText(env);
@@ -279,6 +288,7 @@ std::string recall(const json& r) {
             out += "\nunreachable: " + field(u, "root") + ": " + field(u, "reason");
     if (field(r, "truncated") == "true")
         out += "\n(more claims matched: raise limit or max_chars)\n";
+    out += noticesText(r);
     return out + instructionHits(r);
 }
 

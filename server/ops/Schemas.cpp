@@ -53,6 +53,33 @@ const Names kAnchorStates = spellings<AnchorState>();
 
 } // namespace
 
+std::optional<std::pair<std::string, std::string>>
+unknownMember(const json& value, const json& schema, const std::string& at) {
+    if (!schema.is_object()) return std::nullopt;
+    if (value.is_array() && schema.contains("items")) {
+        for (size_t i = 0; i < value.size(); ++i)
+            if (auto u =
+                    unknownMember(value[i], schema["items"], at + "[" + std::to_string(i) + "]"))
+                return u;
+        return std::nullopt;
+    }
+    // Only objects whose members the schema lists are judged: one that
+    // lists none is free-form.
+    if (!value.is_object() || !schema.contains("properties")) return std::nullopt;
+    const json& props = schema["properties"];
+    for (auto& [key, member] : value.items()) {
+        std::string path = at.empty() ? key : at + "." + key;
+        if (!props.contains(key)) {
+            std::string names;
+            for (auto& [name, _] : props.items())
+                names += (names.empty() ? "" : ", ") + name;
+            return std::pair{path, "is not an argument here (it takes " + names + ")"};
+        }
+        if (auto u = unknownMember(member, props[key], path)) return u;
+    }
+    return std::nullopt;
+}
+
 json rootProperty() {
     // In every tool's schema: said in the fewest words (the server's
     // instructions say the rest once).

@@ -9,6 +9,9 @@
 // model without resolving references.
 #pragma once
 #include <nlohmann/json.hpp>
+#include <optional>
+#include <string>
+#include <utility>
 
 namespace engram::ops::schema {
 
@@ -16,6 +19,13 @@ using json = nlohmann::json;
 
 // The optional `root` argument every tool takes (multi-root clients).
 json rootProperty();
+
+// The first member of `value` (an agent's arguments) that `schema` does not
+// declare, as "name: is not an argument (it takes a, b, c)" with the path
+// (`anchors[0].symbl`), or nullopt. A typo is refused rather than ignored:
+// an ignored filter answers a question the agent did not ask.
+std::optional<std::pair<std::string, std::string>>
+unknownMember(const json& value, const json& schema, const std::string& at = "");
 
 // The arguments many operations share, declared once.
 // Store::validId: the ids engram writes (c- and 12 base-32 digits) and those

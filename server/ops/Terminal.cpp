@@ -99,6 +99,8 @@ std::string recall(const RecallResult& r) {
     }
     for (auto& u : r.unreachable)
         out += "unreachable: " + u.root + ": " + u.reason + "\n";
+    for (auto& n : r.notices)
+        out += "note: " + n + "\n";
     if (!r.instructions.empty()) out += "from the instruction files (not claims):\n";
     for (auto& h : r.instructions) {
         out += "  " + h.file + ":" + std::to_string(h.line) + "-" + std::to_string(h.endLine) +

@@ -166,4 +166,31 @@ describe('answers', () => {
     const moved = r.structuredContent.rows.find((x) => x.label === 'mv-refresh').anchors[0];
     assert.equal(moved.current.symbol, 'renew');
   });
+
+  test('an unknown argument is refused naming it, at any depth; nothing is written', async () => {
+    let r = await s.call('recall', { query: 'token', symbl: 'validate' });
+    assert.equal(r.isError, true);
+    assert.match(textOf(r), /^InvalidParams: symbl: is not an argument here \(it takes .*symbol/);
+    r = await s.call('remember', { text: 'typo in an anchor', anchors: [{ path: 'src/auth.py', symbl: 'x' }] });
+    assert.equal(r.isError, true);
+    assert.match(textOf(r), /^InvalidParams: anchors\[0\]\.symbl: is not an argument here/);
+    const found = await ok('recall', { query: 'typo anchor' });
+    assert.ok(!found.structuredContent.rows.some((x) => x.text === 'typo in an anchor'));
+  });
+
+  test('recall takes symbol, and says when a path or symbol focused nothing', async () => {
+    await ok('remember', { text: 'The validator never raises on expiry', label: 'no-raise', anchors: [{ path: 'src/auth.py', symbol: 'TokenValidator.validate' }] });
+    await ok('remember', { text: 'The validator module imports time for its clock', label: 'clock-import', anchors: [{ path: 'src/auth.py' }] });
+    let r = await ok('recall', { query: 'validator', symbol: 'validate' });
+    assert.equal(r.structuredContent.rows[0].label, 'no-raise');
+    assert.ok(r.structuredContent.rows[0].why.includes('anchored to validate'));
+    // Without a query, the symbol's words find its claims.
+    r = await ok('recall', { symbol: 'TokenValidator.validate' });
+    assert.ok(r.structuredContent.rows.some((x) => x.label === 'no-raise'));
+    r = await ok('recall', { query: 'validator', path: 'src/auht.py', symbol: 'nosuch' });
+    const notes = r.structuredContent.notices.join('\n');
+    assert.match(notes, /path 'src\/auht\.py': no such file in the workspace/);
+    assert.match(notes, /symbol 'nosuch': no claim served is anchored to it/);
+    assert.match(textOf(r), /^note: path 'src\/auht\.py': no such file/m);
+  });
 });

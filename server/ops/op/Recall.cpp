@@ -81,6 +81,7 @@ struct Params {
     std::optional<ReadTier> tier;
     std::optional<std::string> path;
     std::optional<std::string> uri;
+    std::optional<std::string> symbol;
     std::vector<ClaimKind> kinds;
     std::vector<Beside> include;
     std::optional<protocol::Bounded<1, kMaxRecallLimit>> limit;
@@ -95,6 +96,9 @@ struct Params {
             field("path", &Params::path,
                   "The file you are working on: claims anchored in it rank first"),
             field("uri", &Params::uri, "That file as a file:// URI, instead of path"),
+            field("symbol", &Params::symbol,
+                  "A symbol you are working on (TokenValidator.validate, or validate): claims "
+                  "anchored to it rank first"),
             field("kinds", &Params::kinds),
             field("include", &Params::include, "Statuses to show beside the committed claims"),
             field("limit", &Params::limit, "At most this many rows (1-200, default 10)"),
@@ -147,6 +151,7 @@ struct Answer {
     std::optional<std::string> whyEmpty;
     std::optional<std::vector<UnreachableStore>> unreachable;
     std::optional<std::vector<InstructionHit>> instructions;
+    std::optional<std::vector<std::string>> notices;
     Envelope envelope;
     static constexpr auto fields() {
         return std::tuple{
@@ -160,6 +165,9 @@ struct Answer {
             field("instructions", &Answer::instructions,
                   "Paragraphs of the instruction files (AGENTS.md, CLAUDE.md...) that match the "
                   "query: not claims, and not retractable through engram; edit the file"),
+            field("notices", &Answer::notices,
+                  "What the call asked that matched nothing (a path naming no file, a symbol no "
+                  "row is anchored to)"),
             field("envelope", &Answer::envelope),
         };
     }
@@ -194,6 +202,8 @@ RecallRequest parse(const json& params) {
         if (!local) throw invalidField("uri", "must be a file:// URI");
         r.path = *local;
     }
+    r.symbol = p.symbol;
+    if (r.symbol && r.symbol->empty()) throw invalidField("symbol", "must not be empty");
     for (auto k : p.kinds)
         r.kinds.emplace_back(spell(k));
     for (auto b : p.include)
@@ -216,6 +226,7 @@ json toJson(const RecallResult& r) {
     if (!r.whyEmpty.empty()) a.whyEmpty = r.whyEmpty;
     if (!r.unreachable.empty()) a.unreachable = r.unreachable;
     if (!r.instructions.empty()) a.instructions = r.instructions;
+    if (!r.notices.empty()) a.notices = r.notices;
     a.envelope = r.envelope;
     return protocol::toJson(a);
 }
@@ -249,12 +260,13 @@ Operation operation() {
         .render = render::recall,
         .answersUnbound = true,
         .cli = {.help = "  recall [QUERY...]              find claims [--tier project|medulla|all] "
-                        "[--path P] [--kind K]...\n"
-                        "      [--include frontier|retracted|superseded]... [--limit N] "
-                        "[--max-chars N]\n",
+                        "[--path P] [--symbol S]\n"
+                        "      [--kind K]... [--include frontier|retracted|superseded]... "
+                        "[--limit N] [--max-chars N]\n",
                 .positionals = {{"query", "QUERY", true}},
                 .flags = {{"--tier", "tier"},
                           {"--path", "path"},
+                          {"--symbol", "symbol"},
                           {"--kind", "kinds", K::Texts},
                           {"--include", "include", K::Texts},
                           {"--limit", "limit", K::Integer},
