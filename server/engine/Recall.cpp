@@ -64,9 +64,24 @@ std::unordered_map<std::string, int> termCounts(std::string_view field,
 
 double lengthNorm(size_t len, double avg);
 
+// Words a claim keeps for their meaning (negations, modals: the stop list
+// leaves them in) that a question uses without saying anything about the
+// code: "should" in "what should a caller do" is not a reason to serve a
+// claim anchored to should_bypass_proxies.
+bool weakTerm(const std::string& term) {
+    static const std::unordered_set<std::string> weak = [] {
+        std::unordered_set<std::string> out;
+        for (auto& t : text::terms("not no never must should always only can cannot may might "
+                                   "will would could shall need needs does do did"))
+            out.insert(t);
+        return out;
+    }();
+    return weak.count(term) > 0;
+}
+
 // How well a claim matches the query's terms (BM25 over its label, text,
 // tags and anchors, weighed by field), each matched term noted in `why`;
-// none when no term matches.
+// none when no term tells it apart (below).
 template <class QueryTerms>
 std::optional<double> relevanceOf(const IndexedClaim& ic, const QueryTerms& qterms,
                                   const std::unordered_set<std::string>& wanted,
@@ -84,8 +99,15 @@ std::optional<double> relevanceOf(const IndexedClaim& ic, const QueryTerms& qter
     auto tfText = termCounts(text, wanted);
     auto tfTags = termCounts(tags, wanted);
     auto tfCode = termCounts(ic.code, wanted);
+    // The anchors' symbols alone: a term found only in an anchor's path
+    // (`request` in src/requests/) adds to a row's score but never makes a
+    // row match by itself.
+    std::string symbols;
+    for (auto& a : c.anchors)
+        symbols += a.symbol + " ";
+    auto tfSymbol = termCounts(symbols, wanted);
     double relevance = 0;
-    int matched = 0;
+    int matched = 0, telling = 0;
     for (auto& q : qterms) {
         double w = kWeightLabel * tfLabel[q.term] / lengthNorm(c.label.size(), st.avgLabel) +
                    kWeightText * tfText[q.term] / lengthNorm(text.size(), st.avgText) +
@@ -94,13 +116,17 @@ std::optional<double> relevanceOf(const IndexedClaim& ic, const QueryTerms& qter
         if (w <= 0) continue;
         ++matched;
         relevance += q.idf * w / (kK1 + w);
-        std::string where = tfLabel[q.term]  ? "label"
-                            : tfTags[q.term] ? "tags"
-                            : tfCode[q.term] ? "anchor"
-                                             : "text";
+        bool onlyPath = !tfLabel[q.term] && !tfText[q.term] && !tfTags[q.term] && !tfSymbol[q.term];
+        if (!onlyPath && !weakTerm(q.term)) ++telling;
+        std::string where = tfLabel[q.term]    ? "label"
+                            : tfTags[q.term]   ? "tags"
+                            : tfSymbol[q.term] ? "anchor"
+                            : onlyPath         ? "anchor path"
+                                               : "text";
         why.push_back("matched '" + q.term + "' in " + where);
     }
-    if (matched == 0) return std::nullopt;
+    // Matched on a path or on words like "should" alone: noise, not a match.
+    if (matched == 0 || telling == 0) return std::nullopt;
     // Rows that cover more of the query beat rows that repeat one term.
     return relevance * (0.5 + 0.5 * double(matched) / double(qterms.size()));
 }

@@ -282,6 +282,12 @@ std::string recall(const json& r) {
                 out += "   SUPERSEDED v" + field(v, "version") + " (by " +
                        field(v, "source_agent") + "): " + field(v, "text") + "\n";
         if (auto p = field(row, "provenance"); !p.empty()) out += "   " + p + "\n";
+        // Why it was served, so a model can weigh a weak match.
+        std::string why;
+        if (row.contains("why"))
+            for (auto& w : member(row, "why"))
+                why += (why.empty() ? "" : "; ") + w.get<std::string>();
+        out += "   score " + field(row, "score") + (why.empty() ? "" : ": " + why) + "\n";
     }
     if (r.contains("unreachable"))
         for (auto& u : member(r, "unreachable"))

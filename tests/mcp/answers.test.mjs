@@ -193,4 +193,20 @@ describe('answers', () => {
     assert.match(notes, /symbol 'nosuch': no claim served is anchored to it/);
     assert.match(textOf(r), /^note: path 'src\/auht\.py': no such file/m);
   });
+
+  test('a row is not served for a path component or a word like "should" alone', async () => {
+    fs.mkdirSync(path.join(ws.root, 'src/requests'), { recursive: true });
+    fs.writeFileSync(path.join(ws.root, 'src/requests/utils.py'),
+      'def should_bypass_proxies(url):\n    return False\n\n\ndef pool_size():\n    return 10\n');
+    await ok('remember', { text: 'The connection pool holds ten sockets', label: 'pool-ten', anchors: [{ path: 'src/requests/utils.py', symbol: 'pool_size' }] });
+    await ok('remember', { text: 'Proxies are skipped for hosts in no_proxy', label: 'no-proxy', anchors: [{ path: 'src/requests/utils.py', symbol: 'should_bypass_proxies' }] });
+    await ok('remember', { text: 'A failed request is retried three times with backoff', label: 'retry-policy', anchors: [{ path: 'src/requests/utils.py' }] });
+    const r = await ok('recall', { query: 'how does requests decide when it should retry?' });
+    const labels = r.structuredContent.rows.map((x) => x.label);
+    assert.ok(labels.includes('retry-policy'), JSON.stringify(labels));
+    assert.ok(!labels.includes('pool-ten'), 'matched only the path');
+    assert.ok(!labels.includes('no-proxy'), 'matched only "should" and the path');
+    // Each row says its score and what matched.
+    assert.match(textOf(r), /\n   score [0-9.]+: matched 'request' in text; matched 'retri' in label\n/);
+  });
 });
