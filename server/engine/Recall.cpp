@@ -159,6 +159,49 @@ bool namesSymbol(const std::string& anchored, const std::string& asked) {
     return before == '.' || before == ':';
 }
 
+// The order rows are served in: by score, then by id and store, so equal
+// scores come out the same on every run.
+bool rankedBefore(const RecallRow& a, const RecallRow& b) {
+    if (a.score != b.score) return a.score > b.score;
+    if (a.claim.id != b.claim.id) return a.claim.id < b.claim.id;
+    return a.store < b.store;
+}
+
+// How far a claim's anchors put it in the caller's focus: a factor on its
+// score (in the file asked for, more on the symbol asked for), and why.
+double focusOf(const Claim& c, const std::optional<std::string>& path,
+               const std::optional<std::string>& symbol, std::vector<std::string>& why) {
+    double focus = 1.0;
+    bool onSymbol = false;
+    for (auto& a : c.anchors) {
+        bool inFile = path && a.path == *path;
+        if (inFile) focus = std::max(focus, 1.5);
+        if (symbol && (!path || inFile) && namesSymbol(a.symbol, *symbol)) onSymbol = true;
+    }
+    if (onSymbol) {
+        why.push_back("anchored to " + *symbol);
+        return focus * 2.0;
+    }
+    if (focus > 1.0) why.push_back("anchored in " + *path);
+    return focus;
+}
+
+// What a row served carries besides its claim, read for the rows served
+// only: its anchors' states and where their code is now (drift is never
+// silent, and an editor places the row without asking for the file's
+// anchors); with include superseded, the versions it replaced (history,
+// where supersession moves them); the other live claims sharing its label
+// (a collision is never silent either: both rows say so).
+void completeRow(RecallRow& r, Tier& from, Anchorer& anchorer, bool wantSuperseded) {
+    r.anchorState = anchorer.claimState(r.claim, &r.places);
+    if (wantSuperseded && r.claim.version > 1)
+        for (auto& v : from.store->versions(r.claim.id))
+            if (v.version < r.claim.version) r.superseded.push_back(std::move(v));
+    if (r.claim.live() && !r.claim.label.empty() && from.index)
+        for (auto& other : from.index->liveIdsWithLabel(r.claim.label, 4))
+            if (other != r.claim.id) r.labelSharedWith.push_back(other);
+}
+
 // A focus that matched nothing served is said, not ignored: a path naming
 // no file of the workspace (a typo) focuses nothing, and neither does a
 // symbol no claim served is anchored to.
@@ -504,20 +547,7 @@ RecallResult Engine::recallChecked(const RecallRequest& req, bool rowsReread) {
                 if (!r) continue; // no query term in it
                 relevance = *r;
             }
-            double focus = 1.0;
-            bool onSymbol = false;
-            for (auto& a : c.anchors) {
-                bool inFile = focusPath && a.path == *focusPath;
-                if (inFile) focus = std::max(focus, 1.5);
-                if (focusSymbol && (!focusPath || inFile) && namesSymbol(a.symbol, *focusSymbol))
-                    onSymbol = true;
-            }
-            if (onSymbol) focus *= 2.0;
-            row.score = relevance * standing(c, now) * focus;
-            if (onSymbol)
-                row.why.push_back("anchored to " + *focusSymbol);
-            else if (focus > 1.0)
-                row.why.push_back("anchored in " + *focusPath);
+            row.score = relevance * standing(c, now) * focusOf(c, focusPath, focusSymbol, row.why);
             if (c.feedback.correct || c.feedback.wrong)
                 row.why.push_back("feedback +" + std::to_string(c.feedback.correct) + "/-" +
                                   std::to_string(c.feedback.wrong));
@@ -540,12 +570,8 @@ RecallResult Engine::recallChecked(const RecallRequest& req, bool rowsReread) {
         std::move(p.scored.begin(), p.scored.end(), std::back_inserter(rows));
     result.envelope.observed.candidates = candidates;
 
-    std::sort(rows.begin(), rows.end(), [](const auto& x, const auto& y) {
-        const RecallRow &a = x.row, &b = y.row;
-        if (a.score != b.score) return a.score > b.score;
-        if (a.claim.id != b.claim.id) return a.claim.id < b.claim.id;
-        return a.store < b.store;
-    });
+    std::sort(rows.begin(), rows.end(),
+              [](const auto& x, const auto& y) { return rankedBefore(x.row, y.row); });
     const bool wantSuperseded = std::find(req.include.begin(), req.include.end(),
                                           ClaimStatus::Superseded) != req.include.end();
     size_t chars = 0;
@@ -568,20 +594,7 @@ RecallResult Engine::recallChecked(const RecallRequest& req, bool rowsReread) {
         // again and the recall repeated.
         if (!rowsReread && !sameFile(statFile(from->store->claimPath(r.claim.id)), file))
             changed.emplace_back(from, r.claim.id);
-        // Drift is never silent: each returned row carries its anchor state.
-        // With where each anchor's code is now, so an editor can place the
-        // row without asking for the file's anchors.
-        r.anchorState = anchorerFor(*from).claimState(r.claim, &r.places);
-        // Supersession keeps a claim's id and moves its earlier versions
-        // to the store's history: include superseded shows them on its row
-        // (a read of the history per row asked for, never by default).
-        if (wantSuperseded && r.claim.version > 1)
-            for (auto& v : from->store->versions(r.claim.id))
-                if (v.version < r.claim.version) r.superseded.push_back(std::move(v));
-        // A collision is never silent either: both rows say so.
-        if (r.claim.live() && !r.claim.label.empty() && from->index)
-            for (auto& other : from->index->liveIdsWithLabel(r.claim.label, 4))
-                if (other != r.claim.id) r.labelSharedWith.push_back(other);
+        completeRow(r, *from, anchorerFor(*from), wantSuperseded);
         result.rows.push_back(std::move(r));
     }
     if (!changed.empty()) {
