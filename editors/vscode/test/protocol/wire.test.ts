@@ -3,8 +3,9 @@
 // is in the schema of the answer it is read from, and every member the
 // type requires is one the schema says is always there. The types are read
 // from the source with the TypeScript compiler's parser; the schemas come
-// from `engram mcp`'s tools/list, whose output schemas describe the results
-// engram/* methods return over the LSP too.
+// from `engram mcp --output-schemas`'s tools/list (without the flag the list
+// leaves them out), whose output schemas describe the results engram/*
+// methods return over the LSP too.
 import * as assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
 import * as fs from 'node:fs';
@@ -69,7 +70,7 @@ function interfaces(): Map<string, { members: Member[]; bases: string[] }> {
 }
 
 async function outputSchemas(root: string, home: string): Promise<Record<string, Schema>> {
-    const child = spawn(binary(), ['mcp', '--root', root], {
+    const child = spawn(binary(), ['mcp', '--root', root, '--output-schemas'], {
         env: { ...process.env, ENGRAM_HOME: home },
         stdio: ['pipe', 'pipe', 'ignore'],
     });
