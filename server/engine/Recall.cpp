@@ -524,8 +524,8 @@ RecallResult Engine::recallChecked(const RecallRequest& req, bool rowsReread) {
     int64_t candidates = 0;
     for (auto& p : passes) {
         const Tier& t = *p.tier;
-        result.memoryExists.push_back({t.name, p.storeName, p.stats.committed,
-                                       p.stats.frontier + p.stats.retracted + p.stats.superseded});
+        result.memoryExists.push_back(
+            {t.name, p.storeName, p.stats.committed, p.stats.frontier + p.stats.retracted});
         candidates += p.candidates;
     }
     shareBudget(passes, keep);

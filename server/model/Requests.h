@@ -107,7 +107,9 @@ struct MemoryExists {
     std::string tier;
     std::string store; // as in RecallRow
     int64_t live = 0;
-    int64_t other = 0; // frontier + retracted + superseded
+    // frontier + retracted claims; not the superseded versions, which are
+    // the history of live claims, not other claims.
+    int64_t other = 0;
 };
 
 // A registered project store recall could not read (tier all).
