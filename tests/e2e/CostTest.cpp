@@ -18,6 +18,7 @@
 #include <fcntl.h>
 #include <filesystem>
 #include <map>
+#include <optional>
 #include <set>
 #include <sstream>
 #include <unistd.h>
@@ -232,26 +233,43 @@ std::map<std::string, Counts> measure(Workspace& w) {
         if (!settled) usleep(20000);
     }
     REQUIRE(settled);
+    // Each step runs three times and keeps the fewest of each count: the
+    // loop's periodic upkeep (Tiers::poll every two seconds: a stat of each
+    // claims directory, its settled mark read) runs on this same thread and
+    // now and then lands inside one run. Work that grows with the store is
+    // in every run, so the fewest still shows it.
     auto step = [&](const std::string& name, auto&& run) {
-        Counts before = m.read();
-        run();
-        out[name] = m.read() - before;
+        std::optional<Counts> fewest;
+        for (int i = 0; i < 3; ++i) {
+            Counts before = m.read();
+            run(i);
+            Counts c = m.read() - before;
+            if (fewest)
+                for (size_t k = 0; k < c.v.size(); ++k)
+                    fewest->v[k] = std::min(fewest->v[k], c.v[k]);
+            else
+                fewest = c;
+        }
+        out[name] = *fewest;
     };
-    step("recall", [&] {
-        json r = s.call("engram/recall", {{"query", "ledger subsystem"}});
+    // Three queries, each asked for the first time.
+    step("recall", [&](int i) {
+        static const char* queries[] = {"ledger subsystem", "ledger subsystem notes",
+                                        "bulk ledger subsystem"};
+        json r = s.call("engram/recall", {{"query", queries[i]}});
         REQUIRE_FALSE(r["rows"].empty());
     });
-    step("recall again", [&] { s.call("engram/recall", {{"query", "ledger subsystem"}}); });
+    step("recall again", [&](int) { s.call("engram/recall", {{"query", "ledger subsystem"}}); });
     // A recall that brings an instruction file's paragraph: its references
     // judged (a name, a path, a missing path) without asking git.
-    step("recall of an instruction paragraph", [&] {
+    step("recall of an instruction paragraph", [&](int) {
         json r = s.call("engram/recall", {{"query", "pooled connections open"}});
         REQUIRE(r["instructions"].size() == 1);
         REQUIRE(r["instructions"][0]["references"].size() == 3);
         for (auto& ref : r["instructions"][0]["references"])
             CHECK(ref["state"] != "unjudged");
     });
-    step("get", [&] {
+    step("get", [&](int) {
         REQUIRE(s.call("engram/get", {{"id", w.anchored}})["claim"]["id"] == w.anchored);
     });
 
@@ -262,13 +280,13 @@ std::map<std::string, Counts> measure(Workspace& w) {
              {{"textDocument",
                {{"uri", uri}, {"languageId", "python"}, {"version", 1}, {"text", code}}}});
     s.waitDiagnostics(uri, 1);
-    step("hover", [&] {
+    step("hover", [&](int) {
         json h = s.call("textDocument/hover", {{"textDocument", {{"uri", uri}}},
                                                {"position", position(code, "def validate")}});
         REQUIRE(h["contents"]["value"].get<std::string>().find("reports expiry") !=
                 std::string::npos);
     });
-    step("code lens", [&] {
+    step("code lens", [&](int) {
         REQUIRE(s.call("textDocument/codeLens", {{"textDocument", {{"uri", uri}}}}).size() == 1);
     });
 
@@ -279,11 +297,12 @@ std::map<std::string, Counts> measure(Workspace& w) {
              {{"textDocument",
                {{"uri", notesUri}, {"languageId", "markdown"}, {"version", 1}, {"text", text}}}});
     s.waitDiagnostics(notesUri, 1);
-    step("keystroke in an instruction file", [&] {
+    step("keystroke in an instruction file", [&](int i) {
         text += "\nA";
-        s.notify("textDocument/didChange", {{"textDocument", {{"uri", notesUri}, {"version", 2}}},
-                                            {"contentChanges", {{{"text", text}}}}});
-        s.waitDiagnostics(notesUri, 2);
+        s.notify("textDocument/didChange",
+                 {{"textDocument", {{"uri", notesUri}, {"version", 2 + i}}},
+                  {"contentChanges", {{{"text", text}}}}});
+        s.waitDiagnostics(notesUri, 2 + i);
     });
 
     // A session that writes and ends: the next start-up finds the claims
