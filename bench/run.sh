@@ -13,10 +13,12 @@
 # Arguments are passed to engram_bench (e.g. --sizes 10000 for a quick run,
 # --keep to leave the generated stores in place); ENGRAM_CODE_BENCH_ARGS is
 # passed to engram_code_bench (e.g. "--mb 10 --passes 1"). ENGRAM_BENCH_ONLY=
-# store, git, secrets, code or contradictions runs one of them. Each prints its own
+# store, git, agent, secrets, code or contradictions runs one of them. Each prints its own
 # table to stdout, progress to stderr; the store numbers go to
 # bench/results/latest.json, the hot paths in git repositories
-# (bench/git_hot_paths.py) to bench/results/git-hot-paths.json, the secret scan's cost per KiB on hostile input
+# (bench/git_hot_paths.py) to bench/results/git-hot-paths.json, the bytes
+# per call of a scripted agent session (bench/agent_session.mjs) to
+# bench/results/agent-session.json, the secret scan's cost per KiB on hostile input
 # to bench/results/secrets.json, the code numbers (indexing throughput against
 # raw tree-sitter and ctags, re-anchoring after an edit) to
 # bench/results/code.json, the contradiction rules' scores to
@@ -60,6 +62,14 @@ if [ -z "$only" ] || [ "$only" = git ]; then
     python3 "$here/git_hot_paths.py" --engram "$build/engram"
 fi
 [ "$only" = git ] && exit 0
+# What an agent session costs in context, in bytes per call (needs the MCP
+# SDK client of tests/mcp and python3-requests: scripts/setup.sh --tests).
+if [ -z "$only" ] || [ "$only" = agent ]; then
+    echo >&2
+    ENGRAM_BINARY="$build/engram" node "$here/agent_session.mjs" \
+        --out "$here/results/agent-session.json"
+fi
+[ "$only" = agent ] && exit 0
 if [ -z "$only" ] || [ "$only" = secrets ]; then
     echo >&2
     "$build/bench/engram_secret_bench" --out "$here/results/secrets.json"

@@ -47,6 +47,7 @@ json toJson(const PacketItem& it) {
               {"score", it.score},
               {"why", it.why},
               {"provenance", it.provenance}};
+    if (it.unverified) j["unverified"] = true;
     if (!it.contributionId.empty()) {
         j["contribution_id"] = it.contributionId;
         j["contributed_by"] = orUnknown(it.contributedBy);

@@ -51,10 +51,12 @@ usage: engram [--root DIR] [--home DIR] [--json] COMMAND [ARGS]
 commands:
   serve [--stdio] [--log FILE]   run the LSP server on stdio (editors spawn this)
   mcp [--log FILE]               run the MCP server on stdio (agents spawn this); without
-      [--output-schemas]         --root or $ENGRAM_ROOT it binds to the client's roots when
-                                 the client shares them, else to the discovered root;
-                                 --output-schemas lists each tool's output schema in
-                                 tools/list (else engram://schema/{tool} has them)
+      [--structured]             --root or $ENGRAM_ROOT it binds to the client's roots when
+      [--output-schemas]         the client shares them, else to the discovered root;
+                                 results are text written for a model unless --structured
+                                 adds the JSON (structuredContent); --output-schemas also
+                                 lists each tool's output schema in tools/list (else
+                                 engram://schema/{tool} has them)
 )";
 
 const char* kUsageTail =
@@ -594,7 +596,7 @@ int run(int argc, char** argv) {
     FlagSpec global{{"--root", "--home"}, {}, {"--json", "--help", "--version"}};
     std::map<std::string, FlagSpec> commands = {
         {"serve", {{"--log"}, {}, {"--stdio"}}},
-        {"mcp", {{"--log"}, {}, {"--output-schemas"}}},
+        {"mcp", {{"--log"}, {}, {"--output-schemas", "--structured"}}},
         {"check", {{"--format", "--fail-on", "--changed-since", "--max-findings"}, {}, {}}},
         {"init", {}},
         {"merge-driver", {}},
@@ -666,6 +668,8 @@ int run(int argc, char** argv) {
             }
             mcp::McpOptions mo{ctx.root, ctx.rootSource, ctx.home, ENGRAM_VERSION};
             mo.outputSchemas = ctx.args.has("--output-schemas");
+            // A declared output schema obliges structured results (MCP).
+            mo.structured = mo.outputSchemas || ctx.args.has("--structured");
             mcp::McpServer server(std::move(mo));
             return server.run();
         }

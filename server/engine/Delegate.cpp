@@ -5,8 +5,11 @@
 // the symbols as the query, over the project and the medulla only: another
 // project's memory never enters a packet) and adds the project claims
 // anchored in the requested files, whatever their wording. Claims that cannot
-// be vouched for (drifted or orphaned anchors, frontier, retracted) are left
-// out and counted in honest_gaps, so the child knows what it was not told.
+// be vouched for (orphaned anchors, frontier, retracted) are left out and
+// counted in honest_gaps, so the child knows what it was not told; a claim
+// whose code changed (drifted) comes with its text, marked unverified: left
+// out, the most relevant claim of a task that touches changed code was a
+// bare id the child could not read.
 //
 // Determinism (invariant 7): everything in the packet is a function of the
 // store state, the request and the UTC day (`as_of`). Ages are whole days to
@@ -20,12 +23,14 @@
 #include "util/Fs.h"
 #include "util/Git.h"
 #include "util/Hash.h"
+#include "util/Log.h"
 #include "util/Paths.h"
 #include "util/Process.h"
 #include "util/Time.h"
 #include "util/Utf8.h"
 
 #include <algorithm>
+#include <cctype>
 #include <cerrno>
 #include <cmath>
 #include <cstring>
@@ -212,6 +217,42 @@ std::optional<std::string> Engine::packetPublicKey() {
 
 namespace {
 
+bool packetIdShape(const std::string& id) {
+    return id.size() == 64 && std::all_of(id.begin(), id.end(), [](char c) {
+               return std::isxdigit(c) && !std::isupper(c);
+           });
+}
+
+} // namespace
+
+void Engine::keepPacket(const std::string& packetId, const std::string& packetJson) {
+    if (opts_.home.empty() || !packetIdShape(packetId)) return;
+    const std::string dir = joinPath(opts_.home, "packets");
+    try {
+        makeDirs(dir);
+        atomicWrite(joinPath(dir, packetId + ".json"), packetJson);
+        // The oldest go once the directory holds an eighth more than it
+        // keeps, so a delegation lists the directory rarely.
+        auto names = listFiles(dir);
+        if (names.size() <= kKeptPackets + kKeptPackets / 8) return;
+        std::vector<std::pair<int64_t, std::string>> byAge;
+        for (auto& n : names)
+            if (auto st = statFile(joinPath(dir, n))) byAge.emplace_back(st->mtimeNs, n);
+        std::sort(byAge.begin(), byAge.end());
+        for (size_t i = 0; i + kKeptPackets < byAge.size(); ++i)
+            removeFile(joinPath(dir, byAge[i].second));
+    } catch (const std::exception& e) {
+        logLine(std::string("keeping packet ") + packetId + " failed: " + e.what());
+    }
+}
+
+std::optional<std::string> Engine::keptPacket(const std::string& packetId) {
+    if (opts_.home.empty() || !packetIdShape(packetId)) return std::nullopt;
+    return readFile(joinPath(joinPath(opts_.home, "packets"), packetId + ".json"));
+}
+
+namespace {
+
 // A delegation request as checked: every problem names its field; the scope
 // is sorted, so the same scope gives the same packet.
 struct Scope {
@@ -290,7 +331,7 @@ void boostInScope(std::map<std::pair<std::string, std::string>, Candidate>& cand
 std::vector<Candidate*>
 eligibleOrGap(std::map<std::pair<std::string, std::string>, Candidate>& cands, Packet& p) {
     std::map<std::string, std::vector<std::string>> gaps = {
-        {"drifted", {}}, {"orphaned", {}}, {"frontier", {}}, {"retracted", {}}};
+        {"orphaned", {}}, {"frontier", {}}, {"retracted", {}}};
     std::vector<Candidate*> eligible;
     for (auto& [key, c] : cands) {
         c.score = round4(c.score);
@@ -298,12 +339,12 @@ eligibleOrGap(std::map<std::pair<std::string, std::string>, Candidate>& cands, P
             gaps["frontier"].push_back(c.claim.id);
         else if (c.claim.status != ClaimStatus::Committed)
             gaps["retracted"].push_back(c.claim.id);
-        else if (c.anchorState == "drifted" || c.anchorState == "orphaned")
+        else if (c.anchorState == "orphaned")
             gaps[c.anchorState].push_back(c.claim.id);
         else
             eligible.push_back(&c);
     }
-    for (const char* reason : {"drifted", "orphaned", "frontier", "retracted"}) {
+    for (const char* reason : {"orphaned", "frontier", "retracted"}) {
         auto& ids = gaps[reason];
         std::sort(ids.begin(), ids.end());
         HonestGap g{reason, int64_t(ids.size()), {}};
@@ -339,6 +380,7 @@ PacketItem itemOf(const Candidate& c, int64_t today, int staleDays) {
         it.stale = today - fresh / 86400 > staleDays;
     }
     it.anchorState = c.anchorState;
+    it.unverified = c.anchorState == "drifted";
     for (auto& a : cl.anchors)
         it.anchors.push_back(anchorName(a));
     it.places = c.places;
@@ -386,8 +428,10 @@ void packetTexts(Packet& p) {
         "re-verified, not that the claim is true.",
         "The packet holds the claims judged relevant to the task within its limits; a claim "
         "absent from it may still exist (see honest_gaps and metrics).",
-        "Claims with drifted or orphaned anchors, frontier contributions and retracted claims "
-        "are left out; honest_gaps counts them.",
+        "Items whose anchored code changed since they were written (drifted) say unverified: "
+        "check them against the code before relying on them.",
+        "Claims whose anchored code is gone (orphaned), frontier contributions and retracted "
+        "claims are left out; honest_gaps counts them.",
         "Ages and staleness are judged on the as_of day, not the moment the child reads them.",
         "No other project's memory is included."};
     if (!p.instructionFiles.empty())

@@ -107,6 +107,13 @@ public:
     PacketSignature signPacket(const std::string& message);
     // This machine's packet public key (hex), when one exists.
     std::optional<std::string> packetPublicKey();
+    // The packets composed here lately, kept under $ENGRAM_HOME/packets by
+    // id (the newest kKeptPackets), so a sub-agent can have one checked by
+    // its id instead of sending it back whole. Keeping is best effort: a
+    // home that cannot be written loses nothing but that convenience.
+    static constexpr size_t kKeptPackets = 256;
+    void keepPacket(const std::string& packetId, const std::string& packetJson);
+    std::optional<std::string> keptPacket(const std::string& packetId);
     // A sub-agent's findings, stored as frontier claims (engine/Contribute.cpp).
     ContributeResult contribute(const ContributeRequest& req);
     // Accepts (committed, with contribution provenance) or rejects (retracted

@@ -90,6 +90,8 @@ McpServer::McpServer(McpOptions opts)
         {"resources/read", &McpServer::onResourcesRead},
         {"resources/subscribe", &McpServer::onResourcesSubscribe},
         {"resources/unsubscribe", &McpServer::onResourcesUnsubscribe},
+        {"prompts/list", &McpServer::onPromptsList},
+        {"prompts/get", &McpServer::onPromptsGet},
     };
     notifications_ = {
         {"notifications/initialized", &McpServer::onInitialized},
@@ -334,7 +336,8 @@ json McpServer::onInitialize(const json& params) {
              {{"tools", {{"listChanged", false}}},
               // The list is fixed (the findings, and templates for claims and
               // files); what a resource holds changes, and subscribers hear.
-              {"resources", {{"subscribe", true}, {"listChanged", false}}}}},
+              {"resources", {{"subscribe", true}, {"listChanged", false}}},
+              {"prompts", {{"listChanged", false}}}}},
             {"serverInfo", serverInfo},
             {"instructions", instructions()}};
 }
@@ -410,8 +413,11 @@ std::string McpServer::instructions() const {
         "label).\n"
         "- When you learn something a later session would need (a gotcha, a decision, a "
         "convention), call remember with one self-contained statement, a short label and "
-        "anchors to the function or file it is about ({path, symbol}). Unanchored claims "
-        "cannot warn anyone when the code moves on. Never store secrets; they are refused.\n"
+        "anchors to the function or file it is about. Unanchored claims cannot warn anyone "
+        "when the code moves on. Never store secrets; they are refused.\n"
+        "- An anchor is written path#Symbol.name (a definition), path:LINE or "
+        "path:START-END (1-based lines) or path (the whole file); paths are relative to the "
+        "workspace root.\n"
         "- After relying on a claim, call learn with correct, wrong or partial.\n"
         "- An empty recall is not proof that nothing is known: read memory_exists and "
         "envelope.trust_mode, and call status when the binding looks wrong.\n"
@@ -421,7 +427,10 @@ std::string McpServer::instructions() const {
         "(vanished), a claim names the wrong author or origin (misattribution), or a write "
         "landed in the wrong store (wrong_store_write). Say what happened and what you "
         "expected, with the call. Each report is counted and reaches the project's inbox.\n"
-        "- Pass agent as tool:role (e.g. claude:maker) so the record says who wrote what.\n";
+        "- Pass agent as tool:role (e.g. claude:maker) so the record says who wrote what "
+        "(default: this client's name). Every tool takes root (a path or file:// URI inside "
+        "a workspace) when the client shares several.\n"
+        "- Full argument and result schemas: the resource engram://schema/{tool}.\n";
     if (ops::byName("contribute"))
         s += "- If you are a sub-agent working on a delegated task, report findings with "
              "contribute for the parent to review; never promote, and do not remember directly.\n";
@@ -441,6 +450,32 @@ json McpServer::toolInput(const ops::Operation& t) {
     return input;
 }
 
+namespace {
+
+// A schema as tools/list shows it, in the fewest bytes a model reads at
+// every session start: of alternatives (an anchor as text or as an
+// object) the first, simplest one; no description of what the server's
+// instructions already say once (root, agent); no patterns (the server
+// checks them and names the field). The full schema, which the
+// server checks calls against, is the engram://schema/{tool} resource.
+json listedSchema(json schema, bool top = true) {
+    if (!schema.is_object()) return schema;
+    schema.erase("pattern"); // checked where the call is read, with an error naming the field
+    if (auto any = schema.find("anyOf"); any != schema.end() && any->is_array() && !any->empty())
+        return listedSchema(json((*any)[0]), false);
+    if (auto props = schema.find("properties"); props != schema.end() && props->is_object()) {
+        for (auto& [name, member] : props->items()) {
+            member = listedSchema(std::move(member), false);
+            if (top && (name == "root" || name == "agent")) member.erase("description");
+        }
+    }
+    if (auto items = schema.find("items"); items != schema.end())
+        *items = listedSchema(std::move(*items), false);
+    return schema;
+}
+
+} // namespace
+
 json McpServer::onToolsList(const json& params) {
     Params p(params);
     if (p.optString("cursor"))
@@ -449,17 +484,24 @@ json McpServer::onToolsList(const json& params) {
     json list = json::array();
     for (auto& t : ops::operations()) {
         if (!t.agentTool) continue;
-        json j = {{"name", t.name}, {"description", t.description}, {"inputSchema", toolInput(t)}};
+        json j = {{"name", t.name},
+                  {"description", t.description},
+                  {"inputSchema", listedSchema(toolInput(t))}};
         if (atLeast("2025-06-18")) {
             j["title"] = t.title;
             if (opts_.outputSchemas) j["outputSchema"] = t.output();
         }
         if (atLeast("2025-03-26")) {
             // The title once: from 2025-06-18 the tool's own title is it.
-            j["annotations"] = {{"readOnlyHint", t.effect == ops::Effect::Read},
-                                {"destructiveHint", t.effect == ops::Effect::Destructive},
-                                {"idempotentHint", t.effect == ops::Effect::Read},
+            // Hints at their defaults are left out (readOnlyHint and
+            // idempotentHint default to false; destructiveHint and
+            // openWorldHint to true, so those are always said).
+            j["annotations"] = {{"destructiveHint", t.effect == ops::Effect::Destructive},
                                 {"openWorldHint", false}};
+            if (t.effect == ops::Effect::Read) {
+                j["annotations"]["readOnlyHint"] = true;
+                j["annotations"]["idempotentHint"] = true;
+            }
             if (!atLeast("2025-06-18")) j["annotations"]["title"] = t.title;
         }
         list.push_back(std::move(j));
@@ -528,6 +570,7 @@ json McpServer::runStructured(const ops::Operation& tool, const json& args) {
 
 json McpServer::toolResult(const ops::Operation& tool, json structured) const {
     json content = json::array({{{"type", "text"}, {"text", tool.render(structured)}}});
+    if (!opts_.structured) return {{"content", std::move(content)}};
     if (atLeast("2025-06-18"))
         return {{"content", std::move(content)}, {"structuredContent", std::move(structured)}};
     // Older revisions have no structured results: the JSON travels as a

@@ -53,6 +53,13 @@ struct McpOptions {
     // structuredContent needs no declared schema. engram://schema/{tool}
     // serves them to a client that wants to validate.
     bool outputSchemas = false;
+    // Whether a tool result carries its JSON (structuredContent, or before
+    // 2025-06-18 a second text block) beside the text written for a model.
+    // Off by default: the clients agents run in hand a model the JSON
+    // instead of the text when both come (or both), and the text says what
+    // an agent needs in a fifth of the bytes. A program reading results
+    // asks for it (engram mcp --structured; --output-schemas implies it).
+    bool structured = false;
 };
 
 // A JSON-RPC error of the protocol itself (not an engram error kind): its
@@ -109,6 +116,10 @@ private:
     json onResourcesSubscribe(const json& params);
     json onResourcesUnsubscribe(const json& params);
     void notifyResourcesUpdated();
+    // Prompts (mcp/Prompts.cpp): before_task and hand_off, the workflows
+    // an agent starts from, each running the tool it stands for.
+    json onPromptsList(const json& params);
+    json onPromptsGet(const json& params);
     std::set<std::string> subscribed_;
     json toolResult(const ops::Operation& tool, json structured) const;
 

@@ -344,6 +344,9 @@ struct PacketItem {
     std::vector<std::string> why;
     std::string provenance;
     std::string contributionId, contributedBy, acceptedBy;
+    // Its anchored code changed since it was written (drifted): included for
+    // its text, to be checked against the code before it is relied on.
+    bool unverified = false;
 };
 
 // Relevant claims left out because they cannot be vouched for.

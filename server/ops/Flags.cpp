@@ -2,8 +2,8 @@
 // PATH#SYMBOL, --evidence TYPE:VALUE) and the commands that read a file or
 // standard input, turned into the operations' JSON parameters.
 #include "ops/op/Ops.h"
+#include "util/Fs.h"
 
-#include <charconv>
 #include <fstream>
 #include <iostream>
 #include <iterator>
@@ -12,13 +12,6 @@
 namespace engram::ops {
 
 namespace {
-
-std::optional<int> wholeNumber(std::string_view s) {
-    int out = 0;
-    auto r = std::from_chars(s.data(), s.data() + s.size(), out);
-    if (s.empty() || r.ec != std::errc() || r.ptr != s.data() + s.size()) return std::nullopt;
-    return out;
-}
 
 std::string readInput(const std::string& param, const std::string& file) {
     if (file == "-") return std::string(std::istreambuf_iterator<char>(std::cin), {});
@@ -37,31 +30,10 @@ json parseInput(const std::string& param, const std::string& text) {
 
 } // namespace
 
-// --anchor PATH#SYMBOL | PATH:LINE | PATH:START-END | PATH
+// --anchor PATH#SYMBOL | PATH:LINE | PATH:START-END | PATH: the wire reads
+// that text form itself (protocol::Wire<AnchorSpec>), in every surface.
 json anchorFlag(const std::string& v) {
-    if (auto hash = v.find('#'); hash != std::string::npos) {
-        std::string path = v.substr(0, hash), symbol = v.substr(hash + 1);
-        if (path.empty() || symbol.empty()) throw invalidField("anchors", "expected PATH#SYMBOL");
-        return {{"path", path}, {"symbol", symbol}};
-    }
-    auto colon = v.rfind(':');
-    if (colon != std::string::npos && colon + 1 < v.size()) {
-        std::string spec = v.substr(colon + 1);
-        if (spec.find_first_not_of("0123456789-") == std::string::npos) {
-            std::string path = v.substr(0, colon);
-            auto dash = spec.find('-');
-            auto first = wholeNumber(spec.substr(0, dash));
-            auto last = dash == std::string::npos ? first : wholeNumber(spec.substr(dash + 1));
-            if (!first || !last || *first < 1 || *last < *first)
-                throw invalidField("anchors", "'" + v +
-                                                  "': expected PATH:LINE or PATH:START-END "
-                                                  "with 1-based lines");
-            if (dash == std::string::npos)
-                return {{"path", path}, {"position", {{"line", *first - 1}}}};
-            return {{"path", path}, {"range", {{"start_line", *first}, {"end_line", *last}}}};
-        }
-    }
-    return {{"path", v}};
+    return v;
 }
 
 // --evidence TYPE:VALUE
@@ -80,11 +52,19 @@ void contributeInput(json& params, const std::vector<std::string>& words) {
     params = std::move(in);
 }
 
-// verify-packet FILE|-: a packet, or a whole delegate answer.
+// verify-packet FILE|-|ID: a packet, a whole delegate answer, or the id of
+// a packet this machine composed lately.
 void verifyPacketInput(json& params, const std::vector<std::string>& words) {
     if (words.size() != 1)
-        throw invalidField("packet", "give the packet file (or '-' for standard input)");
-    params["packet"] = parseInput("packet", readInput("packet", words[0]));
+        throw invalidField("packet", "give the packet file (or '-' for standard input, or the "
+                                     "packet's id)");
+    const std::string& w = words[0];
+    bool id = w.size() == 64 && w.find_first_not_of("0123456789abcdef") == std::string::npos;
+    if (id && !statFile(w)) {
+        params["packet_id"] = w;
+        return;
+    }
+    params["packet"] = parseInput("packet", readInput("packet", w));
 }
 
 } // namespace engram::ops

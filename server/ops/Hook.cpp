@@ -79,7 +79,7 @@ std::string itemLine(size_t n, const PacketItem& it) {
     if (it.anchors.size() > 1) where += " +" + std::to_string(it.anchors.size() - 1);
     std::string head = std::to_string(n) + ". [" + (it.kind.empty() ? "note" : it.kind) + " · " +
                        it.tier + (it.anchorState.empty() ? "" : " · " + it.anchorState) + where +
-                       "] ";
+                       (it.unverified ? " · unverified: check the code" : "") + "] ";
     std::string text = (it.label.empty() ? "" : it.label + ": ") + oneLine(it.text, kMaxItemChars);
     std::string tail = " (" + it.id;
     if (it.ageDays)
@@ -104,13 +104,12 @@ Totals totalsOf(const Envelope& e) {
 std::string gapsLine(const Packet& p) {
     std::vector<std::string> parts;
     for (auto& g : p.honestGaps)
-        if (g.count && (g.reason == "drifted" || g.reason == "orphaned"))
+        if (g.count && g.reason == "orphaned")
             parts.push_back(std::to_string(g.count) + " " + g.reason);
     if (parts.empty()) return "";
-    std::string joined = parts[0] + (parts.size() > 1 ? " and " + parts[1] : "");
-    return "Left out: " + joined +
-           " (their code changed since they were written; recall them and check the code "
-           "before relying on them).";
+    return "Left out: " + parts[0] +
+           " (the code they were about is gone; recall them and check the code before "
+           "relying on them).";
 }
 
 // Items of a packet, as many as fit, and how many relevant ones did not

@@ -1,6 +1,9 @@
 // Text renderings of tool results.
 #include "ops/Render.h"
 
+#include <algorithm>
+#include <cstdio>
+
 namespace engram::ops::render {
 
 static thread_local RenderLog* tlRenderLog = nullptr;
@@ -219,6 +222,117 @@ std::string instructionHits(const json& r) {
     return out + "\n";
 }
 
+namespace {
+
+// Whether the envelope says nothing a model must read: full trust, bound
+// as asked, no error and no suggested recovery.
+bool envelopeTrusted(const json& e) {
+    if (!e.is_object()) return true;
+    return field(e, "trust_mode") == "full_trust" &&
+           field(member(e, "binding"), "mismatch") != "true" &&
+           field(member(e, "observed"), "error").empty() && !member(e, "recovery").is_object() &&
+           !e.contains("not_judged");
+}
+
+// "matched 'session' in text; matched 'token' in anchor; matched 'refresh'
+// in text" as "'session', 'refresh' in text; 'token' in anchor": the words
+// grouped by where they matched, in the order first met; other reasons as
+// they are.
+std::string whyText(const json& why) {
+    std::vector<std::pair<std::string, std::string>> groups; // place, words
+    std::vector<std::string> others;
+    for (auto& w : why) {
+        if (!w.is_string()) continue;
+        const std::string& s = w.get_ref<const std::string&>();
+        auto in = s.rfind("' in ");
+        if (!s.starts_with("matched '") || in == std::string::npos || in < 9) {
+            others.push_back(s);
+            continue;
+        }
+        std::string word = s.substr(8, in - 8 + 1), place = s.substr(in + 5);
+        auto g = std::find_if(groups.begin(), groups.end(),
+                              [&](const auto& p) { return p.first == place; });
+        if (g == groups.end())
+            groups.emplace_back(place, word);
+        else
+            g->second += ", " + word;
+    }
+    std::string out;
+    for (auto& [place, words] : groups)
+        out += (out.empty() ? "" : "; ") + words + " in " + place;
+    for (auto& o : others)
+        out += (out.empty() ? "" : "; ") + o;
+    return out;
+}
+
+// A score as two decimals (the structured row has four).
+std::string shortScore(const json& row) {
+    const json& s = member(row, "score");
+    if (!s.is_number()) return field(row, "score");
+    char buf[32];
+    std::snprintf(buf, sizeof buf, "%.2f", s.get<double>());
+    return buf;
+}
+
+// One recall row in the fewest lines a model reads: what it is, where it
+// points and in what state, its text, why it was served. The author, the
+// origin and the confidence only where they differ from the row before
+// (or from the default); structuredContent carries every field.
+std::string rowText(const json& row, int n, std::string& lastAuthor, std::string& lastOrigin) {
+    std::string out = "\n" + std::to_string(n) + ".";
+    if (auto label = field(row, "label"); !label.empty()) out += " \"" + label + "\"";
+    out += " " + field(row, "kind") + " · " + written(field(row, "age")) + " · " + field(row, "id");
+    if (auto by = field(row, "source_agent"); by != lastAuthor) {
+        out += " · by " + by;
+        lastAuthor = by;
+    }
+    if (auto tier = field(row, "tier"); tier != "project")
+        out += " · " + tier + (tier == "other" ? " (" + field(row, "store") + ")" : "");
+    if (auto c = field(row, "confidence"); c != "0.7") out += " · confidence " + c;
+    if (field(row, "stale") == "true") out += " · STALE";
+    if (field(row, "status") != "committed") out += " · " + field(row, "status");
+    out += "\n";
+    if (auto a = anchorList(row); !a.empty())
+        out += "   at " + a + "\n";
+    else
+        out += "   unanchored\n";
+    auto st = field(row, "anchor_state");
+    if (st == "drifted" || st == "orphaned")
+        out += "   UNVERIFIED: the anchored code changed; check before relying on it, then "
+               "reverify or retract\n";
+    out += "   " + field(row, "text") + "\n";
+    // Neither branch's memory is hidden: every version a merge kept.
+    if (field(row, "unmerged") == "true")
+        out += "   UNMERGED: its file holds git conflict markers; both sides are served "
+               "until someone runs engram resolve " +
+               field(row, "id") + "\n";
+    if (row.contains("label_shared_with"))
+        for (auto& other : member(row, "label_shared_with"))
+            out += "   LABEL SHARED with live claim " + other.get<std::string>() +
+                   " (written on another branch): which one holds is undecided\n";
+    if (row.contains("diverged"))
+        for (auto& d : member(row, "diverged"))
+            out += "   DIVERGED, also kept: v" + field(d, "version") + " (" + field(d, "status") +
+                   ", by " + field(d, "source_agent") + "): " + field(d, "text") + "\n";
+    if (row.contains("superseded_versions"))
+        for (auto& v : member(row, "superseded_versions"))
+            out += "   SUPERSEDED v" + field(v, "version") + " (by " + field(v, "source_agent") +
+                   "): " + field(v, "text") + "\n";
+    // The provenance when it adds to the line above: a promotion, a later
+    // version, a re-verification, or another origin than the row before.
+    auto origin = field(row, "origin");
+    auto p = field(row, "provenance");
+    if (p.find("; ") != std::string::npos || (!lastOrigin.empty() && origin != lastOrigin))
+        out += "   " + p + "\n";
+    lastOrigin = origin;
+    // Why it was served, so a model can weigh a weak match.
+    std::string why = row.contains("why") ? whyText(member(row, "why")) : "";
+    out += "   score " + shortScore(row) + (why.empty() ? "" : ": " + why) + "\n";
+    return out;
+}
+
+} // namespace
+
 std::string recall(const json& r) {
     const json& rows = member(r, "rows");
     const json& env = member(r, "envelope");
@@ -244,51 +358,17 @@ std::string recall(const json& r) {
         if (!exists.empty()) out += "memory exists: " + exists + "\n";
         return out + noticesText(r) + envelopeText(env) + instructionHits(r);
     }
-    out = std::to_string(rows.size()) + (rows.size() == 1 ? " claim" : " claims") + " · " +
-          envelopeText(env);
-    int n = 0;
-    for (auto& row : rows) {
-        out += "\n" + std::to_string(++n) + ". " + field(row, "id") + quoted(field(row, "label")) +
-               " · " + field(row, "kind") + " · " + field(row, "anchor_state") + " · " +
-               written(field(row, "age")) + " · by " + field(row, "source_agent") + " · " +
-               field(row, "tier") +
-               (field(row, "tier") == "other" ? " (" + field(row, "store") + ")" : "") +
-               " · confidence " + field(row, "confidence");
-        if (field(row, "stale") == "true") out += " · STALE";
-        if (field(row, "status") != "committed") out += " · " + field(row, "status");
+    out = std::to_string(rows.size()) + (rows.size() == 1 ? " claim" : " claims");
+    // The envelope in words only when it has something to say: all is well
+    // when trust is full and nothing failed (structuredContent carries it).
+    if (envelopeTrusted(env))
         out += "\n";
-        if (auto a = anchorList(row); !a.empty()) out += "   anchors: " + a + "\n";
-        auto st = field(row, "anchor_state");
-        if (st == "drifted" || st == "orphaned")
-            out += "   UNVERIFIED: the anchored code changed; check before relying on it, then "
-                   "reverify or retract\n";
-        out += "   " + field(row, "text") + "\n";
-        // Neither branch's memory is hidden: every version a merge kept.
-        if (field(row, "unmerged") == "true")
-            out += "   UNMERGED: its file holds git conflict markers; both sides are served "
-                   "until someone runs engram resolve " +
-                   field(row, "id") + "\n";
-        if (row.contains("label_shared_with"))
-            for (auto& other : member(row, "label_shared_with"))
-                out += "   LABEL SHARED with live claim " + other.get<std::string>() +
-                       " (written on another branch): which one holds is undecided\n";
-        if (row.contains("diverged"))
-            for (auto& d : member(row, "diverged"))
-                out += "   DIVERGED, also kept: v" + field(d, "version") + " (" +
-                       field(d, "status") + ", by " + field(d, "source_agent") +
-                       "): " + field(d, "text") + "\n";
-        if (row.contains("superseded_versions"))
-            for (auto& v : member(row, "superseded_versions"))
-                out += "   SUPERSEDED v" + field(v, "version") + " (by " +
-                       field(v, "source_agent") + "): " + field(v, "text") + "\n";
-        if (auto p = field(row, "provenance"); !p.empty()) out += "   " + p + "\n";
-        // Why it was served, so a model can weigh a weak match.
-        std::string why;
-        if (row.contains("why"))
-            for (auto& w : member(row, "why"))
-                why += (why.empty() ? "" : "; ") + w.get<std::string>();
-        out += "   score " + field(row, "score") + (why.empty() ? "" : ": " + why) + "\n";
-    }
+    else
+        out += " · " + envelopeText(env);
+    int n = 0;
+    std::string lastAuthor, lastOrigin;
+    for (auto& row : rows)
+        out += rowText(row, ++n, lastAuthor, lastOrigin);
     if (r.contains("unreachable"))
         for (auto& u : member(r, "unreachable"))
             out += "\nunreachable: " + field(u, "root") + ": " + field(u, "reason");
@@ -414,9 +494,16 @@ std::string delegate(const json& r) {
                       (items.size() == 1 ? " item" : " items") + "\n";
     int n = 0;
     for (auto& it : items)
-        out += std::to_string(++n) + ". " + field(it, "id") + " · " + field(it, "tier") + " · " +
-               field(it, "anchor_state") + " · " + field(it, "text") + "\n";
-    out += "left out: " + member(p, "honest_gaps").dump() + "\n";
+        out +=
+            std::to_string(++n) + ". " + field(it, "id") + " · " + field(it, "tier") + " · " +
+            field(it, "anchor_state") +
+            (field(it, "unverified") == "true" ? " (UNVERIFIED: check it against the code)" : "") +
+            " · " + field(it, "text") + "\n";
+    std::string gaps;
+    for (auto& [reason, g] : member(p, "honest_gaps").items())
+        if (int64_t n = count(g, "count"))
+            gaps += (gaps.empty() ? "" : ", ") + std::to_string(n) + " " + reason;
+    out += "left out: " + (gaps.empty() ? std::string("none") : gaps) + "\n";
     for (auto& i : member(p, "instructions"))
         out += "- " + i.get<std::string>() + "\n";
     return out;

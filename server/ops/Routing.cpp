@@ -1,5 +1,6 @@
 // The routing rules (ops/Routing.h), shared by engram serve and engram mcp.
 #include "ops/Routing.h"
+#include "ops/op/wire/Calls.h"
 
 #include "protocol/Convert.h"
 #include "store/Store.h"
@@ -91,6 +92,12 @@ RouteHints routeHints(const json& params, const char* idField) {
     if (const json* anchors = p.optArray("anchors")) {
         for (size_t i = 0; i < anchors->size(); ++i) {
             std::string field = "anchors[" + std::to_string(i) + "]";
+            if ((*anchors)[i].is_string()) { // path#symbol, path:LINE...
+                h.documents.push_back(
+                    {protocol::detail::anchorFromText((*anchors)[i].get<std::string>(), field).path,
+                     field});
+                continue;
+            }
             protocol::Params a((*anchors)[i], field);
             if (auto uri = a.optString("uri"))
                 h.documents.push_back({localPath(*uri, field + ".uri"), field + ".uri"});

@@ -49,6 +49,15 @@ json object(json properties, const Names& required, const char* description = nu
 
 const Names kAnchorStates = spellings<AnchorState>();
 
+// A value's JSON Schema type (integer before number, as schemas say it).
+std::string schemaType(const json& v) {
+    if (v.is_number_integer()) return "integer";
+    if (v.is_number()) return "number";
+    if (v.is_boolean()) return "boolean";
+    if (v.is_null()) return "null";
+    return v.is_string() ? "string" : v.is_array() ? "array" : "object";
+}
+
 // ---- results -------------------------------------------------------------
 
 } // namespace
@@ -56,6 +65,14 @@ const Names kAnchorStates = spellings<AnchorState>();
 std::optional<std::pair<std::string, std::string>>
 unknownMember(const json& value, const json& schema, const std::string& at) {
     if (!schema.is_object()) return std::nullopt;
+    // Alternatives (an anchor as text or as an object): judged by the one
+    // of the value's own type.
+    if (auto any = schema.find("anyOf"); any != schema.end() && any->is_array()) {
+        for (auto& branch : *any)
+            if (branch.value("type", "") == schemaType(value))
+                return unknownMember(value, branch, at);
+        return std::nullopt;
+    }
     if (value.is_array() && schema.contains("items")) {
         for (size_t i = 0; i < value.size(); ++i)
             if (auto u =
@@ -108,28 +125,35 @@ json instructionHit() {
 }
 
 json packetSchema() {
-    json item = object({{"id", str()},
-                        {"version", integer()},
-                        {"text", str()},
-                        {"kind", str()},
-                        {"tier", str("project or medulla (never another project)")},
-                        {"origin", str()},
-                        {"source_agent", str()},
-                        {"anchor_state", oneOf(kAnchorStates)},
-                        {"anchors", arrayOf(str(), "path#symbol, path:START-END or path")},
-                        {"current", arrayOf(either("object", "null"),
-                                            "Per anchor, where its code is now ({path, range}, "
+    json item = object(
+        {{"id", str()},
+         {"version", integer()},
+         {"text", str()},
+         {"kind", str()},
+         {"tier", str("project or medulla (never another project)")},
+         {"origin", str()},
+         {"source_agent", str()},
+         {"anchor_state", oneOf(kAnchorStates)},
+         {"anchors", arrayOf(str(), "path#symbol, path:START-END or path")},
+         {"current",
+          arrayOf(either("object", "null"), "Per anchor, where its code is now ({path, range}, "
                                             "an LSP range), or null when orphaned")},
-                        {"score", typed("number", nullptr)},
-                        {"why", arrayOf(str())}},
-                       {"id", "version", "text", "tier", "anchor_state", "score"});
+         {"score", typed("number", nullptr)},
+         {"why", arrayOf(str())},
+         {"unverified", typed("boolean", "True when its anchored code changed since it was "
+                                         "written (drifted): check it before relying on it")}},
+        {"id", "version", "text", "tier", "anchor_state", "score"});
     json packet =
         object({{"packet_id", str("SHA-256 of the canonical packet; give it to contribute")},
                 {"created_at", str()},
                 {"binding", typed("object", "Root, fingerprint, git HEAD and dirty flag")},
                 {"items", arrayOf(std::move(item), "Ordered by score, then id")},
-                {"honest_gaps", typed("object", "Claims left out (drifted, orphaned, frontier, "
-                                                "retracted), counted")},
+                {"honest_gaps",
+                 json{{"type", "object"},
+                      {"description", "Claims left out, by reason (orphaned, frontier, "
+                                      "retracted): how many, and the first ids"},
+                      {"additionalProperties",
+                       object({{"count", integer()}, {"ids", arrayOf(str())}}, {"count", "ids"})}}},
                 {"limits", typed("object", nullptr)},
                 {"metrics", typed("object", nullptr)},
                 {"instructions", arrayOf(str())},

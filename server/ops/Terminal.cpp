@@ -238,7 +238,9 @@ std::string packet(const protocol::json& p) {
                (it["label"].is_string() ? it["label"].get<std::string>() + "  " : "") + "(" +
                str(it, "id") + " v" + std::to_string(it["version"].get<int>()) + ", " +
                str(it, "tier") + ", anchor " + str(it, "anchor_state") + ", score " +
-               it["score"].dump() + ")\n";
+               it["score"].dump() + ")" +
+               (it.value("unverified", false) ? " UNVERIFIED: check it against the code" : "") +
+               "\n";
         out += indent(str(it, "text"), "   ") + "\n";
     }
     if (i == 0) out += "no claims were relevant to the task\n";

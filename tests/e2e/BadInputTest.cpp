@@ -229,7 +229,7 @@ TEST_CASE("wrong parameter types get InvalidParams naming the field path", "[e2e
     CHECK(contains(err["message"], "anchors[0].path"));
 
     err = b.error("engram/remember",
-                  rememberParams("anchored", "", {{"anchors", {{{"path", "src/a.py"}}, "x"}}}));
+                  rememberParams("anchored", "", {{"anchors", {{{"path", "src/a.py"}}, 7}}}));
     CHECK(err["code"] == -32602);
     CHECK(contains(err["message"], "anchors[1]"));
 

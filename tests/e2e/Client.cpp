@@ -224,6 +224,8 @@ Server::Server(ServerOptions opts) {
 
     mcp_ = opts.mcp;
     std::vector<std::string> argv = {engramBinary(), "--home", home_, mcp_ ? "mcp" : "serve"};
+    // These tests read results as a program does: with their JSON.
+    if (mcp_) argv.push_back("--structured");
     argv.insert(argv.end(), opts.args.begin(), opts.args.end());
     auto env = childEnv(opts.env);
 

@@ -184,23 +184,32 @@ struct Field {
     std::vector<std::string> steps;
     json schema;
 
+    // A step "|k" takes the k-th of the schema's alternatives (anyOf): an
+    // anchor as text or as an object.
+    static bool branch(const std::string& step) { return step.starts_with("|"); }
     std::string name() const {
         for (auto it = steps.rbegin(); it != steps.rend(); ++it)
-            if (*it != "[]") return *it;
+            if (*it != "[]" && !branch(*it)) return *it;
         return "";
     }
     // anchors[].path as listed; anchors[0].path as errors name it.
     std::string shown(const char* index = "[]") const {
         std::string out;
         for (auto& s : steps)
-            out += s == "[]" ? index : (out.empty() ? "" : ".") + s;
+            if (!branch(s)) out += s == "[]" ? index : (out.empty() ? "" : ".") + s;
         return out;
     }
     std::string named() const { return shown("[0]"); }
 };
 
 void collect(const json& schema, std::vector<std::string> steps, std::vector<Field>& out) {
-    if (isType(schema, "string")) {
+    if (schema.contains("anyOf")) {
+        for (size_t k = 0; k < schema["anyOf"].size(); ++k) {
+            auto next = steps;
+            next.push_back("|" + std::to_string(k));
+            collect(schema["anyOf"][k], next, out);
+        }
+    } else if (isType(schema, "string")) {
         out.push_back({steps, schema});
     } else if (isType(schema, "array") && schema.contains("items")) {
         steps.push_back("[]");
@@ -225,9 +234,10 @@ std::vector<Field> stringFields(const json& inputSchema) {
     return out;
 }
 
-// Fields that name a file: confined to the root, not scanned as text.
+// Fields that name a file: confined to the root, not scanned as text (an
+// anchor written as text, path#symbol, is one).
 bool isPathField(const Field& f) {
-    static const std::set<std::string> names = {"path", "paths", "uri", "file"};
+    static const std::set<std::string> names = {"path", "paths", "uri", "file", "anchors"};
     return names.count(f.name()) > 0;
 }
 
@@ -300,6 +310,10 @@ void place(json& at, const json& schema, const Field& f, size_t i, const json& v
     if (f.steps[i] == "[]") {
         if (!at.is_array() || at.empty()) at = json::array({nullptr});
         place(at[0], schema["items"], f, i + 1, value);
+        return;
+    }
+    if (Field::branch(f.steps[i])) {
+        place(at, schema["anyOf"][std::stoul(f.steps[i].substr(1))], f, i + 1, value);
         return;
     }
     if (!at.is_object()) at = json::object();
@@ -399,17 +413,26 @@ struct Surface {
     }
 };
 
-// Every tool engram mcp lists, with its input schema and annotations.
+// Every tool engram mcp lists, with its annotations and its full input
+// schema (tools/list shows a shortened one; engram://schema/{tool} has
+// every form the server reads, an anchor's object form beside its text).
 json toolList(const Workspace& w) {
     Server mcp(ServerOptions{w.home, {"--root", w.root}, {}, "", true});
     mcp.initializeMcp();
     json tools = mcp.call("tools/list")["tools"];
     REQUIRE(tools.size() > 10);
+    for (auto& tool : tools) {
+        json read = mcp.call("resources/read",
+                             {{"uri", "engram://schema/" + tool["name"].get<std::string>()}});
+        tool["inputSchema"] =
+            json::parse(read["contents"][0]["text"].get<std::string>())["inputSchema"];
+    }
     return tools;
 }
 
+// readOnlyHint is left out when false (its default).
 bool writes(const json& tool) {
-    return !tool["annotations"].value("readOnlyHint", true);
+    return !tool["annotations"].value("readOnlyHint", false);
 }
 
 // ---- the checks ---------------------------------------------------------------

@@ -207,6 +207,78 @@ describe('answers', () => {
     assert.ok(!labels.includes('pool-ten'), 'matched only the path');
     assert.ok(!labels.includes('no-proxy'), 'matched only "should" and the path');
     // Each row says its score and what matched.
-    assert.match(textOf(r), /\n   score [0-9.]+: matched 'request' in text; matched 'retri' in label\n/);
+    assert.match(textOf(r), /\n   score [0-9.]+: 'request' in text; 'retri' in label\n/);
+  });
+
+  test('an anchor is written as the README writes it: path#symbol, path:LINE, path:START-END', async () => {
+    const r = await ok('remember', {
+      text: 'The validator and its expiry branch read the injected clock',
+      label: 'text-anchors',
+      anchors: ['src/auth.py#TokenValidator.validate', 'src/auth.py:13', 'src/auth.py:13-15', 'src/auth.py'],
+    });
+    const got = await ok('get', { id: r.structuredContent.claim.id });
+    const anchors = got.structuredContent.claim.anchors;
+    assert.equal(anchors.length, 4, JSON.stringify(anchors));
+    assert.equal(anchors[0].symbol, 'TokenValidator.validate');
+    // Line 13 (1-based) is inside validate: the innermost definition there.
+    assert.equal(anchors[1].symbol, 'TokenValidator.validate');
+    assert.deepEqual([anchors[2].range.start_line, anchors[2].range.end_line], [13, 15]);
+    assert.equal(anchors[3].symbol, undefined);
+    assert.equal(anchors[3].path, 'src/auth.py');
+    // A line that cannot be one is refused naming the anchor, nothing written.
+    for (const bad of ['src/auth.py:0', 'src/auth.py:9-3', '#validate']) {
+      const e = await s.call('remember', { text: 'never written ' + bad, anchors: [bad] });
+      assert.equal(e.isError, true, bad);
+      assert.match(textOf(e), /^InvalidParams: anchors\[0\]: '/, bad);
+    }
+    const none = await ok('recall', { query: 'never written' });
+    assert.equal(none.structuredContent.rows.length, 0);
+  });
+
+  test('a default recall of ten rows reads in at most 5 KB of text, and alone by default', async () => {
+    const plain = await connect({ home: ws.home, args: ['--root', ws.root], structured: false });
+    try {
+      for (let i = 0; i < 12; i++) {
+        const w = await plain.call('remember', {
+          text: `Session handling note ${i}: the token refresh path holds the session lock so two tabs never ` +
+            `refresh at once, and a refresh that fails leaves the old token valid until it expires`,
+          label: `session-note-${i}`,
+          anchors: ['src/auth.py#TokenValidator.validate'],
+        });
+        assert.notEqual(w.isError, true, textOf(w));
+      }
+      const r = await plain.call('recall', { query: 'session token refresh lock' });
+      assert.equal(r.structuredContent, undefined);
+      const bytes = JSON.stringify(r).length;
+      assert.match(textOf(r), /^10 claims\n/);
+      assert.ok(bytes <= 5 * 1024, `a recall of 10 rows is ${bytes} bytes`);
+    } finally {
+      await plain.close();
+    }
+  });
+
+  test('a packet keeps a drifted claim with its text, marked unverified, and is checked by its id', async () => {
+    fs.writeFileSync(path.join(ws.root, 'src/ledger.py'), 'def post(entry):\n    return entry\n');
+    await ok('remember', { text: 'post writes the ledger entry as it was given', label: 'ledger-post', anchors: ['src/ledger.py#post'] });
+    fs.writeFileSync(path.join(ws.root, 'src/ledger.py'), 'def post(entry):\n    return dict(entry, posted=True)\n');
+    const d = await ok('delegate', { task: 'change how the ledger posts an entry', paths: ['src/ledger.py'] });
+    const packet = d.structuredContent.packet;
+    const item = packet.items.find((x) => x.label === 'ledger-post');
+    assert.ok(item, JSON.stringify(packet.items.map((x) => x.label)));
+    assert.equal(item.anchor_state, 'drifted');
+    assert.equal(item.unverified, true);
+    assert.equal(item.text, 'post writes the ledger entry as it was given');
+    assert.equal(packet.honest_gaps.drifted, undefined);
+    assert.match(textOf(d), /drifted \(UNVERIFIED: check it against the code\) · post writes/);
+    // By its id: nothing sent back but 64 characters.
+    const v = await ok('verify_packet', { packet_id: packet.packet_id });
+    assert.equal(v.structuredContent.valid, true, JSON.stringify(v.structuredContent.reasons));
+    assert.equal(v.structuredContent.packet_id, packet.packet_id);
+    const unknown = await s.call('verify_packet', { packet_id: 'f'.repeat(64) });
+    assert.equal(unknown.isError, true);
+    assert.match(textOf(unknown), /^InvalidParams: packet_id: no packet f{64} was composed on this machine lately/);
+    const both = await s.call('verify_packet', { packet_id: packet.packet_id, packet });
+    assert.equal(both.isError, true);
+    assert.match(textOf(both), /packet_id: give either packet_id or packet, not both/);
   });
 });

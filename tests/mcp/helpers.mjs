@@ -47,11 +47,13 @@ export function makeWorkspace(name = 'ws') {
 
 // The official SDK client over stdio, spawning `engram mcp`. `roots`: a
 // list of {uri, name} the client shares (it then declares the roots
-// capability), or a function answering roots/list.
-export async function connect({ home, args = [], env = {}, cwd, roots, name = 'engram-tests' } = {}) {
+// capability), or a function answering roots/list. `structured`: results
+// carry their JSON, as a program reading them asks (engram mcp
+// --structured); false: what an agent's client gets by default, the text.
+export async function connect({ home, args = [], env = {}, cwd, roots, name = 'engram-tests', structured = true } = {}) {
   const transport = new StdioClientTransport({
     command: BINARY,
-    args: ['mcp', ...args],
+    args: ['mcp', ...(structured ? ['--structured'] : []), ...args],
     env: { ENGRAM_HOME: home, ...env },
     cwd,
     stderr: 'pipe',
@@ -106,8 +108,8 @@ export function pathToUri(p) {
 
 // A raw peer: writes lines, reads lines. For what the SDK will not send.
 export class RawPeer {
-  constructor({ home, args = [], env = {}, cwd } = {}) {
-    this.proc = spawn(BINARY, ['mcp', ...args], {
+  constructor({ home, args = [], env = {}, cwd, structured = true } = {}) {
+    this.proc = spawn(BINARY, ['mcp', ...(structured ? ['--structured'] : []), ...args], {
       env: { PATH: process.env.PATH, HOME: process.env.HOME, ENGRAM_HOME: home, ...env },
       cwd,
       stdio: ['pipe', 'pipe', 'pipe'],

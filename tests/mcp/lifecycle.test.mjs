@@ -7,6 +7,23 @@ import { LATEST_PROTOCOL_VERSION } from '@modelcontextprotocol/sdk/types.js';
 
 import { RawPeer, TOOL_NAMES, connect, makeAjv, makeWorkspace, textOf } from './helpers.mjs';
 
+// Every member `listed` names, at any depth, is one `full` names (an
+// alternative of the full schema counts).
+function assertWithin(listed, full, where) {
+  if (!listed || typeof listed !== 'object') return;
+  const branches = full.anyOf ?? [full];
+  const props = Object.assign({}, ...branches.map((b) => b.properties ?? {}));
+  for (const [name, sub] of Object.entries(listed.properties ?? {})) {
+    assert.ok(name in props, `${where}.${name} is listed but not in the full schema`);
+    assertWithin(sub, props[name], `${where}.${name}`);
+  }
+  if (listed.items) {
+    const items = branches.map((b) => b.items).find(Boolean);
+    assert.ok(items, `${where}[] is listed but not in the full schema`);
+    assertWithin(listed.items, items, `${where}[]`);
+  }
+}
+
 describe('lifecycle', () => {
   let ws;
   before(() => {
@@ -53,7 +70,7 @@ describe('lifecycle', () => {
       // Every byte of the list lands in the model's context at each session
       // start: the output schemas (most of it) are not in it by default.
       const bytes = JSON.stringify(listed).length;
-      assert.ok(bytes <= 24 * 1024, `tools/list is ${bytes} bytes`);
+      assert.ok(bytes <= 16 * 1024, `tools/list is ${bytes} bytes`);
       const ajv = makeAjv();
       for (const t of tools) {
         assert.ok(t.title, `${t.name} has a title`);
@@ -63,14 +80,21 @@ describe('lifecycle', () => {
         assert.equal(t.inputSchema.properties.root.type, 'string', `${t.name} takes root`);
         assert.equal(t.annotations.title, undefined, 'the title is said once');
         // Its schemas, from the resource, compile in strict mode (no unknown
-        // keywords, no typos); the input schema is the one listed.
+        // keywords, no typos); the listed input schema is the full one
+        // shortened: every member it names is the full one's, and so are
+        // the required ones.
         const r = await s.client.readResource({ uri: `engram://schema/${t.name}` });
         const schemas = JSON.parse(r.contents[0].text);
-        assert.deepEqual(schemas.inputSchema, t.inputSchema);
+        assert.deepEqual(t.inputSchema.required, schemas.inputSchema.required, t.name);
+        assertWithin(t.inputSchema, schemas.inputSchema, t.name);
+        ajv.compile(t.inputSchema);
         ajv.compile(schemas.inputSchema);
         ajv.compile(schemas.outputSchema);
         assert.equal(schemas.outputSchema.type, 'object');
-        assert.equal(typeof t.annotations.readOnlyHint, 'boolean');
+        // Hints at their defaults are left out: readOnlyHint and
+        // idempotentHint default to false, destructiveHint to true.
+        assert.ok([true, undefined].includes(t.annotations.readOnlyHint), t.name);
+        assert.equal(typeof t.annotations.destructiveHint, 'boolean');
         assert.equal(t.annotations.openWorldHint, false);
       }
       const byName = Object.fromEntries(tools.map((t) => [t.name, t]));
@@ -78,7 +102,12 @@ describe('lifecycle', () => {
       assert.deepEqual(byName.retract.inputSchema.required.sort(), ['id', 'reason']);
       assert.equal(byName.recall.annotations.readOnlyHint, true);
       assert.equal(byName.retract.annotations.destructiveHint, true);
-      assert.equal(byName.remember.annotations.readOnlyHint, false);
+      assert.equal(byName.remember.annotations.readOnlyHint, undefined);
+      assert.equal(byName.remember.annotations.destructiveHint, false);
+      // An anchor is listed in its text form, the one the instructions
+      // explain once; the resource has the object form too.
+      assert.equal(byName.remember.inputSchema.properties.anchors.items.type, 'string');
+      assert.equal(byName.remember.inputSchema.properties.root.description, undefined);
       await assert.rejects(s.client.readResource({ uri: 'engram://schema/forget' }), /no tool named 'forget'/);
     } finally {
       await s.close();
@@ -172,6 +201,23 @@ describe('version negotiation', () => {
     }
   });
 
+  test('by default a result is the text alone, at every revision: what clients hand a model', async () => {
+    // Clients agents run in give a model the JSON instead of the text when
+    // both come; the JSON is for programs, which ask for it (--structured).
+    for (const version of ['2024-11-05', '2025-06-18']) {
+      const peer = new RawPeer({ home: ws.home, args: ['--root', ws.root], structured: false });
+      try {
+        await peer.initialize(version);
+        const status = await peer.request('tools/call', { name: 'status', arguments: {} }, 3);
+        assert.equal(status.result.structuredContent, undefined, version);
+        assert.equal(status.result.content.length, 1, version);
+        assert.match(status.result.content[0].text, new RegExp(`root ${ws.root} \\(--root\\)`));
+      } finally {
+        await peer.close();
+      }
+    }
+  });
+
   test('2025-03-26: annotations but no output schemas', async () => {
     const peer = new RawPeer({ home: ws.home, args: ['--root', ws.root] });
     try {
@@ -179,7 +225,7 @@ describe('version negotiation', () => {
       const list = await peer.request('tools/list', {}, 2);
       for (const t of list.result.tools) {
         assert.equal(t.outputSchema, undefined);
-        assert.equal(typeof t.annotations.readOnlyHint, 'boolean');
+        assert.equal(typeof t.annotations.destructiveHint, 'boolean');
       }
     } finally {
       await peer.close();

@@ -64,9 +64,9 @@ describe('raw protocol', () => {
 
   test('unknown methods get -32601; unknown notifications get nothing', async () => {
     await peer.initialize();
-    const r = await peer.request('prompts/list', {}, 7);
+    const r = await peer.request('completion/complete', {}, 7);
     assert.equal(r.error.code, -32601);
-    assert.match(r.error.message, /unknown method 'prompts\/list'/);
+    assert.match(r.error.message, /unknown method 'completion\/complete'/);
     peer.send({ jsonrpc: '2.0', method: 'notifications/whatever', params: {} });
     peer.send({ jsonrpc: '2.0', method: 'notifications/initialized' });
     peer.send({ jsonrpc: '2.0', method: 'tools/list' }); // a notification: no id, no answer

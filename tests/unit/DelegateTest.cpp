@@ -339,7 +339,8 @@ TEST_CASE("property: limits are never exceeded and budget_exhausted says when th
     }
 }
 
-TEST_CASE("drifted, orphaned, frontier and retracted claims are left out and counted",
+TEST_CASE("drifted claims come marked unverified, while orphaned, frontier and retracted ones are "
+          "left out and counted",
           "[delegate]") {
     Workspace w;
     w.dir.write("src/pay.py", "def charge(a):\n    return a\n\ndef refund(a):\n    return a\n");
@@ -357,12 +358,19 @@ TEST_CASE("drifted, orphaned, frontier and retracted claims are left out and cou
     w.dir.write("src/pay.py", "def charge(a):\n    return round(a, 2)\n");
     json p = w.packet("amounts rounding charge refund", {"src/pay.py"});
     auto ids = itemIds(p);
+    int unverified = 0;
     for (auto& it : p["items"]) {
-        CHECK(it["anchor_state"] != "drifted");
         CHECK(it["anchor_state"] != "orphaned");
+        // With its text, so the child can check it, and marked.
+        CHECK((it["anchor_state"] == "drifted") == it.value("unverified", false));
+        if (it.value("unverified", false)) {
+            ++unverified;
+            CHECK(it["text"] == "charge rounds amounts to cents");
+        }
     }
-    CHECK(ids.size() == 1); // only int-amounts
-    CHECK(p["honest_gaps"]["drifted"]["count"] == 1);
+    CHECK(unverified == 1);
+    CHECK(ids.size() == 2); // int-amounts and the drifted charge-cents
+    CHECK_FALSE(p["honest_gaps"].contains("drifted"));
     CHECK(p["honest_gaps"]["orphaned"]["count"] == 1);
     CHECK(p["honest_gaps"]["frontier"]["count"] == 1);
     CHECK(p["honest_gaps"]["retracted"]["count"] == 1);

@@ -54,11 +54,9 @@ Operation operation() {
     return {
         .name = "check",
         .title = "Memory findings",
-        .description = "The findings engram check reports in CI: drifted, orphaned and moved "
-                       "anchors, stale claims, secrets, broken or unmerged claim files, and "
-                       "instruction files' (AGENTS.md...) dangling references; for the workspace "
-                       "or one file. Call it before handing work over, or when memory looks "
-                       "wrong.",
+        .description = "What engram check reports in CI (drifted or orphaned anchors, stale "
+                       "claims, broken claim files, instruction files' dangling references), "
+                       "for the workspace or one file; call it before handing work over.",
         .effect = Effect::Read,
         .input = protocol::inputSchema<Params>,
         .output = protocol::outputSchema<FindingsReport>,

@@ -86,8 +86,10 @@ Outcome run(Call& call, const json& params) {
     Engine& engine = call.engine();
     req.root = call.requestedRoot; // as routed, in its canonical form
     auto r = engine.delegate(req);
-    Outcome out(protocol::toJson(
-        Answer{{protocol::packetJson(machine(engine), r.packet, req.sign)}, r.envelope}));
+    json packet = protocol::packetJson(machine(engine), r.packet, req.sign);
+    // Kept by id, so a sub-agent can have it checked without sending it back.
+    engine.keepPacket(packet.value("packet_id", ""), packet.dump());
+    Outcome out(protocol::toJson(Answer{{std::move(packet)}, r.envelope}));
     if (call.terminal) out.text = terminal::packet(out.value["packet"]);
     return out;
 }

@@ -91,8 +91,8 @@ struct Params {
             field("query", &Params::query,
                   "Words about the task or the code; absent = the most recent claims"),
             field("tier", &Params::tier,
-                  "Absent: the project and the medulla. all: also every other project engram has "
-                  "served on this machine (rows say which)"),
+                  "Default: the project and the medulla; all adds the other projects engram "
+                  "served on this machine, labelled"),
             field("path", &Params::path,
                   "The file you are working on: claims anchored in it rank first"),
             field("uri", &Params::uri, "That file as a file:// URI, instead of path"),

@@ -129,11 +129,8 @@ Operation operation() {
         .name = "report",
         .title = "Report a memory problem",
         .description =
-            "File a report when memory misled you: a recall that said nothing although you "
-            "later found the answer in code or in memory (false_absence), a claim from a project "
-            "it should not reach (leak), a claim written to the wrong store, a wrong author or "
-            "origin (misattribution), a claim that vanished. It reaches the project's inbox and "
-            "is counted. Answer reports with class answer and answers; a resolution closes them.",
+            "File a report when memory misled you (class memory_misdelivery, with its kind) or "
+            "about engram itself (field_report); it reaches the project's inbox and is counted.",
         .effect = Effect::Write,
         .input = protocol::inputSchema<Params>,
         .output = protocol::outputSchema<Answer>,

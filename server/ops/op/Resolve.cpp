@@ -41,9 +41,9 @@ Operation operation() {
     return {
         .name = "resolve",
         .title = "Resolve a diverged claim",
-        .description = "Settle a claim a git merge left diverged or unmerged (engram.conflict "
-                       "with subject diverged, engram.unmerged): keep the merge rule's live "
-                       "version, or the one take names; the others are kept in its history.",
+        .description = "Settle a claim a git merge left diverged or unmerged: keep the merge "
+                       "rule's live version, or the one take names (the others stay in its "
+                       "history).",
         .effect = Effect::Write,
         .input = protocol::inputSchema<Params>,
         .output = protocol::outputSchema<GetResult>,

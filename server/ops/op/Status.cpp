@@ -79,9 +79,8 @@ struct Params {
                   "Also the confusion rate per ISO week (confirmed misdelivery reports, live "
                   "claims, recalls served)"),
             field("instructions", &Params::instructions,
-                  "Count the instruction files' (AGENTS.md, CLAUDE.md...) code references by "
-                  "state; it reads git, so an editor's status polling leaves it off (default: "
-                  "on, except engram/status over the LSP)"),
+                  "Count the instruction files' code references by state (default: on; off "
+                  "for engram/status over the LSP, since it reads git)"),
         };
     }
 };

@@ -35,11 +35,17 @@ namespace {
 using protocol::field;
 
 struct Params {
-    protocol::AnyObject packet;
+    std::optional<std::string> packetId;
+    std::optional<protocol::AnyObject> packet;
     std::optional<protocol::Bounded<1>> lifetimeSeconds;
     static constexpr auto fields() {
         return std::tuple{
-            field("packet", &Params::packet, "The packet exactly as delegate returned it"),
+            field("packet_id", &Params::packetId,
+                  "The packet's id, as delegate returned it (this machine keeps its recent "
+                  "packets)",
+                  protocol::Filled::ByCaller, "^[0-9a-f]{64}$"),
+            field("packet", &Params::packet,
+                  "Instead of packet_id: the packet exactly as delegate returned it"),
             field("lifetime_seconds", &Params::lifetimeSeconds,
                   "Oldest acceptable packet, in seconds (default one day)"),
         };
@@ -48,9 +54,27 @@ struct Params {
 
 Outcome run(Call& call, const json& params) {
     auto p = protocol::fromJson<Params>(params); // before the engine: errors name a field
-    protocol::VerifyPacketRequest req{p.packet.value, protocol::kDefaultPacketLifetime};
+    if (p.packet && p.packetId)
+        throw invalidField("packet_id", "give either packet_id or packet, not both");
+    if (!p.packet && !p.packetId)
+        throw invalidField("packet_id", "is required (or packet)");
+    Engine& engine = call.engine();
+    json packet;
+    if (p.packetId) {
+        auto kept = engine.keptPacket(*p.packetId);
+        if (!kept)
+            throw invalidField("packet_id", "no packet " + *p.packetId +
+                                                " was composed on this machine lately (the "
+                                                "newest " +
+                                                std::to_string(Engine::kKeptPackets) +
+                                                " are kept); send the packet itself");
+        packet = json::parse(*kept, nullptr, false);
+    } else {
+        packet = p.packet->value;
+    }
+    protocol::VerifyPacketRequest req{packet, protocol::kDefaultPacketLifetime};
     if (p.lifetimeSeconds) req.lifetimeSeconds = p.lifetimeSeconds->value;
-    auto r = protocol::verifyPacket(delegate::machine(call.engine()), req);
+    auto r = protocol::verifyPacket(delegate::machine(engine), req);
     Outcome out(protocol::toJson(r), !r.valid);
     if (call.terminal) out.text = terminal::verifyPacket(r);
     return out;
@@ -72,14 +96,14 @@ Operation operation() {
     return {
         .name = "verify_packet",
         .title = "Verify a delegation packet",
-        .description = "As a sub-agent, check the packet you were given: its hash, signature, "
-                       "binding and age.",
+        .description = "As a sub-agent, check the packet you were given (by its packet_id): its "
+                       "hash, signature, binding and age.",
         .effect = Effect::Read,
         .input = protocol::inputSchema<Params>,
         .output = protocol::outputSchema<VerifyPacketResult>,
         .run = run,
         .render = text,
-        .cli = {.help = "  verify-packet FILE|-           check a packet's hash, signature, "
+        .cli = {.help = "  verify-packet FILE|-|ID        check a packet's hash, signature, "
                         "binding and age\n"
                         "      [--lifetime SECONDS]       (default 86400); exit 0 valid, 1 "
                         "invalid\n",

@@ -5,6 +5,9 @@
 #include "protocol/Shape.h"
 #include "util/Paths.h"
 
+#include <charconv>
+#include <string_view>
+
 namespace engram::protocol {
 
 namespace detail {
@@ -27,20 +30,74 @@ inline json described(json schema, const char* description) {
     return schema;
 }
 
+inline std::optional<int> wholeNumber(std::string_view s) {
+    int out = 0;
+    auto r = std::from_chars(s.data(), s.data() + s.size(), out);
+    if (s.empty() || r.ec != std::errc() || r.ptr != s.data() + s.size()) return std::nullopt;
+    return out;
+}
+
+// An anchor as the README writes it, in every surface (the CLI's --anchor,
+// an agent's call): PATH#SYMBOL, PATH:LINE, PATH:START-END (1-based lines,
+// as people count them) or PATH alone.
+inline AnchorSpec anchorFromText(const std::string& v, const std::string& at) {
+    AnchorSpec a;
+    if (auto hash = v.find('#'); hash != std::string::npos) {
+        a.path = v.substr(0, hash);
+        a.symbol = v.substr(hash + 1);
+        if (a.path.empty() || a.symbol->empty())
+            throw invalidField(at, "'" + v + "': expected PATH#SYMBOL");
+        return a;
+    }
+    a.path = v;
+    auto colon = v.rfind(':');
+    if (colon == std::string::npos || colon + 1 == v.size()) return a;
+    std::string spec = v.substr(colon + 1);
+    if (spec.find_first_not_of("0123456789-") != std::string::npos) return a;
+    auto dash = spec.find('-');
+    auto first = wholeNumber(std::string_view(spec).substr(0, dash));
+    auto last =
+        dash == std::string::npos ? first : wholeNumber(std::string_view(spec).substr(dash + 1));
+    if (!first || !last || *first < 1 || *last < *first || colon == 0)
+        throw invalidField(at,
+                           "'" + v + "': expected PATH:LINE or PATH:START-END with 1-based lines");
+    a.path = v.substr(0, colon);
+    if (dash == std::string::npos)
+        a.line = *first;
+    else
+        a.lines = std::pair{*first, *last};
+    return a;
+}
+
 } // namespace detail
 
 // Where a claim should point, as a caller names it (remember, contribute):
-// a file by path or URI, and in it a symbol, a position or a line range.
+// the README's text form (detail::anchorFromText), or an object: a file by
+// path or URI, and in it a symbol, an LSP position or a line range.
 // Written by hand: its members come in alternatives the schema says with
-// oneOf, and a position's 0-based line becomes the engine's 1-based one.
+// anyOf and oneOf, and a position's 0-based line becomes the engine's
+// 1-based one.
 template <>
 struct Wire<AnchorSpec> {
+    // The text form's description: the MCP listing shows this form alone
+    // (mcp::listedSchema keeps an anyOf's first branch).
+    static constexpr const char* kTextForm =
+        "path, path#Symbol.name, path:LINE or path:START-END (1-based lines)";
+
     static json schema(Side = Side::Input) {
+        json object = objectForm();
+        json described = object["description"];
+        object.erase("description");
+        return {{"anyOf", {{{"type", "string"}, {"description", kTextForm}}, std::move(object)}},
+                {"description", std::move(described)}};
+    }
+
+    static json objectForm() {
         using detail::described;
         json integer = {{"type", "integer"}};
         json text = {{"type", "string"}};
         json line = {{"type", "object"},
-                     {"properties", {{"line", described(integer, "0-based line")}}},
+                     {"properties", {{"line", described(integer, "0-based line (LSP)")}}},
                      {"required", {"line"}}};
         json range = {
             {"type", "object"},
@@ -55,10 +112,11 @@ struct Wire<AnchorSpec> {
         detail::oneOfGroups(range, {{"start_line"}, {"start", "end"}});
         json position = {{"type", "object"},
                          {"properties",
-                          {{"line", described(integer, "0-based line")},
+                          {{"line", described(integer, "0-based line (LSP)")},
                            {"character", described(integer, "0-based, UTF-16 code units")}}},
                          {"required", {"line"}},
-                         {"description", "The innermost definition around this position"}};
+                         {"description", "An LSP position (0-based): the innermost definition "
+                                         "around it"}};
         json anchor = {
             {"type", "object"},
             {"properties",
@@ -78,6 +136,10 @@ struct Wire<AnchorSpec> {
     }
 
     static AnchorSpec read(const json& j, const std::string& path) {
+        if (j.is_string()) return detail::anchorFromText(j.get<std::string>(), path);
+        if (!j.is_object())
+            throw invalidField(path, std::string("expected a string (") + kTextForm +
+                                         ") or an object, got " + typeName(j));
         Params p(j, path);
         AnchorSpec a;
         auto uri = p.optString("uri");
