@@ -56,8 +56,7 @@ Outcome run(Call& call, const json& params) {
     auto p = protocol::fromJson<Params>(params); // before the engine: errors name a field
     if (p.packet && p.packetId)
         throw invalidField("packet_id", "give either packet_id or packet, not both");
-    if (!p.packet && !p.packetId)
-        throw invalidField("packet_id", "is required (or packet)");
+    if (!p.packet && !p.packetId) throw invalidField("packet_id", "is required (or packet)");
     Engine& engine = call.engine();
     json packet;
     if (p.packetId) {
