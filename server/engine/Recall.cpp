@@ -47,6 +47,13 @@ constexpr int kPerTermCap = 400;   // newest rows taken per query term
 // a 5k-claim store), paid once per store.
 constexpr int kOtherPerTermCap = 100;
 constexpr int kScoredCap = 48; // rows read and fully scored
+// A row scoring under this share of the best row's score is not served
+// (with a query): a match on one word every claim holds. Measured on the
+// scripted session over psf/requests (tests/mcp/agentSession.mjs): every
+// row under it matched one common word in a name (`request` in
+// REQUESTS_CA_BUNDLE or PreparedRequest) and scored under 0.8% of the best;
+// the weakest row a person would call relevant scored 6.3%.
+constexpr double kScoreFloor = 0.025;
 constexpr double kK1 = 1.2, kB = 0.75;
 // Field weights: a label or tag names what a claim is about; the text says it.
 constexpr double kWeightLabel = 3.0, kWeightTags = 2.0, kWeightCode = 2.0, kWeightText = 1.0;
@@ -574,6 +581,15 @@ RecallResult Engine::recallChecked(const RecallRequest& req, bool rowsReread) {
               [](const auto& x, const auto& y) { return rankedBefore(x.row, y.row); });
     const bool wantSuperseded = std::find(req.include.begin(), req.include.end(),
                                           ClaimStatus::Superseded) != req.include.end();
+    // The floor: counted and said, never dropped in silence.
+    size_t weak = 0;
+    if (!queryTerms.empty() && !rows.empty() && rows.front().row.score > 0) {
+        const double floor = rows.front().row.score * kScoreFloor;
+        while (!rows.empty() && rows.back().row.score < floor) {
+            rows.pop_back();
+            ++weak;
+        }
+    }
     size_t chars = 0;
     // Matched, but not one fits max_chars: said so, never "none matched".
     size_t firstChars = rows.empty() ? 0 : utf8Length(rows.front().row.claim.text);
@@ -618,6 +634,14 @@ RecallResult Engine::recallChecked(const RecallRequest& req, bool rowsReread) {
     explainNotJudged(result.envelope, result.instructions);
 
     reportUnmatchedFocus(result, focusPath, focusSymbol);
+    if (weak > 0)
+        result.notices.push_back(std::to_string(weak) + (weak == 1 ? " more claim" : " more claims") +
+                                 " matched only weakly (under " +
+                                 std::to_string(int(kScoreFloor * 1000) / 10) + "." +
+                                 std::to_string(int(kScoreFloor * 1000) % 10) +
+                                 "% of the best row's score) and " +
+                                 (weak == 1 ? "is" : "are") +
+                                 " not shown; other words, a path or a symbol find them");
     if (result.rows.empty())
         explainEmpty(result, req, queryTerms, result.truncated ? rows.size() : 0, firstChars,
                      rows.size() >= keep);

@@ -347,7 +347,9 @@ TEST_CASE("drifted claims come marked unverified, while orphaned, frontier and r
     w.remember("charge rounds amounts to cents", "charge-cents", {{"src/pay.py", "charge"}});
     w.remember("refund amounts are never rounded", "refund-round", {{"src/pay.py", "refund"}});
     w.remember("amounts are stored as integers", "int-amounts");
-    Claim gone = w.remember("amounts below zero are refused", "negative");
+    // Relevant to the task (rounding, charge), not only sharing `amounts`
+    // with every claim: a match that weak is under recall's floor.
+    Claim gone = w.remember("negative amounts are rounded to zero before a charge", "negative");
     w.engine->retract(gone.id, "human:ana", "wrong");
     ContributeRequest cr;
     cr.agent = "claude:child";

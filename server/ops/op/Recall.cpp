@@ -167,7 +167,7 @@ struct Answer {
                   "query: not claims, and not retractable through engram; edit the file"),
             field("notices", &Answer::notices,
                   "What the call asked that matched nothing (a path naming no file, a symbol no "
-                  "row is anchored to)"),
+                  "row is anchored to), and how many matches scored under the floor"),
             field("envelope", &Answer::envelope),
         };
     }
