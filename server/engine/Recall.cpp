@@ -635,13 +635,11 @@ RecallResult Engine::recallChecked(const RecallRequest& req, bool rowsReread) {
 
     reportUnmatchedFocus(result, focusPath, focusSymbol);
     if (weak > 0)
-        result.notices.push_back(std::to_string(weak) + (weak == 1 ? " more claim" : " more claims") +
-                                 " matched only weakly (under " +
-                                 std::to_string(int(kScoreFloor * 1000) / 10) + "." +
-                                 std::to_string(int(kScoreFloor * 1000) % 10) +
-                                 "% of the best row's score) and " +
-                                 (weak == 1 ? "is" : "are") +
-                                 " not shown; other words, a path or a symbol find them");
+        result.notices.push_back(
+            std::to_string(weak) + (weak == 1 ? " more claim" : " more claims") +
+            " matched only weakly (under " + std::to_string(int(kScoreFloor * 1000) / 10) + "." +
+            std::to_string(int(kScoreFloor * 1000) % 10) + "% of the best row's score) and " +
+            (weak == 1 ? "is" : "are") + " not shown; other words, a path or a symbol find them");
     if (result.rows.empty())
         explainEmpty(result, req, queryTerms, result.truncated ? rows.size() : 0, firstChars,
                      rows.size() >= keep);
