@@ -6,7 +6,7 @@
 set -euo pipefail
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 
-debs=(build-essential cmake pkg-config git nodejs npm
+debs=(build-essential dpkg-dev cmake pkg-config git nodejs npm
       nlohmann-json3-dev libuv1-dev libsqlite3-dev catch2 libsodium-dev libre2-dev
       clang-format neovim)
 npm_dirs=(. tests/mcp editors/vscode)

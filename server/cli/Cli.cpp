@@ -2,8 +2,11 @@
 #include "cli/Cli.h"
 
 #include "cli/Args.h"
+#include "cli/BuildInfo.h"
 #include "cli/Check.h"
+#include "cli/Generate.h"
 #include "engine/Engine.h"
+#include "index/Index.h"
 #include "lsp/LspServer.h"
 #include "mcp/McpServer.h"
 #include "ops/Hook.h"
@@ -18,6 +21,7 @@
 #include "store/Merge.h"
 #include "store/Store.h"
 #include "syntax/Languages.h"
+#include "syntax/Symbols.h"
 #include "util/Error.h"
 #include "util/Fs.h"
 #include "util/Log.h"
@@ -99,6 +103,8 @@ const char* kUsageTail =
                                  (a harness reads 2 as "block the prompt")
   reindex                        rebuild the indexes from the claim files
   doctor                         check grammars, stores, indexes and audit logs
+  completions bash|zsh|fish      print a shell completion script (installed with engram)
+  man                            print this manual as a man page (roff)
 
 global flags:
   --root DIR    workspace root (default: $ENGRAM_ROOT, else the nearest ancestor
@@ -536,7 +542,20 @@ int cmdDoctor(const Context& ctx) {
               kind ? "parses (ABI " + std::to_string(lang.abiVersion) + ", root " + *kind + ")"
                    : "does not parse its sample");
     }
+    // What this build writes, and what the project's anchors were stamped
+    // with: an upgrade that changes the digest rules shows here first.
+    check("formats", true,
+          "engram " + std::string(ENGRAM_VERSION) + " (commit " + buildCommit() +
+              ") writes index schema " + std::to_string(Index::kSchemaVersion) +
+              " and stamps anchors with digest rules " + std::to_string(syntax::kDigestRules));
     Engine engine = makeEngine(ctx);
+    std::string stamped;
+    for (auto& [rules, n] : engine.anchorRules())
+        stamped += (stamped.empty() ? "" : ", ") + std::to_string(n) +
+                   (rules == 0 ? " before rules were recorded"
+                               : " with rules " + std::to_string(rules));
+    check("anchor digests", true,
+          stamped.empty() ? "no anchored claims in the project" : "anchors stamped " + stamped);
     auto st = engine.status();
     for (auto& s : st.envelope.stores) {
         check(s.tier + " store", s.error.empty(),
@@ -593,44 +612,35 @@ int run(int argc, char** argv) {
         std::cerr << "engram: libsodium failed to initialise\n";
         return 2;
     }
-    FlagSpec global{{"--root", "--home"}, {}, {"--json", "--help", "--version"}};
-    std::map<std::string, FlagSpec> commands = {
-        {"serve", {{"--log"}, {}, {"--stdio"}}},
-        {"mcp", {{"--log"}, {}, {"--output-schemas", "--structured"}}},
-        {"check", {{"--format", "--fail-on", "--changed-since", "--max-findings"}, {}, {}}},
-        {"init", {}},
-        {"merge-driver", {}},
-        {"hook", {{"--event", "--format", "--max-chars", "--prompt"}, {}, {}}},
-        {"doctor", {}},
-        {"help", {}},
-    };
-    for (auto& op : ops::operations()) {
-        if (op.cli.name.empty()) continue;
-        FlagSpec& spec = commands[op.cli.name];
-        for (auto& f : op.cli.flags) {
-            if (f.kind == ops::FlagKind::Switch) {
-                spec.boolean.insert(f.name);
-                continue;
-            }
-            spec.valued.insert(f.name);
-            if (f.kind == ops::FlagKind::Texts) spec.repeated.insert(f.name);
-        }
-    }
-    // `reverify --file PATH[:LINE]` is reverify_file's form (see below).
-    commands["reverify"].valued.insert("--file");
+    const CommandTable table = commandTable();
     Context ctx;
     try {
-        ctx.args = parseArgs(argc, argv, commands, global);
+        ctx.args = parseArgs(argc, argv, table.commands, table.global);
     } catch (const UsageError& e) {
         std::cerr << "engram: " << e.what() << "\n(see engram --help)\n";
         return 2;
     }
     if (ctx.args.has("--version")) {
-        std::cout << "engram " << ENGRAM_VERSION << "\n";
+        std::cout << "engram " << ENGRAM_VERSION << " (commit " << buildCommit() << ")\n";
         return 0;
     }
     if (ctx.args.has("--help") || ctx.args.command == "help") {
         std::cout << usage();
+        return 0;
+    }
+    if (ctx.args.command == "man") {
+        std::cout << manPage(usage(), ENGRAM_VERSION);
+        return 0;
+    }
+    if (ctx.args.command == "completions") {
+        try {
+            if (ctx.args.positionals.size() != 1)
+                throw UsageError("completions: name one shell: bash, zsh or fish");
+            std::cout << completionScript(ctx.args.positionals[0], table);
+        } catch (const UsageError& e) {
+            std::cerr << "engram: " << e.what() << "\n(see engram --help)\n";
+            return 2;
+        }
         return 0;
     }
     if (ctx.args.command.empty()) {

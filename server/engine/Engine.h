@@ -156,6 +156,10 @@ public:
     // the root is not in a repository or the ref is unknown.
     std::set<std::string> changedSince(const std::string& ref) { return team_->changedSince(ref); }
 
+    // The anchors of the project's live claims by the digest rules that
+    // stamped them (0: before rules were recorded), for doctor: reads every
+    // anchored claim, so not for a hot path.
+    std::map<int, int64_t> anchorRules();
     StatusResult status(const std::optional<std::string>& requestedRoot = std::nullopt,
                         bool instructions = false);
     // One store's counts as the envelope gives them (claims by status,

@@ -10,6 +10,7 @@
 
 #include <charconv>
 #include <functional>
+#include <limits>
 #include <memory>
 #include <unordered_map>
 
@@ -77,6 +78,18 @@ uint64_t hashKey(const std::string& key) {
 }
 
 } // namespace
+
+std::map<int, int64_t> Engine::anchorRules() {
+    std::map<int, int64_t> out;
+    Tier& t = tiers_.project();
+    if (!tiers_.ready(t)) return out;
+    auto snapshot = t.index->readScope();
+    for (auto rowid : t.index->anchoredLive(std::numeric_limits<int>::max()))
+        if (auto ic = t.index->byRowid(rowid))
+            for (auto& a : ic->claim.anchors)
+                ++out[a.rules];
+    return out;
+}
 
 void Engine::addAnchorHealth(Tier& t, StatusResult::AnchorHealth& total, NotJudged* notJudged) {
     // Over anchored live claims only (unanchored claims have nothing to

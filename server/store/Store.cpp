@@ -67,8 +67,11 @@ void Store::ensureLayout() {
     makeDirs(claimsDir());
     makeDirs(historyDir());
     if (!statFile(dir_ + "/.gitignore")) atomicWrite(dir_ + "/.gitignore", kGitignore);
+    // Without a name the store is named after its root's directory (the
+    // default the reader applies): an empty `name:` line would be an error.
     if (!statFile(dir_ + "/store.conf"))
-        atomicWrite(dir_ + "/store.conf", "# engram store\nname: " + name_ + "\n");
+        atomicWrite(dir_ + "/store.conf",
+                    "# engram store\n" + (name_.empty() ? "" : "name: " + name_ + "\n"));
 }
 
 FileLock Store::lock() {

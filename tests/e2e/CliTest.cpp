@@ -5,6 +5,7 @@
 #include <catch2/catch.hpp>
 #include <chrono>
 #include <filesystem>
+#include <map>
 #include <thread>
 
 using namespace engram::e2e;
@@ -35,11 +36,41 @@ struct Shell {
 
 } // namespace
 
-TEST_CASE("engram --version prints the version and exits 0", "[e2e][cli]") {
+TEST_CASE("engram --version prints the version and the commit it was built from", "[e2e][cli]") {
     CliResult r = runCli({"--version"});
     INFO(describe(r));
     CHECK(r.exitCode == 0);
-    CHECK(r.out == std::string("engram ") + ENGRAM_VERSION + "\n");
+    // The commit of the checkout the suite runs in (built from it).
+    auto head = runGit(ENGRAM_SOURCE_DIR, {"rev-parse", "--short=12", "HEAD"});
+    REQUIRE(head.exitCode == 0);
+    std::string commit = head.out.substr(0, 12);
+    CHECK((r.out == "engram " + std::string(ENGRAM_VERSION) + " (commit " + commit + ")\n" ||
+           r.out == "engram " + std::string(ENGRAM_VERSION) + " (commit " + commit + "-dirty)\n"));
+}
+
+TEST_CASE("engram init in a repository with no store writes one doctor finds sound", "[e2e][cli]") {
+    Shell sh;
+    REQUIRE(runGit(sh.root.path(), {"init", "-q"}).exitCode == 0);
+    json init = sh.ok({"init"});
+    CHECK(init["driver"] == true);
+    // store.conf once came out with an empty `name:`, which doctor, check
+    // and every reader of the store refuse.
+    CliResult doctor = sh.run({"doctor"});
+    INFO(describe(doctor));
+    CHECK(doctor.exitCode == 0);
+    CHECK_FALSE(contains(doctor.out, "FAIL"));
+    CHECK(sh.ok({"status"})["envelope"]["store"][0]["name"] ==
+          "project:" + fs::path(sh.root.path()).filename().string());
+    // doctor names what this build writes and what the anchors were
+    // stamped with.
+    sh.ok({"remember", "validate never raises", "--anchor", "src/auth.py#TokenValidator.validate"});
+    std::map<std::string, std::string> details;
+    json doctorJson = sh.ok({"doctor"}); // alive for the loop
+    for (auto& c : doctorJson["checks"])
+        details[c["check"]] = c["detail"];
+    CHECK(contains(details["formats"], "(commit "));
+    CHECK(contains(details["formats"], "index schema "));
+    CHECK(details["anchor digests"] == "anchors stamped 1 with rules 1");
 }
 
 TEST_CASE("engram --help prints usage and exits 0, no command is a usage error", "[e2e][cli]") {
