@@ -551,9 +551,9 @@ int cmdDoctor(const Context& ctx) {
     Engine engine = makeEngine(ctx);
     std::string stamped;
     for (auto& [rules, n] : engine.anchorRules())
-        stamped += (stamped.empty() ? "" : ", ") + std::to_string(n) +
-                   (rules == 0 ? " before rules were recorded"
-                               : " with rules " + std::to_string(rules));
+        stamped +=
+            (stamped.empty() ? "" : ", ") + std::to_string(n) +
+            (rules == 0 ? " before rules were recorded" : " with rules " + std::to_string(rules));
     check("anchor digests", true,
           stamped.empty() ? "no anchored claims in the project" : "anchors stamped " + stamped);
     auto st = engine.status();
