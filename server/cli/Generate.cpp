@@ -69,12 +69,13 @@ std::string bash(const CommandTable& t) {
          "    esac\n"
          "    if [[ -z \"$cmd\" ]]; then\n"
          "        COMPREPLY=($(compgen -W \""
-      << [&] {
-             std::set<std::string> names;
-             for (auto& [name, _] : t.commands)
-                 names.insert(name);
-             return joined(names, {});
-         }()
+      <<
+        [&] {
+            std::set<std::string> names;
+            for (auto& [name, _] : t.commands)
+                names.insert(name);
+            return joined(names, {});
+        }()
       << " " << joined(t.global.valued, t.global.boolean)
       << "\" -- \"$cur\"))\n"
          "        return\n"
