@@ -13,6 +13,11 @@ set -euo pipefail
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 bin="${ENGRAM_BINARY:-}"
 if [[ -z "$bin" ]]; then
+    # Said first: the first run installs packages and compiles for minutes.
+    if [[ ! -x "$here/build/engram" ]]; then
+        echo "Building engram first (installing what it needs, then compiling: about" \
+            "three minutes on two cores, once)..."
+    fi
     "$here/scripts/build.sh" --target engram >/dev/null
     bin="$here/build/engram"
 fi

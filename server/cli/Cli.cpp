@@ -27,6 +27,7 @@
 #include "util/Log.h"
 #include "util/Paths.h"
 #include "util/Process.h"
+#include "util/Progress.h"
 
 #include <cerrno>
 #include <charconv>
@@ -34,6 +35,7 @@
 #include <cstdlib>
 #include <fstream>
 #include <iostream>
+#include <memory>
 #include <poll.h>
 #include <sodium.h>
 #include <sstream>
@@ -129,6 +131,23 @@ struct Context {
     std::string root, rootSource, home;
     bool json = false;
 };
+
+// Progress of long work on standard error while this command runs, when a
+// person watches it: standard error is a terminal and --json was not given.
+struct Meter {
+    progress::TerminalMeter meter;
+    progress::Scope scope;
+    explicit Meter(const std::string& label)
+        : meter(label, stderr)
+        , scope([this](const std::string& what, int64_t done, int64_t total, int64_t bytes) {
+            meter(what, done, total, bytes);
+        }) {}
+};
+
+std::unique_ptr<Meter> progressOn(const Context& ctx, const std::string& label) {
+    if (ctx.json || !::isatty(STDERR_FILENO)) return nullptr;
+    return std::make_unique<Meter>(label);
+}
 
 std::string defaultHome() {
     if (const char* h = std::getenv("ENGRAM_HOME"); h && *h) return h;
@@ -262,7 +281,9 @@ int runOperation(const Context& ctx, const ops::Operation& op) {
         };
         call.defaultAgent = defaultAgent();
         call.terminal = !ctx.json;
+        auto meter = progressOn(ctx, cmd.name);
         ops::Outcome out = op.run(call, params);
+        meter.reset(); // its last line before the answer
         print(ctx, out.value, out.text ? *out.text : op.render(out.value));
         return out.refused ? 1 : 0;
     } catch (const EngramError& e) {
@@ -432,7 +453,11 @@ int cmdInit(const Context& ctx) {
     // The code index instruction files' names are looked up in, built once
     // here so that recall and the hook (which never walk the workspace)
     // judge them from the start.
-    auto code = engine.indexCode();
+    auto meter = progressOn(ctx, "init");
+    auto code = engine.indexCode([](size_t done, size_t total) {
+        progress::report("source files", int64_t(done), int64_t(total));
+    });
+    meter.reset();
     human += "code index: " + std::to_string(code.files) + " source files, " +
              std::to_string(code.parsed) + " parsed\n";
     // And what git says of the instruction files' lines, asked once here and

@@ -13,6 +13,8 @@
 #include "index/Reconcile.h"
 
 #include "store/Store.h"
+#include "util/Fs.h"
+#include "util/Progress.h"
 
 #include <algorithm>
 #include <array>
@@ -174,7 +176,15 @@ SyncReport Index::bulkLoad() {
     auto opt = [](const std::string& s) {
         return s.empty() ? std::optional<std::string_view>() : std::optional<std::string_view>(s);
     };
+    // Progress for a person watching (util/Progress.h): the total needs a
+    // listing of its own, made only when someone listens.
+    int64_t total = progress::active() ? int64_t(listFiles(store_.claimsDir()).size()) : -1;
+    int64_t done = 0, bytes = 0;
     loadClaimFiles(store_.claimsDir(), [&](LoadedFile&& f) {
+        if (total >= 0) {
+            bytes += int64_t(f.file.stat.size);
+            progress::report("claim files", ++done, total, bytes);
+        }
         if (!f.file.claim) {
             setBroken("claims/" + f.name, f.file.line, f.file.error, f.file.stat);
             ++r.broken;
