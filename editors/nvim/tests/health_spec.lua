@@ -18,7 +18,7 @@ h.run('nvim health', function()
 
   local text = health_text()
   h.ok(text:find('OK:? binary: ' .. vim.pesc(binary)), 'the binary is found:\n' .. text)
-  h.ok(text:find(vim.pesc(binary) .. ' %(engram [%w.%-]+%)'), 'its version is shown:\n' .. text)
+  h.ok(text:find(vim.pesc(binary) .. ' %(engram [%w.%-]+ %(commit [%w%-]+%)%)'), 'its version is shown:\n' .. text)
   h.ok(text:find(vim.pesc(root) .. ': bound %(fingerprint %x+, server pid %d+%), 1 buffer attached'), 'the binding:\n' .. text)
   h.ok(not text:find('ERROR'), 'no errors:\n' .. text)
 
