@@ -5,6 +5,7 @@
 #include "cli/BuildInfo.h"
 #include "cli/Check.h"
 #include "cli/Generate.h"
+#include "cli/Setup.h"
 #include "engine/Engine.h"
 #include "index/Index.h"
 #include "lsp/LspServer.h"
@@ -105,6 +106,14 @@ const char* kUsageTail =
                                  (a harness reads 2 as "block the prompt")
   reindex                        rebuild the indexes from the claim files
   doctor                         check grammars, stores, indexes and audit logs
+  setup AGENT [--scope project|user] [--check] [--dry-run] [--remove]
+       | setup --list
+                                 wire engram into an agent (claude-code, cursor, gemini):
+                                 its MCP server and hooks, merged into the agent's own
+                                 files at project (default) or user scope, nothing else
+                                 touched; again changes nothing; --check: is it wired and
+                                 does the binary it names exist; --dry-run: the diff;
+                                 --remove: engram's entries out again
   completions bash|zsh|fish      print a shell completion script (installed with engram)
   man                            print this manual as a man page (roff)
 
@@ -539,6 +548,27 @@ int cmdMergeDriver(const Context& ctx) {
     }
 }
 
+int cmdSetup(const Context& ctx) {
+    SetupRequest req;
+    req.list = ctx.args.has("--list");
+    if (!req.list) {
+        if (ctx.args.positionals.size() != 1)
+            throw UsageError("setup: name one agent (engram setup --list shows them)");
+        req.agent = ctx.args.positionals[0];
+    }
+    req.scope = ctx.args.get("--scope").value_or("project");
+    req.root = ctx.root;
+    if (const char* h = std::getenv("HOME")) req.home = h;
+    req.check = ctx.args.has("--check");
+    req.dryRun = ctx.args.has("--dry-run");
+    req.remove = ctx.args.has("--remove");
+    if (req.check && (req.remove || req.dryRun))
+        throw UsageError("setup: --check goes alone (not with --remove or --dry-run)");
+    auto r = runSetup(req);
+    (r.exitCode == 2 ? std::cerr : std::cout) << r.text;
+    return r.exitCode;
+}
+
 int cmdDoctor(const Context& ctx) {
     json checks = json::array();
     std::string human;
@@ -624,6 +654,11 @@ int cmdDoctor(const Context& ctx) {
     if (auto team = engine.teamSetup(false); team.git)
         check("git merge driver", team.problem.empty(),
               team.problem.empty() ? "claim files merge with " + team.driverCommand : team.problem);
+    // The agents on this machine (their user configuration exists), and
+    // whether engram is wired into each: information, not a failure.
+    if (const char* h = std::getenv("HOME"))
+        for (auto& [agent, state] : agentsWired(ctx.root, h))
+            check("agent " + agent, true, state);
     human += renderConfusion(confusion);
     print(ctx, {{"ok", ok}, {"checks", checks}, {"confusion", ops::status::toJson(confusion)}},
           human);
@@ -720,6 +755,7 @@ int run(int argc, char** argv) {
         if (c == "init") return cmdInit(ctx);
         if (c == "merge-driver") return cmdMergeDriver(ctx);
         if (c == "doctor") return cmdDoctor(ctx);
+        if (c == "setup") return cmdSetup(ctx);
     } catch (const UsageError& e) {
         // Errors quote the words given; a secret among them is not echoed.
         std::cerr << "engram: " << secrets::redacted(e.what()) << "\n";

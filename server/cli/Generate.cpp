@@ -18,6 +18,7 @@ CommandTable commandTable() {
         {"merge-driver", {}},
         {"hook", {{"--event", "--format", "--max-chars", "--prompt"}, {}, {}}},
         {"doctor", {}},
+        {"setup", {{"--scope"}, {}, {"--list", "--check", "--dry-run", "--remove"}}},
         {"completions", {}},
         {"man", {}},
         {"help", {}},

@@ -1,0 +1,417 @@
+// The agents engram sets itself up in, as recipes of JSON entries (see
+// Setup.h), and the merge that applies, checks or removes them.
+#include "cli/Setup.h"
+
+#include "util/Fs.h"
+#include "util/Process.h"
+
+#include <filesystem>
+#include <functional>
+#include <map>
+#include <nlohmann/json.hpp>
+#include <optional>
+#include <unistd.h>
+
+namespace engram::cli {
+
+// Ordered: a rewritten file keeps its members in the order they were.
+using Doc = nlohmann::ordered_json;
+
+namespace {
+
+// One of engram's entries in one file: how to put it there (given the
+// command that starts engram), take it out, and find the command it runs.
+struct Entry {
+    std::string file; // relative to the scope's base (the root, or $HOME)
+    std::string what; // "the MCP server", "the prompt hook"
+    std::function<void(Doc&, const std::string&)> add;
+    std::function<void(Doc&)> remove;
+    std::function<std::optional<std::string>(const Doc&)> command;
+};
+
+struct Recipe {
+    const char* name;
+    const char* description;
+    const char* userDir; // its user configuration's directory: the agent is on this machine
+    std::function<std::vector<Entry>(bool user)> entries;
+};
+
+// `engram hook`, as any of these files runs it: engram by name or by path.
+bool isOurHook(const Doc& command) {
+    if (!command.is_string()) return false;
+    const std::string& c = command.get_ref<const std::string&>();
+    const std::string tail = "engram hook";
+    if (c.size() < tail.size() || c.compare(c.size() - tail.size(), tail.size(), tail) != 0)
+        return false;
+    return c.size() == tail.size() || c[c.size() - tail.size() - 1] == '/';
+}
+
+void eraseIfEmpty(Doc& parent, const std::string& key) {
+    if (parent.contains(key) && (parent[key].empty() || parent[key].is_null())) parent.erase(key);
+}
+
+// {"<servers>": {"engram": {"command": ..., "args": ["mcp"]}}}
+Entry mcpServer(std::string file, std::string servers, bool typed = false) {
+    Entry e;
+    e.file = std::move(file);
+    e.what = "the MCP server";
+    e.add = [servers, typed](Doc& j, const std::string& cmd) {
+        Doc server = {{"command", cmd}, {"args", {"mcp"}}};
+        if (typed) server["type"] = "stdio";
+        j[servers]["engram"] = std::move(server);
+    };
+    e.remove = [servers](Doc& j) {
+        if (!j.contains(servers) || !j[servers].is_object()) return;
+        j[servers].erase("engram");
+        eraseIfEmpty(j, servers);
+    };
+    e.command = [servers](const Doc& j) -> std::optional<std::string> {
+        auto s = j.find(servers);
+        if (s == j.end() || !s->is_object() || !s->contains("engram")) return std::nullopt;
+        const Doc& server = (*s)["engram"];
+        if (!server.is_object() || !server.contains("command") || !server["command"].is_string())
+            return std::nullopt;
+        return server["command"].get<std::string>();
+    };
+    return e;
+}
+
+// Claude Code's hook shape (Codex and Gemini CLI read the same):
+// {"hooks": {"<Event>": [{"matcher": ..., "hooks": [{"type": "command",
+// "command": "engram hook", "timeout": N}]}]}}. A group holding other
+// hooks beside engram's keeps them.
+Entry groupedHook(std::string file, std::string event, std::optional<std::string> matcher,
+                  int timeout, bool named) {
+    Entry e;
+    e.file = std::move(file);
+    e.what = "the " + event + " hook";
+    auto strip = [event](Doc& j) {
+        if (!j.contains("hooks") || !j["hooks"].is_object() || !j["hooks"].contains(event) ||
+            !j["hooks"][event].is_array())
+            return;
+        Doc kept = Doc::array();
+        for (auto& group : j["hooks"][event]) {
+            if (group.is_object() && group.contains("hooks") && group["hooks"].is_array()) {
+                Doc hooks = Doc::array();
+                for (auto& h : group["hooks"])
+                    if (!(h.is_object() && isOurHook(h.value("command", Doc()))))
+                        hooks.push_back(h);
+                if (hooks.empty() && !group["hooks"].empty()) continue; // engram's alone
+                group["hooks"] = std::move(hooks);
+            }
+            kept.push_back(group);
+        }
+        j["hooks"][event] = std::move(kept);
+        eraseIfEmpty(j["hooks"], event);
+        eraseIfEmpty(j, "hooks");
+    };
+    e.remove = strip;
+    e.add = [strip, event, matcher, timeout, named](Doc& j, const std::string& cmd) {
+        strip(j);
+        Doc hook = {{"type", "command"}, {"command", cmd + " hook"}, {"timeout", timeout}};
+        if (named) hook["name"] = "engram";
+        Doc group = {{"hooks", Doc::array({std::move(hook)})}};
+        if (matcher) group["matcher"] = *matcher;
+        j["hooks"][event].push_back(std::move(group));
+    };
+    e.command = [event](const Doc& j) -> std::optional<std::string> {
+        auto h = j.find("hooks");
+        if (h == j.end() || !h->is_object() || !h->contains(event) || !(*h)[event].is_array())
+            return std::nullopt;
+        for (auto& group : (*h)[event])
+            if (group.is_object() && group.contains("hooks") && group["hooks"].is_array())
+                for (auto& hook : group["hooks"])
+                    if (hook.is_object() && isOurHook(hook.value("command", Doc()))) {
+                        std::string c = hook["command"];
+                        return c.substr(0, c.size() - 5); // without " hook"
+                    }
+        return std::nullopt;
+    };
+    return e;
+}
+
+// Cursor's: {"version": 1, "hooks": {"sessionStart": [{"command": ...}]}}.
+Entry cursorHook(std::string file) {
+    Entry e;
+    e.file = std::move(file);
+    e.what = "the sessionStart hook";
+    auto strip = [](Doc& j) {
+        if (!j.contains("hooks") || !j["hooks"].is_object() ||
+            !j["hooks"].contains("sessionStart") || !j["hooks"]["sessionStart"].is_array())
+            return;
+        Doc kept = Doc::array();
+        for (auto& h : j["hooks"]["sessionStart"])
+            if (!(h.is_object() && isOurHook(h.value("command", Doc())))) kept.push_back(h);
+        j["hooks"]["sessionStart"] = std::move(kept);
+        eraseIfEmpty(j["hooks"], "sessionStart");
+        eraseIfEmpty(j, "hooks");
+        if (j.size() == 1 && j.contains("version")) j.erase("version"); // engram's alone
+    };
+    e.remove = strip;
+    e.add = [strip](Doc& j, const std::string& cmd) {
+        strip(j);
+        if (!j.contains("version")) j["version"] = 1;
+        j["hooks"]["sessionStart"].push_back({{"command", cmd + " hook"}, {"timeout", 10}});
+    };
+    e.command = [](const Doc& j) -> std::optional<std::string> {
+        auto h = j.find("hooks");
+        if (h == j.end() || !h->is_object() || !h->contains("sessionStart")) return std::nullopt;
+        for (auto& hook : (*h)["sessionStart"])
+            if (hook.is_object() && isOurHook(hook.value("command", Doc()))) {
+                std::string c = hook["command"];
+                return c.substr(0, c.size() - 5);
+            }
+        return std::nullopt;
+    };
+    return e;
+}
+
+const std::vector<Recipe>& recipes() {
+    static const std::vector<Recipe> list = {
+        {"claude-code", "Claude Code: the MCP server, and the session-start and prompt hooks",
+         ".claude",
+         [](bool user) {
+             std::string settings = ".claude/settings.json";
+             return std::vector<Entry>{
+                 mcpServer(user ? ".claude.json" : ".mcp.json", "mcpServers"),
+                 groupedHook(settings, "SessionStart", "startup|resume|clear|compact", 10, false),
+                 groupedHook(settings, "UserPromptSubmit", std::nullopt, 5, false)};
+         }},
+        {"cursor",
+         "Cursor: the MCP server, and the session-start hook (Cursor's hooks add "
+         "context at session start only)",
+         ".cursor",
+         [](bool) {
+             return std::vector<Entry>{mcpServer(".cursor/mcp.json", "mcpServers"),
+                                       cursorHook(".cursor/hooks.json")};
+         }},
+        {"gemini", "Gemini CLI: the MCP server, and the session-start and prompt hooks", ".gemini",
+         [](bool) {
+             std::string settings = ".gemini/settings.json";
+             return std::vector<Entry>{mcpServer(settings, "mcpServers"),
+                                       groupedHook(settings, "SessionStart", "*", 10000, true),
+                                       groupedHook(settings, "BeforeAgent", "*", 5000, true)};
+         }},
+    };
+    return list;
+}
+
+const Recipe* recipeNamed(const std::string& name) {
+    for (auto& r : recipes())
+        if (name == r.name) return &r;
+    return nullptr;
+}
+
+std::string agentNames() {
+    std::string out;
+    for (auto& r : recipes())
+        out += (out.empty() ? "" : ", ") + std::string(r.name);
+    return out;
+}
+
+// How the files start engram: by name when PATH finds this binary (the
+// configuration then survives a reinstall elsewhere on PATH), else by path.
+std::string engramCommand() {
+    std::string self = selfExecutable();
+    if (auto found = findOnPath("engram")) {
+        std::error_code ec;
+        if (self.empty() || std::filesystem::equivalent(*found, self, ec)) return "engram";
+    }
+    return self.empty() ? "engram" : self;
+}
+
+// Whether the command a file names still starts something.
+bool commandExists(const std::string& command) {
+    if (command.find('/') == std::string::npos) return findOnPath(command).has_value();
+    return ::access(command.c_str(), X_OK) == 0;
+}
+
+struct Loaded {
+    std::optional<std::string> text; // nullopt: no such file
+    Doc value = Doc::object();
+    std::string problem; // why it cannot be edited
+};
+
+Loaded load(const std::string& path, const std::string& shown) {
+    Loaded l;
+    l.text = readFile(path);
+    if (!l.text || l.text->find_first_not_of(" \t\r\n") == std::string::npos) return l;
+    try {
+        l.value = Doc::parse(*l.text);
+    } catch (const Doc::parse_error& e) {
+        Doc withComments = Doc::parse(*l.text, nullptr, false, true);
+        if (!withComments.is_discarded()) {
+            l.problem = shown + " has comments, which rewriting it would lose; add engram's "
+                                "entries by hand (engram setup --dry-run shows them)";
+            l.value = std::move(withComments);
+            return l;
+        }
+        size_t line = 1;
+        for (size_t i = 0; i < e.byte && i < l.text->size(); ++i)
+            line += (*l.text)[i] == '\n';
+        l.problem = shown + " line " + std::to_string(line) + ": not valid JSON; left as it was";
+        return l;
+    }
+    if (!l.value.is_object()) l.problem = shown + ": not a JSON object; left as it was";
+    return l;
+}
+
+std::string render(const Doc& j) {
+    return j.dump(2) + "\n";
+}
+
+// `diff -u` of what a file holds and what it would hold.
+std::string diffOf(const std::string& shown, const std::string& before, const std::string& after) {
+    namespace fs = std::filesystem;
+    std::string dir =
+        (fs::temp_directory_path() / ("engram-setup-" + std::to_string(::getpid()))).string();
+    makeDirs(dir);
+    atomicWrite(dir + "/a", before);
+    atomicWrite(dir + "/b", after);
+    auto r = runProcess(
+        {"diff", "-u", "--label", "a/" + shown, "--label", "b/" + shown, dir + "/a", dir + "/b"});
+    std::error_code ec;
+    fs::remove_all(dir, ec);
+    if (!r) return "(diff is not installed)\n";
+    return r->out;
+}
+
+} // namespace
+
+SetupResult runSetup(const SetupRequest& req) {
+    SetupResult out;
+    if (req.list) {
+        for (auto& r : recipes()) {
+            out.text += std::string(r.name) + ": " + r.description + "\n";
+            for (bool user : {false, true}) {
+                std::string files;
+                for (auto& e : r.entries(user))
+                    if (files.find(e.file) == std::string::npos)
+                        files +=
+                            (files.empty() ? "" : ", ") + std::string(user ? "~/" : "") + e.file;
+                out.text +=
+                    std::string("  --scope ") + (user ? "user:    " : "project: ") + files + "\n";
+            }
+        }
+        return out;
+    }
+    const Recipe* recipe = recipeNamed(req.agent);
+    if (!recipe) {
+        out.exitCode = 2;
+        out.text = "engram setup: " +
+                   (req.agent.empty() ? std::string("name an agent")
+                                      : "no agent called '" + req.agent + "'") +
+                   "; the agents are " + agentNames() + " (engram setup --list)\n";
+        return out;
+    }
+    if (req.scope != "project" && req.scope != "user") {
+        out.exitCode = 2;
+        out.text = "engram setup: --scope must be project or user, not '" + req.scope + "'\n";
+        return out;
+    }
+    const bool user = req.scope == "user";
+    const std::string base = user ? req.home : req.root;
+    if (base.empty()) {
+        out.exitCode = 2;
+        out.text = "engram setup: no " + std::string(user ? "$HOME" : "workspace root") + "\n";
+        return out;
+    }
+    const std::string cmd = engramCommand();
+
+    // The entries by file, in the order the recipe names the files.
+    std::vector<std::pair<std::string, std::vector<Entry>>> byFile;
+    for (auto& e : recipe->entries(user)) {
+        auto it =
+            std::find_if(byFile.begin(), byFile.end(), [&](auto& f) { return f.first == e.file; });
+        if (it == byFile.end())
+            byFile.push_back({e.file, {e}});
+        else
+            it->second.push_back(e);
+    }
+    // Every file is read and judged before any is written: a refused one
+    // leaves the others as they were too.
+    std::vector<std::pair<std::string, Loaded>> loaded;
+    for (auto& [file, entries] : byFile) {
+        std::string shown = (user ? "~/" : "") + file;
+        loaded.push_back({shown, load(base + "/" + file, shown)});
+        if (!loaded.back().second.problem.empty() && !(req.check && !loaded.back().second.text)) {
+            if (req.dryRun && loaded.back().second.problem.find("comments") != std::string::npos)
+                continue; // the diff is what they asked for: shown below
+            out.exitCode = 1;
+            out.text += "engram setup: " + loaded.back().second.problem + "\n";
+        }
+    }
+    if (out.exitCode) return out;
+
+    for (size_t i = 0; i < byFile.size(); ++i) {
+        auto& [file, entries] = byFile[i];
+        auto& [shown, l] = loaded[i];
+        const std::string path = base + "/" + file;
+        if (req.check) {
+            for (auto& e : entries) {
+                auto named = e.command(l.value);
+                if (!named) {
+                    out.exitCode = 1;
+                    out.text += "missing " + shown + ": " + e.what + "\n";
+                } else if (!commandExists(*named)) {
+                    out.exitCode = 1;
+                    out.text += "broken  " + shown + ": " + e.what + " runs " + *named +
+                                ", which is not there (run engram setup " + req.agent + " again)\n";
+                } else {
+                    out.text += "ok      " + shown + ": " + e.what + " runs " + *named + "\n";
+                }
+            }
+            continue;
+        }
+        Doc next = l.value;
+        for (auto& e : entries)
+            req.remove ? e.remove(next) : e.add(next, cmd);
+        const bool unchanged = next == l.value;
+        const bool drop = req.remove && next.empty();
+        std::string before = l.text.value_or(""), after = drop ? "" : render(next);
+        if (unchanged) {
+            if (!req.dryRun)
+                out.text += (req.remove ? "not there: " : "already set: ") + shown + "\n";
+            continue;
+        }
+        if (req.dryRun) {
+            out.text += diffOf(shown, before, after);
+            continue;
+        }
+        if (drop) {
+            removeFile(path);
+            ::rmdir(parentDir(path).c_str()); // a directory engram's file alone needed
+            out.text += "removed " + shown + " (it held only engram's entries)\n";
+            continue;
+        }
+        makeDirs(parentDir(path));
+        atomicWrite(path, after);
+        std::string whats;
+        for (auto& e : entries)
+            whats += (whats.empty() ? "" : ", ") + e.what;
+        out.text += std::string(req.remove ? "removed engram's " : "wrote ") + whats + " " +
+                    (req.remove ? "from " : "to ") + shown + "\n";
+    }
+    if (!req.check && !req.dryRun && !req.remove) out.text += "engram runs as: " + cmd + "\n";
+    return out;
+}
+
+std::vector<std::pair<std::string, std::string>> agentsWired(const std::string& root,
+                                                             const std::string& home) {
+    std::vector<std::pair<std::string, std::string>> out;
+    for (auto& r : recipes()) {
+        if (home.empty() || !statFile(home + "/" + r.userDir)) continue;
+        std::string where;
+        for (const char* scope : {"project", "user"}) {
+            SetupRequest q{r.name, scope, root, home, false, true, false, false};
+            if (runSetup(q).exitCode == 0)
+                where += (where.empty() ? "" : " and ") + std::string(scope);
+        }
+        out.push_back({r.name, where.empty() ? "found, engram not wired (engram setup " +
+                                                   std::string(r.name) + ")"
+                                             : "wired at " + where + " scope"});
+    }
+    return out;
+}
+
+} // namespace engram::cli
