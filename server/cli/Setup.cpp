@@ -343,6 +343,26 @@ SetupResult runSetup(const SetupRequest& req) {
     }
     if (out.exitCode) return out;
 
+    // Every edit made in memory first: a member of another shape than the
+    // agent documents (hooks as a list) refuses the whole setup, nothing
+    // written.
+    std::vector<Doc> edited;
+    if (!req.check) {
+        for (size_t i = 0; i < byFile.size(); ++i) {
+            Doc next = loaded[i].second.value;
+            try {
+                for (auto& e : byFile[i].second)
+                    req.remove ? e.remove(next) : e.add(next, cmd);
+            } catch (const Doc::exception& ex) {
+                out.exitCode = 1;
+                out.text += "engram setup: " + loaded[i].first +
+                            " holds a member of another shape than the agent documents (" +
+                            ex.what() + "); left as it was\n";
+            }
+            edited.push_back(std::move(next));
+        }
+        if (out.exitCode) return out;
+    }
     for (size_t i = 0; i < byFile.size(); ++i) {
         auto& [file, entries] = byFile[i];
         auto& [shown, l] = loaded[i];
@@ -363,9 +383,7 @@ SetupResult runSetup(const SetupRequest& req) {
             }
             continue;
         }
-        Doc next = l.value;
-        for (auto& e : entries)
-            req.remove ? e.remove(next) : e.add(next, cmd);
+        const Doc& next = edited[i];
         const bool unchanged = next == l.value;
         const bool drop = req.remove && next.empty();
         std::string before = l.text.value_or(""), after = drop ? "" : render(next);

@@ -159,6 +159,17 @@ TEST_CASE("engram setup leaves a file it cannot edit faithfully as it was, and w
     CHECK(contains(diff.out, "+    \"engram\": {"));
     CHECK(*slurp(mcp) == fixture("with-comments.json"));
     CHECK_FALSE(fs::exists(settings));
+
+    // JSON, but `hooks` a list where Claude Code documents an object: the
+    // settings are refused, and the MCP file is not written either.
+    fs::remove(mcp);
+    place(settings, R"({"hooks": ["engram hook"]})");
+    r = m.setup({"claude-code"});
+    INFO(describe(r));
+    CHECK(r.exitCode == 1);
+    CHECK(contains(r.out, ".claude/settings.json holds a member of another shape"));
+    CHECK(*slurp(settings) == R"({"hooks": ["engram hook"]})");
+    CHECK_FALSE(fs::exists(mcp));
 }
 
 TEST_CASE("engram setup --check finds a binary that is gone, --dry-run writes nothing, and usage",
