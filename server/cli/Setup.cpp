@@ -5,6 +5,7 @@
 #include "util/Fs.h"
 #include "util/Process.h"
 
+#include <algorithm>
 #include <filesystem>
 #include <functional>
 #include <map>
