@@ -79,7 +79,7 @@ TEST_CASE("engram setup into empty configuration: written, idempotent, checked, 
             for (auto& [file, _] : agent.files) {
                 auto text = slurp(m.base(user) + "/" + file);
                 REQUIRE(text);
-                CHECK(contains(*text, std::string(ENGRAM_BINARY)));
+                CHECK(contains(*text, engramBinary())); // the binary this run tests
                 written[file] = *text;
             }
             // Again: nothing changes, byte for byte.
@@ -186,7 +186,7 @@ TEST_CASE("engram setup --check finds a binary that is gone, --dry-run writes no
     // Set up again: the entry is replaced, not doubled.
     REQUIRE(m.setup({"gemini"}).exitCode == 0);
     json s = parsed(*slurp(m.root.path() + "/.gemini/settings.json"));
-    CHECK(s["mcpServers"]["engram"]["command"] == ENGRAM_BINARY);
+    CHECK(s["mcpServers"]["engram"]["command"] == engramBinary());
     CHECK(s["hooks"]["SessionStart"].size() == 1);
     CHECK(m.setup({"gemini", "--check"}).exitCode == 0);
 
