@@ -8,7 +8,7 @@ here="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 
 debs=(build-essential dpkg-dev cmake pkg-config git nodejs npm
       nlohmann-json3-dev libuv1-dev libsqlite3-dev catch2 libsodium-dev libre2-dev
-      clang-format neovim)
+      libtomlplusplus-dev clang-format neovim)
 npm_dirs=(. tests/mcp editors/vscode)
 
 # With --tests (scripts/test.sh): what only the tests need: clang for the
@@ -19,7 +19,7 @@ if [ "${1:-}" = "--tests" ]; then
     # clang and its runtimes: the sanitized build and the fuzz targets.
     debs+=(clang libclang-rt-14-dev llvm)
     debs+=(black rustfmt golang-go universal-ctags python3
-           python3-requests librust-log-dev librust-either-dev libfmt-dev)
+           python3-requests python3-yaml librust-log-dev librust-either-dev libfmt-dev)
     npm_dirs+=(tests/corpus)
 fi
 # With --vscode (editors/vscode/scripts/real.sh): the real-VS-Code tests'

@@ -4,7 +4,7 @@
 // engram's own headers are kept apart by include roots: each layer's
 // library publishes only its own folder (server/CMakeLists.txt), so a
 // layer that includes a header of a layer it does not depend on fails with
-// "No such file". System headers (SQLite, nlohmann/json, RE2, libuv) sit on
+// "No such file". System headers (SQLite, nlohmann/json, RE2, toml++, libuv) sit on
 // the compiler's default path and cannot be hidden that way, so this file,
 // force-included into every source of engram's libraries, poisons an
 // identifier each of them declares: including one where it is not allowed
@@ -20,6 +20,9 @@
 #endif
 #ifndef ENGRAM_LAYER_ALLOWS_RE2
 #pragma GCC poison re2
+#endif
+#ifndef ENGRAM_LAYER_ALLOWS_TOML
+#pragma GCC poison toml
 #endif
 #ifndef ENGRAM_LAYER_ALLOWS_UV
 #pragma GCC poison uv_loop_init

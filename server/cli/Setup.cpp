@@ -1,6 +1,9 @@
-// The agents engram sets itself up in, as recipes of JSON entries (see
-// Setup.h), and the merge that applies, checks or removes them.
+// The agents engram sets itself up in, as recipes of entries in their JSON
+// and TOML files (see Setup.h), and the merge that applies, checks or
+// removes them.
 #include "cli/Setup.h"
+
+#include "cli/ConfigEdit.h"
 
 #include "util/Fs.h"
 #include "util/Process.h"
@@ -15,8 +18,8 @@
 
 namespace engram::cli {
 
-// Ordered: a rewritten file keeps its members in the order they were.
-using Doc = nlohmann::ordered_json;
+// Ordered: new members go after those a file already has.
+using Doc = ConfigDoc;
 
 namespace {
 
@@ -51,14 +54,19 @@ void eraseIfEmpty(Doc& parent, const std::string& key) {
     if (parent.contains(key) && (parent[key].empty() || parent[key].is_null())) parent.erase(key);
 }
 
-// {"<servers>": {"engram": {"command": ..., "args": ["mcp"]}}}
-Entry mcpServer(std::string file, std::string servers, bool typed = false) {
+// {"<servers>": {"engram": {"command": ..., "args": ["mcp"], <extra>}}}
+// (in TOML, [<servers>.engram]).
+Entry mcpServer(std::string file, std::string servers, Doc extra = Doc::object()) {
     Entry e;
     e.file = std::move(file);
     e.what = "the MCP server";
-    e.add = [servers, typed](Doc& j, const std::string& cmd) {
-        Doc server = {{"command", cmd}, {"args", {"mcp"}}};
-        if (typed) server["type"] = "stdio";
+    e.add = [servers, extra](Doc& j, const std::string& cmd) {
+        Doc server = Doc::object();
+        if (extra.contains("type")) server["type"] = extra["type"];
+        server["command"] = cmd;
+        server["args"] = {"mcp"};
+        for (auto& [k, v] : extra.items())
+            server[k] = v;
         j[servers]["engram"] = std::move(server);
     };
     e.remove = [servers](Doc& j) {
@@ -131,33 +139,40 @@ Entry groupedHook(std::string file, std::string event, std::optional<std::string
     return e;
 }
 
-// Cursor's: {"version": 1, "hooks": {"sessionStart": [{"command": ...}]}}.
-Entry cursorHook(std::string file) {
+// A list of commands per event, no groups: Cursor's {"version": 1,
+// "hooks": {"sessionStart": [{"command": ..., "timeout": N}]}} and VS
+// Code's {"hooks": {"SessionStart": [{"type": "command", "command": ...}]}}.
+Entry flatHook(std::string file, std::string event, int timeout, bool cursor) {
     Entry e;
     e.file = std::move(file);
-    e.what = "the sessionStart hook";
-    auto strip = [](Doc& j) {
-        if (!j.contains("hooks") || !j["hooks"].is_object() ||
-            !j["hooks"].contains("sessionStart") || !j["hooks"]["sessionStart"].is_array())
+    e.what = "the " + event + " hook";
+    auto strip = [event, cursor](Doc& j) {
+        if (!j.contains("hooks") || !j["hooks"].is_object() || !j["hooks"].contains(event) ||
+            !j["hooks"][event].is_array())
             return;
         Doc kept = Doc::array();
-        for (auto& h : j["hooks"]["sessionStart"])
+        for (auto& h : j["hooks"][event])
             if (!(h.is_object() && isOurHook(h.value("command", Doc())))) kept.push_back(h);
-        j["hooks"]["sessionStart"] = std::move(kept);
-        eraseIfEmpty(j["hooks"], "sessionStart");
+        j["hooks"][event] = std::move(kept);
+        eraseIfEmpty(j["hooks"], event);
         eraseIfEmpty(j, "hooks");
-        if (j.size() == 1 && j.contains("version")) j.erase("version"); // engram's alone
+        if (cursor && j.size() == 1 && j.contains("version")) j.erase("version"); // engram's alone
     };
     e.remove = strip;
-    e.add = [strip](Doc& j, const std::string& cmd) {
+    e.add = [strip, event, timeout, cursor](Doc& j, const std::string& cmd) {
         strip(j);
-        if (!j.contains("version")) j["version"] = 1;
-        j["hooks"]["sessionStart"].push_back({{"command", cmd + " hook"}, {"timeout", 10}});
+        if (cursor && !j.contains("version")) j["version"] = 1;
+        Doc hook = Doc::object();
+        if (!cursor) hook["type"] = "command";
+        hook["command"] = cmd + " hook";
+        hook["timeout"] = timeout;
+        j["hooks"][event].push_back(std::move(hook));
     };
-    e.command = [](const Doc& j) -> std::optional<std::string> {
+    e.command = [event](const Doc& j) -> std::optional<std::string> {
         auto h = j.find("hooks");
-        if (h == j.end() || !h->is_object() || !h->contains("sessionStart")) return std::nullopt;
-        for (auto& hook : (*h)["sessionStart"])
+        if (h == j.end() || !h->is_object() || !h->contains(event) || !(*h)[event].is_array())
+            return std::nullopt;
+        for (auto& hook : (*h)[event])
             if (hook.is_object() && isOurHook(hook.value("command", Doc()))) {
                 std::string c = hook["command"];
                 return c.substr(0, c.size() - 5);
@@ -166,6 +181,13 @@ Entry cursorHook(std::string file) {
     };
     return e;
 }
+
+// VS Code's user directory (its user mcp.json lives there).
+#ifdef __APPLE__
+constexpr const char* kVsCodeUser = "Library/Application Support/Code/User";
+#else
+constexpr const char* kVsCodeUser = ".config/Code/User";
+#endif
 
 const std::vector<Recipe>& recipes() {
     static const std::vector<Recipe> list = {
@@ -178,13 +200,33 @@ const std::vector<Recipe>& recipes() {
                  groupedHook(settings, "SessionStart", "startup|resume|clear|compact", 10, false),
                  groupedHook(settings, "UserPromptSubmit", std::nullopt, 5, false)};
          }},
+        {"codex",
+         "Codex: the MCP server, and the session-start and prompt hooks (Codex asks once "
+         "to trust new hooks, and reads a project's .codex/ only in a trusted project)",
+         ".codex",
+         [](bool) {
+             std::string hooks = ".codex/hooks.json";
+             return std::vector<Entry>{
+                 mcpServer(".codex/config.toml", "mcp_servers"),
+                 groupedHook(hooks, "SessionStart", "startup|resume|clear", 10, false),
+                 groupedHook(hooks, "UserPromptSubmit", std::nullopt, 5, false)};
+         }},
+        {"copilot",
+         "GitHub Copilot CLI: the MCP server (its session-start and prompt hooks cannot "
+         "add context, so none is written)",
+         ".copilot",
+         [](bool user) {
+             Doc extra = {{"type", "local"}, {"tools", {"*"}}};
+             return std::vector<Entry>{mcpServer(
+                 user ? ".copilot/mcp-config.json" : ".github/mcp.json", "mcpServers", extra)};
+         }},
         {"cursor",
          "Cursor: the MCP server, and the session-start hook (Cursor's hooks add "
          "context at session start only)",
          ".cursor",
          [](bool) {
              return std::vector<Entry>{mcpServer(".cursor/mcp.json", "mcpServers"),
-                                       cursorHook(".cursor/hooks.json")};
+                                       flatHook(".cursor/hooks.json", "sessionStart", 10, true)};
          }},
         {"gemini", "Gemini CLI: the MCP server, and the session-start and prompt hooks", ".gemini",
          [](bool) {
@@ -192,6 +234,18 @@ const std::vector<Recipe>& recipes() {
              return std::vector<Entry>{mcpServer(settings, "mcpServers"),
                                        groupedHook(settings, "SessionStart", "*", 10000, true),
                                        groupedHook(settings, "BeforeAgent", "*", 5000, true)};
+         }},
+        {"vscode",
+         "VS Code's agent (Copilot Chat): the MCP server, and the session-start hook "
+         "(its prompt hook cannot add context; it also runs Claude Code's hooks, so set "
+         "up one of the two in a project)",
+         kVsCodeUser,
+         [](bool user) {
+             return std::vector<Entry>{
+                 mcpServer(user ? std::string(kVsCodeUser) + "/mcp.json" : ".vscode/mcp.json",
+                           "servers", Doc{{"type", "stdio"}}),
+                 flatHook(user ? ".copilot/hooks/engram.json" : ".github/hooks/engram.json",
+                          "SessionStart", 10, false)};
          }},
     };
     return list;
@@ -227,38 +281,54 @@ bool commandExists(const std::string& command) {
     return ::access(command.c_str(), X_OK) == 0;
 }
 
+bool isToml(const std::string& file) {
+    return file.size() > 5 && file.compare(file.size() - 5, 5, ".toml") == 0;
+}
+
 struct Loaded {
     std::optional<std::string> text; // nullopt: no such file
     Doc value = Doc::object();
     std::string problem; // why it cannot be edited
 };
 
+bool blank(const std::optional<std::string>& text) {
+    return !text || text->find_first_not_of(" \t\r\n") == std::string::npos;
+}
+
 Loaded load(const std::string& path, const std::string& shown) {
     Loaded l;
     l.text = readFile(path);
-    if (!l.text || l.text->find_first_not_of(" \t\r\n") == std::string::npos) return l;
+    if (blank(l.text)) return l;
+    const bool asToml = isToml(path);
     try {
-        l.value = Doc::parse(*l.text);
-    } catch (const Doc::parse_error& e) {
-        Doc withComments = Doc::parse(*l.text, nullptr, false, true);
-        if (!withComments.is_discarded()) {
-            l.problem = shown + " has comments, which rewriting it would lose; add engram's "
-                                "entries by hand (engram setup --dry-run shows them)";
-            l.value = std::move(withComments);
-            return l;
-        }
-        size_t line = 1;
-        for (size_t i = 0; i < e.byte && i < l.text->size(); ++i)
-            line += (*l.text)[i] == '\n';
-        l.problem = shown + " line " + std::to_string(line) + ": not valid JSON; left as it was";
+        l.value = asToml ? tomlfile::parse(*l.text) : jsonc::parse(*l.text);
+    } catch (const ConfigError& e) {
+        l.problem = shown + " line " + std::to_string(e.line) + ": not valid " +
+                    (asToml ? "TOML" : "JSON") + " (" + e.what() + "); left as it was";
         return l;
     }
     if (!l.value.is_object()) l.problem = shown + ": not a JSON object; left as it was";
     return l;
 }
 
-std::string render(const Doc& j) {
-    return j.dump(2) + "\n";
+// What a file will hold: `next` spliced into what it holds, keeping its
+// comments and layout; nullopt when that cannot be done faithfully.
+std::optional<std::string> edited(const std::string& file, const Loaded& l, const Doc& next) {
+    const bool asToml = isToml(file);
+    if (blank(l.text)) return asToml ? tomlfile::edit("", next) : next.dump(2) + "\n";
+    if (asToml) return tomlfile::edit(*l.text, next);
+    if (auto out = jsonc::edit(*l.text, next)) return out;
+    // A plain JSON file the splicer could not edit is written out anew:
+    // nothing of it is lost but its layout.
+    if (!jsonc::hasComments(*l.text)) return next.dump(2) + "\n";
+    return std::nullopt;
+}
+
+// A file holding nothing but what engram takes out goes (comments stay).
+bool holdsNothing(const std::string& file, const Doc& next, const std::string& text) {
+    if (!next.empty()) return false;
+    if (isToml(file)) return blank(text);
+    return !jsonc::hasComments(text);
 }
 
 // `diff -u` of what a file holds and what it would hold.
@@ -336,8 +406,6 @@ SetupResult runSetup(const SetupRequest& req) {
         std::string shown = (user ? "~/" : "") + file;
         loaded.push_back({shown, load(base + "/" + file, shown)});
         if (!loaded.back().second.problem.empty() && !(req.check && !loaded.back().second.text)) {
-            if (req.dryRun && loaded.back().second.problem.find("comments") != std::string::npos)
-                continue; // the diff is what they asked for: shown below
             out.exitCode = 1;
             out.text += "engram setup: " + loaded.back().second.problem + "\n";
         }
@@ -345,9 +413,10 @@ SetupResult runSetup(const SetupRequest& req) {
     if (out.exitCode) return out;
 
     // Every edit made in memory first: a member of another shape than the
-    // agent documents (hooks as a list) refuses the whole setup, nothing
-    // written.
-    std::vector<Doc> edited;
+    // agent documents (hooks as a list), or a file whose layout the edit
+    // cannot keep, refuses the whole setup, nothing written.
+    std::vector<Doc> nextDocs;
+    std::vector<std::optional<std::string>> texts;
     if (!req.check) {
         for (size_t i = 0; i < byFile.size(); ++i) {
             Doc next = loaded[i].second.value;
@@ -359,8 +428,23 @@ SetupResult runSetup(const SetupRequest& req) {
                 out.text += "engram setup: " + loaded[i].first +
                             " holds a member of another shape than the agent documents (" +
                             ex.what() + "); left as it was\n";
+                continue;
             }
-            edited.push_back(std::move(next));
+            texts.push_back(edited(byFile[i].first, loaded[i].second, next));
+            if (!texts.back()) {
+                // engram's entries on their own, for a person to merge.
+                Doc mine = Doc::object();
+                for (auto& e : byFile[i].second)
+                    e.add(mine, cmd);
+                out.exitCode = 1;
+                out.text += "engram setup: " + loaded[i].first +
+                            " is laid out in a way engram cannot edit without disturbing it; "
+                            "left as it was. engram's entries, to " +
+                            (req.remove ? "take out" : "merge") + " by hand:\n" +
+                            (isToml(byFile[i].first) ? tomlfile::edit("", mine).value_or("")
+                                                     : mine.dump(2) + "\n");
+            }
+            nextDocs.push_back(std::move(next));
         }
         if (out.exitCode) return out;
     }
@@ -384,17 +468,17 @@ SetupResult runSetup(const SetupRequest& req) {
             }
             continue;
         }
-        const Doc& next = edited[i];
-        const bool unchanged = next == l.value;
-        const bool drop = req.remove && next.empty();
-        std::string before = l.text.value_or(""), after = drop ? "" : render(next);
-        if (unchanged) {
+        const Doc& next = nextDocs[i];
+        const std::string before = l.text.value_or("");
+        const std::string after = *texts[i];
+        if (before == after || (blank(l.text) && next.empty())) {
             if (!req.dryRun)
                 out.text += (req.remove ? "not there: " : "already set: ") + shown + "\n";
             continue;
         }
+        const bool drop = req.remove && holdsNothing(file, next, after);
         if (req.dryRun) {
-            out.text += diffOf(shown, before, after);
+            out.text += diffOf(shown, before, drop ? "" : after);
             continue;
         }
         if (drop) {
@@ -408,7 +492,7 @@ SetupResult runSetup(const SetupRequest& req) {
         std::string whats;
         for (auto& e : entries)
             whats += (whats.empty() ? "" : ", ") + e.what;
-        out.text += std::string(req.remove ? "removed engram's " : "wrote ") + whats + " " +
+        out.text += std::string(req.remove ? "removed " : "wrote ") + whats + " " +
                     (req.remove ? "from " : "to ") + shown + "\n";
     }
     if (!req.check && !req.dryRun && !req.remove) out.text += "engram runs as: " + cmd + "\n";

@@ -1,8 +1,8 @@
 // engram setup AGENT: engram wired into each agent's own files, at both
 // scopes, against the configurations people already have (fixtures/setup:
-// other servers and hooks, comments, a file that is not JSON): merged
+// other servers and hooks, comments, TOML, files that do not parse): merged
 // without touching anything else, idempotent, checked, shown as a diff, and
-// taken out again exactly.
+// taken out again leaving each file byte for byte as it was.
 #include "Client.h"
 
 #include <catch2/catch.hpp>
@@ -28,11 +28,24 @@ std::vector<Agent> agents(bool user) {
         {"claude-code",
          {{user ? ".claude.json" : ".mcp.json", "mcp-with-servers.json"},
           {".claude/settings.json", "claude-settings-with-hooks.json"}}},
+        {"codex",
+         {{".codex/config.toml", "codex-config.toml"},
+          {".codex/hooks.json", "claude-settings-with-hooks.json"}}},
+        {"copilot",
+         {{user ? ".copilot/mcp-config.json" : ".github/mcp.json", "mcp-with-servers.json"}}},
         {"cursor",
          {{".cursor/mcp.json", "mcp-with-servers.json"},
           {".cursor/hooks.json", "cursor-hooks.json"}}},
         {"gemini", {{".gemini/settings.json", "gemini-settings.json"}}},
+        {"vscode",
+         {{user ? ".config/Code/User/mcp.json" : ".vscode/mcp.json", "vscode-mcp.json"},
+          {user ? ".copilot/hooks/engram.json" : ".github/hooks/engram.json",
+           "vscode-hooks.json"}}},
     };
+}
+
+bool isToml(const std::string& file) {
+    return file.size() > 5 && file.substr(file.size() - 5) == ".toml";
 }
 
 std::string fixture(const std::string& name) {
@@ -58,8 +71,50 @@ void place(const std::string& path, const std::string& text) {
     spew(path, text);
 }
 
+// JSON, comments allowed (as VS Code writes it).
 json parsed(const std::string& text) {
-    return json::parse(text);
+    return json::parse(text, nullptr, true, true);
+}
+
+// The comments a file holds, in order (outside strings): what a rewrite
+// would have lost.
+std::vector<std::string> comments(const std::string& text) {
+    std::vector<std::string> out;
+    bool quoted = false;
+    for (size_t at = 0; at < text.size(); ++at) {
+        char c = text[at];
+        if (quoted) {
+            if (c == '\\')
+                ++at;
+            else if (c == '"')
+                quoted = false;
+        } else if (c == '"') {
+            quoted = true;
+        } else if (c == '#' || text.compare(at, 2, "//") == 0 || text.compare(at, 2, "/*") == 0) {
+            size_t eol = text.find('\n', at);
+            out.push_back(text.substr(at, eol - at));
+            at = eol == std::string::npos ? text.size() : eol;
+        }
+    }
+    return out;
+}
+
+// Whether `after` still holds all of `before`: every member, and every
+// list's items first and in order (engram's go after them).
+bool includes(const json& after, const json& before) {
+    if (before.is_object()) {
+        if (!after.is_object()) return false;
+        for (auto& [k, v] : before.items())
+            if (!after.contains(k) || !includes(after[k], v)) return false;
+        return true;
+    }
+    if (before.is_array()) {
+        if (!after.is_array() || after.size() < before.size()) return false;
+        for (size_t i = 0; i < before.size(); ++i)
+            if (!includes(after[i], before[i])) return false;
+        return true;
+    }
+    return after == before;
 }
 
 } // namespace
@@ -99,7 +154,7 @@ TEST_CASE("engram setup into empty configuration: written, idempotent, checked, 
     }
 }
 
-TEST_CASE("engram setup keeps other servers and hooks, and --remove leaves exactly them",
+TEST_CASE("engram setup keeps other servers, hooks and comments, and --remove gives the file back",
           "[e2e][setup]") {
     for (bool user : {false, true}) {
         for (auto& agent : agents(user)) {
@@ -112,28 +167,27 @@ TEST_CASE("engram setup keeps other servers and hooks, and --remove leaves exact
             INFO(describe(r));
             REQUIRE(r.exitCode == 0);
             for (auto& [file, fix] : agent.files) {
-                json before = parsed(fixture(fix)),
-                     after = parsed(*slurp(m.base(user) + "/" + file));
-                // Every member the person had is still there, as it was.
-                for (auto& [key, value] : before.items()) {
-                    INFO(file << ": " << key);
-                    REQUIRE(after.contains(key));
-                    if (value.is_object())
-                        for (auto& [k, v] : value.items())
-                            CHECK(after[key].contains(k));
-                }
+                INFO(file);
+                const std::string text = *slurp(m.base(user) + "/" + file);
+                INFO(text);
+                CHECK(contains(text, engramBinary()));
+                // Every comment is still there, in its order.
+                CHECK(comments(text) == comments(fixture(fix)));
+                if (isToml(file)) continue;
+                // Every member and hook the person had is still there, as it was.
+                CHECK(includes(parsed(text), parsed(fixture(fix))));
             }
             CHECK(m.setup({agent.name, "--scope", scope, "--check"}).exitCode == 0);
             REQUIRE(m.setup({agent.name, "--scope", scope, "--remove"}).exitCode == 0);
             for (auto& [file, fix] : agent.files) {
                 INFO(file);
-                CHECK(parsed(*slurp(m.base(user) + "/" + file)) == parsed(fixture(fix)));
+                CHECK(*slurp(m.base(user) + "/" + file) == fixture(fix));
             }
         }
     }
 }
 
-TEST_CASE("engram setup leaves a file it cannot edit faithfully as it was, and writes no other",
+TEST_CASE("engram setup leaves a file that does not parse as it was, and writes no other",
           "[e2e][setup]") {
     Machine m;
     const std::string mcp = m.root.path() + "/.mcp.json";
@@ -142,21 +196,28 @@ TEST_CASE("engram setup leaves a file it cannot edit faithfully as it was, and w
     CliResult r = m.setup({"claude-code"});
     INFO(describe(r));
     CHECK(r.exitCode == 1);
-    CHECK(contains(r.out, ".mcp.json line 3: not valid JSON; left as it was"));
+    CHECK(contains(r.out, ".mcp.json line 5: not valid JSON (expected"));
+    CHECK(contains(r.out, "left as it was"));
     CHECK(*slurp(mcp) == fixture("malformed.json"));
     CHECK_FALSE(fs::exists(settings)); // all or nothing
 
-    // Comments: a rewrite would lose them. Refused; the diff shows what to add.
-    spew(mcp, fixture("with-comments.json"));
-    r = m.setup({"claude-code"});
+    // TOML too: Codex's config.toml, named by line; its hooks not written.
+    place(m.root.path() + "/.codex/config.toml", fixture("malformed.toml"));
+    r = m.setup({"codex"});
+    INFO(describe(r));
     CHECK(r.exitCode == 1);
-    CHECK(contains(r.out, ".mcp.json has comments, which rewriting it would lose"));
-    CHECK(*slurp(mcp) == fixture("with-comments.json"));
+    CHECK(contains(r.out, ".codex/config.toml line 1: not valid TOML ("));
+    CHECK(*slurp(m.root.path() + "/.codex/config.toml") == fixture("malformed.toml"));
+    CHECK_FALSE(fs::exists(m.root.path() + "/.codex/hooks.json"));
+
+    // Comments are kept: the diff shows the lines added beside them.
+    spew(mcp, fixture("with-comments.json"));
     CliResult diff = m.setup({"claude-code", "--dry-run"});
     INFO(describe(diff));
     CHECK(diff.exitCode == 0);
     CHECK(contains(diff.out, "--- a/.mcp.json"));
     CHECK(contains(diff.out, "+    \"engram\": {"));
+    CHECK(contains(diff.out, " \"github\": { \"command\": \"github-mcp\" }, /* keep this one */"));
     CHECK(*slurp(mcp) == fixture("with-comments.json"));
     CHECK_FALSE(fs::exists(settings));
 
@@ -170,6 +231,18 @@ TEST_CASE("engram setup leaves a file it cannot edit faithfully as it was, and w
     CHECK(contains(r.out, ".claude/settings.json holds a member of another shape"));
     CHECK(*slurp(settings) == R"({"hooks": ["engram hook"]})");
     CHECK_FALSE(fs::exists(mcp));
+
+    // engram's server written by hand as an inline TOML table: a line engram
+    // would have to rewrite. Refused, with the entries to merge by hand.
+    const std::string inlineServer =
+        "[mcp_servers]\nengram = { command = \"/opt/old/engram\", args = [\"mcp\"] }\n";
+    place(m.root.path() + "/.codex/config.toml", inlineServer);
+    r = m.setup({"codex"});
+    INFO(describe(r));
+    CHECK(r.exitCode == 1);
+    CHECK(contains(r.out, ".codex/config.toml is laid out in a way engram cannot edit"));
+    CHECK(contains(r.out, "[mcp_servers.engram]"));
+    CHECK(*slurp(m.root.path() + "/.codex/config.toml") == inlineServer);
 }
 
 TEST_CASE("engram setup --check finds a binary that is gone, --dry-run writes nothing, and usage",
@@ -197,8 +270,8 @@ TEST_CASE("engram setup --check finds a binary that is gone, --dry-run writes no
 
     CliResult unknown = m.setup({"emacs"});
     CHECK(unknown.exitCode == 2);
-    CHECK(contains(unknown.err, "no agent called 'emacs'; the agents are claude-code, cursor, "
-                                "gemini"));
+    CHECK(contains(unknown.err, "no agent called 'emacs'; the agents are claude-code, codex, "
+                                "copilot, cursor, gemini, vscode"));
     CHECK(m.setup({"cursor", "--scope", "team"}).exitCode == 2);
     CliResult list = m.setup({"--list"});
     CHECK(contains(list.out, "--scope user:    ~/.claude.json, ~/.claude/settings.json"));
