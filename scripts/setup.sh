@@ -18,6 +18,8 @@ npm_dirs=(. tests/mcp editors/vscode)
 if [ "${1:-}" = "--tests" ]; then
     # clang and its runtimes: the sanitized build and the fuzz targets.
     debs+=(clang libclang-rt-14-dev llvm)
+    # The shells the completions are run in (tests/package/completions_test.py).
+    debs+=(fish zsh)
     debs+=(black rustfmt golang-go universal-ctags python3
            python3-requests python3-yaml librust-log-dev librust-either-dev libfmt-dev)
     npm_dirs+=(tests/corpus)

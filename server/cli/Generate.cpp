@@ -128,9 +128,17 @@ std::string zsh(const CommandTable& t) {
         s << " '" << f << "=:directory:_files -/'";
     for (auto& f : t.global.boolean)
         s << " '" << f << "'";
+    // Installed on fpath, the file is autoloaded as _engram and runs it;
+    // sourced (`source <(engram completions zsh)` after compinit), it
+    // registers the function instead: calling it outside a completion
+    // would fail.
     s << " '*:file:_files'\n"
          "}\n"
-         "_engram \"$@\"\n";
+         "if [ \"${funcstack[1]}\" = _engram ]; then\n"
+         "    _engram \"$@\"\n"
+         "else\n"
+         "    compdef _engram engram\n"
+         "fi\n";
     return s.str();
 }
 

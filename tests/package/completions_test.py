@@ -73,6 +73,47 @@ for command in commands:
     if not re.search(rf"^  {re.escape(command)}\b", man, re.M):
         problems.append(f"the man page lacks the command {command}")
 
+# The scripts run in the shells themselves (scripts/setup.sh --tests
+# installs them): fish completes commands and a command's flags; zsh loads
+# the script under compinit and registers its function for engram.
+import tempfile
+with tempfile.TemporaryDirectory() as tmp:
+    fish_file = os.path.join(tmp, "engram.fish")
+    zsh_file = os.path.join(tmp, "_engram")
+    with open(fish_file, "w") as f:
+        f.write(fish)
+    with open(zsh_file, "w") as f:
+        f.write(zsh)
+
+    def complete_fish(line):
+        r = subprocess.run(["fish", "--no-config", "-c", f"source {fish_file}; complete -C '{line}'"],
+                           capture_output=True, text=True)
+        if r.returncode != 0:
+            problems.append(f"fish: complete -C '{line}' failed: {r.stderr.strip()}")
+        return {l.split("\t")[0] for l in r.stdout.splitlines()}
+
+    if not {"setup", "serve"} <= complete_fish("engram se"):
+        problems.append("fish: 'engram se' does not complete to setup and serve")
+    if "--scope" not in complete_fish("engram setup --"):
+        problems.append("fish: 'engram setup --' does not offer --scope")
+    if "--changed-since" not in complete_fish("engram check --"):
+        problems.append("fish: 'engram check --' does not offer --changed-since")
+    r = subprocess.run(["zsh", "-f", "-c",
+                        f"autoload -Uz compinit && compinit -u -d {tmp}/zcompdump && "
+                        f"source {zsh_file} && print -r -- $_comps[engram] && whence -w _engram"],
+                       capture_output=True, text=True)
+    if r.returncode != 0 or "_engram: function" not in r.stdout or not r.stdout.startswith("_engram"):
+        problems.append(f"zsh: the script does not load and register _engram when sourced: "
+                        f"{r.stdout.strip()} {r.stderr.strip()}")
+    # Installed on fpath (as cmake --install puts it): found by its #compdef.
+    r = subprocess.run(["zsh", "-f", "-c",
+                        f"fpath=({tmp} $fpath); autoload -Uz compinit && "
+                        f"compinit -u -d {tmp}/zcompdump2 && print -r -- $_comps[engram]"],
+                       capture_output=True, text=True)
+    if r.returncode != 0 or r.stdout.strip() != "_engram":
+        problems.append(f"zsh: _engram on fpath is not registered for engram: "
+                        f"{r.stdout.strip()} {r.stderr.strip()}")
+
 # A shell that is not one of the three is a usage error naming them.
 bad = subprocess.run([engram, "completions", "tcsh"], capture_output=True, text=True)
 if bad.returncode != 2 or "expected bash, zsh or fish, not 'tcsh'" not in bad.stderr:
@@ -81,4 +122,5 @@ if bad.returncode != 2 or "expected bash, zsh or fish, not 'tcsh'" not in bad.st
 if problems:
     print("\n".join("FAIL: " + p for p in problems))
     sys.exit(1)
-print(f"ok: {len(commands)} commands and their flags in the bash, zsh and fish completions and the man page")
+print(f"ok: {len(commands)} commands and their flags in the bash, zsh and fish completions "
+      "(completed by fish, loaded by zsh) and the man page")
