@@ -13,12 +13,14 @@
 # Arguments are passed to engram_bench (e.g. --sizes 10000 for a quick run,
 # --keep to leave the generated stores in place); ENGRAM_CODE_BENCH_ARGS is
 # passed to engram_code_bench (e.g. "--mb 10 --passes 1"). ENGRAM_BENCH_ONLY=
-# store, git, agent, secrets, code or contradictions runs one of them. Each prints its own
+# store, git, agent, quality, secrets, code or contradictions runs one of them. Each prints its own
 # table to stdout, progress to stderr; the store numbers go to
 # bench/results/latest.json, the hot paths in git repositories
 # (bench/git_hot_paths.py) to bench/results/git-hot-paths.json, the bytes
 # per call of a scripted agent session (bench/agent_session.mjs) to
-# bench/results/agent-session.json, the secret scan's cost per KiB on hostile input
+# bench/results/agent-session.json, recall's and the hook's quality on the
+# labelled prompts (bench/recall_quality.py) to bench/results/recall-quality.json,
+# the secret scan's cost per KiB on hostile input
 # to bench/results/secrets.json, the code numbers (indexing throughput against
 # raw tree-sitter and ctags, re-anchoring after an edit) to
 # bench/results/code.json, the contradiction rules' scores to
@@ -70,6 +72,14 @@ if [ -z "$only" ] || [ "$only" = agent ]; then
         --out "$here/results/agent-session.json"
 fi
 [ "$only" = agent ] && exit 0
+# Recall and the hook on the labelled prompts of bench/recall/ (quality, not
+# time: MRR@10 against BM25, the hook's hits, noise and bytes per session).
+if [ -z "$only" ] || [ "$only" = quality ]; then
+    echo >&2
+    python3 "$here/recall_quality.py" --engram "$build/engram" \
+        --out "$here/results/recall-quality.json"
+fi
+[ "$only" = quality ] && exit 0
 if [ -z "$only" ] || [ "$only" = secrets ]; then
     echo >&2
     "$build/bench/engram_secret_bench" --out "$here/results/secrets.json"

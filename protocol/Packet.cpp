@@ -114,6 +114,7 @@ json packetContent(const Packet& p) {
                  {{"candidates", p.metrics.candidates},
                   {"eligible", p.metrics.eligible},
                   {"included", p.metrics.included},
+                  {"below_floor", p.metrics.belowFloor},
                   {"chars", p.metrics.chars},
                   {"budget_exhausted", p.metrics.budgetExhausted},
                   {"why", p.metrics.budgetWhy}}},

@@ -96,19 +96,23 @@ const char* kUsageTail =
                                  git's merge driver for claim files (registered by init;
                                  git runs it, people need not)
   hook [--event session-start|prompt] [--format auto|claude|cursor|text] [--max-chars N]
-       [--prompt TEXT]
+       [--prompt TEXT] [--repeat]
                                  for an agent harness's session-start and prompt hooks: a
                                  bounded memory slice (at most N bytes, default 8000) for
-                                 the harness to add to the agent's context. Reads the
-                                 harness's JSON on stdin (event, prompt, cwd); prints
-                                 Claude Code's hookSpecificOutput JSON (also Codex, VS Code,
-                                 Gemini CLI), Cursor's, or text. Exit 1 on errors, never 2
-                                 (a harness reads 2 as "block the prompt")
+                                 the harness to add to the agent's context: the claims that
+                                 clear the relevance floor, each once per session (the
+                                 harness's session id) unless it changed or --repeat.
+                                 Reads the harness's JSON on stdin (event, prompt, cwd,
+                                 session); prints Claude Code's hookSpecificOutput JSON
+                                 (also Codex, VS Code, Gemini CLI), Cursor's, or text.
+                                 Exit 1 on errors, never 2 (a harness reads 2 as "block
+                                 the prompt")
   reindex                        rebuild the indexes from the claim files
   doctor                         check grammars, stores, indexes and audit logs
   setup AGENT [--scope project|user] [--check] [--dry-run] [--remove]
        | setup --list
-                                 wire engram into an agent (claude-code, cursor, gemini):
+                                 wire engram into an agent (claude-code, codex, copilot,
+                                 cursor, gemini, vscode):
                                  its MCP server and hooks, merged into the agent's own
                                  files at project (default) or user scope, nothing else
                                  touched; again changes nothing; --check: is it wired and
@@ -391,7 +395,12 @@ int cmdHook(Context ctx) {
         options.backgroundReconcile = true;
         options.sweepOnOpen = false;
         Engine engine(options);
-        std::string context = ops::hookContext(engine, in, maxChars);
+        // The claims given per session live beside the medulla; without a
+        // home (or with --repeat) every prompt gets every relevant claim.
+        std::string sessions = options.home.empty() || ctx.args.has("--repeat")
+                                   ? ""
+                                   : joinPath(options.home, "hook-sessions");
+        std::string context = ops::hookContext(engine, in, maxChars, sessions);
         std::cout << ops::hookOutput(in, format, context);
         std::cout.flush();
         return 0;

@@ -161,6 +161,9 @@ struct Candidate {
     std::string anchorState;
     std::vector<AnchorPlace> places;
     double score = 0;
+    RecallRow::Match match; // how the task's words matched (none: brought in by scope)
+    double textScore = 0;   // the score the task's words gave it, before scope boosts
+    bool inScope = false;   // anchored in a requested path or at a requested symbol
     std::vector<std::string> why;
 };
 
@@ -314,6 +317,7 @@ void boostInScope(std::map<std::pair<std::string, std::string>, Candidate>& cand
                     symbolWhy = "anchored at " + a.symbol;
                 }
         }
+        c.inScope = inPath || atSymbol;
         if (inPath) {
             c.score *= 1.5;
             c.why.push_back(pathWhy);
@@ -323,6 +327,49 @@ void boostInScope(std::map<std::pair<std::string, std::string>, Candidate>& cand
             c.why.push_back(symbolWhy);
         }
     }
+}
+
+// The relevance floor: a claim the task's words alone brought in enters a
+// packet only when it matches one of the task's specific words (those not
+// generic in coding prompts, text/Generic.h: a task made only of generic
+// words, "make this loop faster", is not a question for memory) and scores
+// at least a quarter of the best such claim. The hook, which pushes memory
+// unasked into every prompt, asks more (strict): at least a third of the
+// prompt's specific words and half the best score, and two of those words,
+// or one in the claim's label, a tag or an anchor's symbol, or the
+// prompt's only specific word (one word shared with a longer prompt is a
+// coincidence more often than an answer).
+// Ranking in the top N is not enough: some claim always shares a word with
+// any prompt. A claim in the requested scope (path, symbol) stays whatever
+// its words. Calibrated on the labelled prompts in bench/recall/
+// (bench/recall_quality.py; ARCHITECTURE.md, "Memory in the agent loop").
+// Returns how many fell under it.
+constexpr double kPacketRelative = 0.25;
+constexpr double kHookCoverage = 1.0 / 3, kHookRelative = 0.5;
+
+bool clearsFloor(const Candidate& c, double best, bool strict) {
+    const RecallRow::Match& m = c.match;
+    if (m.matched == 0) return false;
+    if (!strict) return c.textScore >= kPacketRelative * best;
+    if (m.coverage < kHookCoverage || c.textScore < kHookRelative * best) return false;
+    return m.matched >= 2 || m.strong || m.asked <= 1;
+}
+
+int64_t relevanceFloor(std::map<std::pair<std::string, std::string>, Candidate>& cands,
+                       bool strict) {
+    double best = 0;
+    for (auto& [key, c] : cands)
+        best = std::max(best, c.textScore);
+    int64_t below = 0;
+    for (auto it = cands.begin(); it != cands.end();) {
+        if (!it->second.inScope && !clearsFloor(it->second, best, strict)) {
+            it = cands.erase(it);
+            ++below;
+        } else {
+            ++it;
+        }
+    }
+    return below;
 }
 
 // What cannot be vouched for is left out and counted in the packet's
@@ -513,6 +560,8 @@ DelegateResult Engine::delegate(const DelegateRequest& in) {
         c.anchorState = row.anchorState;
         c.places = row.places;
         c.score = row.score * recency(row.claim, now, dayStart) / recency(row.claim, now, now);
+        c.match = row.match;
+        c.textScore = c.score;
         c.why = row.why;
         cands.emplace(std::make_pair(c.tier, c.claim.id), std::move(c));
     }
@@ -538,6 +587,7 @@ DelegateResult Engine::delegate(const DelegateRequest& in) {
         }
     }
     boostInScope(cands, scope);
+    p.metrics.belowFloor = relevanceFloor(cands, in.strictFloor);
     std::vector<Candidate*> eligible = eligibleOrGap(cands, p);
 
     // The budget: items in score order; an item whose text does not fit in

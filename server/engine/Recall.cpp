@@ -20,6 +20,7 @@
 #include "engine/Anchoring.h"
 #include "engine/Engine.h"
 #include "engine/Tier.h"
+#include "text/Generic.h"
 #include "text/Tokenize.h"
 #include "util/Error.h"
 #include "util/Fs.h"
@@ -92,7 +93,8 @@ bool weakTerm(const std::string& term) {
 template <class QueryTerms>
 std::optional<double> relevanceOf(const IndexedClaim& ic, const QueryTerms& qterms,
                                   const std::unordered_set<std::string>& wanted,
-                                  const IndexStats& st, std::vector<std::string>& why) {
+                                  const IndexStats& st, std::vector<std::string>& why,
+                                  RecallRow::Match& match) {
     const Claim& c = ic.claim;
     std::string tags;
     for (auto& tg : c.tags)
@@ -115,7 +117,10 @@ std::optional<double> relevanceOf(const IndexedClaim& ic, const QueryTerms& qter
     auto tfSymbol = termCounts(symbols, wanted);
     double relevance = 0;
     int matched = 0, telling = 0;
+    match = {};
     for (auto& q : qterms) {
+        const bool specific = !weakTerm(q.term) && !text::isGenericTerm(q.term);
+        if (specific) ++match.asked;
         double w = kWeightLabel * tfLabel[q.term] / lengthNorm(c.label.size(), st.avgLabel) +
                    kWeightText * tfText[q.term] / lengthNorm(text.size(), st.avgText) +
                    kWeightTags * tfTags[q.term] / lengthNorm(tags.size(), st.avgTags) +
@@ -124,7 +129,14 @@ std::optional<double> relevanceOf(const IndexedClaim& ic, const QueryTerms& qter
         ++matched;
         relevance += q.idf * w / (kK1 + w);
         bool onlyPath = !tfLabel[q.term] && !tfText[q.term] && !tfTags[q.term] && !tfSymbol[q.term];
-        if (!onlyPath && !weakTerm(q.term)) ++telling;
+        if (!onlyPath && !weakTerm(q.term)) {
+            ++telling;
+            if (specific) {
+                ++match.matched;
+                match.strong =
+                    match.strong || tfLabel[q.term] || tfTags[q.term] || tfSymbol[q.term];
+            }
+        }
         std::string where = tfLabel[q.term]    ? "label"
                             : tfTags[q.term]   ? "tags"
                             : tfSymbol[q.term] ? "anchor"
@@ -134,6 +146,10 @@ std::optional<double> relevanceOf(const IndexedClaim& ic, const QueryTerms& qter
     }
     // Matched on a path or on words like "should" alone: noise, not a match.
     if (matched == 0 || telling == 0) return std::nullopt;
+    // By count, not by idf: in a young store of a few claims idf is
+    // degenerate (a word every claim holds weighs nothing, one none holds
+    // weighs most), and on the labelled prompts the count did as well.
+    match.coverage = match.asked ? double(match.matched) / match.asked : 0;
     // Rows that cover more of the query beat rows that repeat one term.
     return relevance * (0.5 + 0.5 * double(matched) / double(qterms.size()));
 }
@@ -550,7 +566,7 @@ RecallResult Engine::recallChecked(const RecallRequest& req, bool rowsReread) {
             RecallRow row;
             double relevance = 1.0;
             if (!qterms.empty()) {
-                auto r = relevanceOf(*ic, qterms, wanted, st, row.why);
+                auto r = relevanceOf(*ic, qterms, wanted, st, row.why, row.match);
                 if (!r) continue; // no query term in it
                 relevance = *r;
             }

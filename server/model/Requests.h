@@ -96,6 +96,15 @@ struct RecallRow {
     std::string anchorState;         // intact | drifted | moved | orphaned | unjudged | unanchored
     std::vector<AnchorPlace> places; // per anchor: its state and where its code is now
     std::vector<std::string> why;
+    // How the row matched the query's specific words (those not generic in
+    // coding prompts, text/Generic.h). Not on the wire; the hook's and
+    // packets' relevance floor reads it (engine/Delegate.cpp).
+    struct Match {
+        double coverage = 1.0; // share of the specific words matched
+        int matched = 0;       // specific words matched
+        int asked = 0;         // specific words in the query
+        bool strong = false;   // one matched in the label, a tag or an anchor's symbol
+    } match;
     // Other live claims holding this row's label (two branches each wrote
     // it, ARCHITECTURE.md, "Team memory"): which of them holds is undecided.
     std::vector<std::string> labelSharedWith;
@@ -308,6 +317,12 @@ struct DelegateRequest {
     // git (Anchorer::HistoryScope); `engram hook` runs no process per prompt,
     // so there they are unjudged unless their hash is reproduced.
     bool readHistory = true;
+    // The hook's stricter floor (engine/Delegate.cpp, relevanceFloor): a
+    // claim matching one of several specific words of the prompt stays out
+    // unless that word is in its label, a tag or an anchor's symbol. A
+    // packet someone asked for keeps such claims; memory pushed into every
+    // prompt does not.
+    bool strictFloor = false;
 };
 
 // Where the packet was composed: the workspace and, in a git work tree, its
@@ -360,7 +375,8 @@ struct PacketMetrics {
     int64_t candidates = 0; // rows the selection looked at
     int64_t eligible = 0;   // relevant and vouched for
     int64_t included = 0;
-    int64_t chars = 0; // item text characters included
+    int64_t belowFloor = 0; // matched the task's words too weakly to be included
+    int64_t chars = 0;      // item text characters included
     bool budgetExhausted = false;
     std::vector<std::string> budgetWhy; // which limit bound, and what it left out
 };

@@ -8,6 +8,8 @@
 // '{': Claude Code and Codex read stdout that starts with '{' as JSON.
 #include "ops/Hook.h"
 
+#include "ops/HookSession.h"
+
 #include "engine/Engine.h"
 #include "util/Error.h"
 #include "util/Time.h"
@@ -16,6 +18,7 @@
 #include <nlohmann/json.hpp>
 
 #include <algorithm>
+#include <cctype>
 
 namespace engram::ops {
 
@@ -130,7 +133,33 @@ void addItems(Budget& b, const Packet& p) {
               " did not fit in this hook's budget (recall shows them).");
 }
 
-std::string promptContext(Engine& engine, const HookInput& in, size_t maxChars) {
+// Whether the prompt names a claim: its id, or its label as a word of its
+// own. Such a claim is given again, however often it was given before.
+bool asksFor(const std::string& prompt, const PacketItem& it) {
+    if (prompt.find(it.id) != std::string::npos) return true;
+    if (it.label.size() < 3) return false;
+    std::string lower = prompt;
+    for (auto& ch : lower)
+        ch = char(std::tolower(static_cast<unsigned char>(ch)));
+    for (size_t at = lower.find(it.label); at != std::string::npos;
+         at = lower.find(it.label, at + 1)) {
+        auto edge = [&](size_t i) {
+            return i >= lower.size() || !(std::isalnum(static_cast<unsigned char>(lower[i])) ||
+                                          lower[i] == '-' || lower[i] == '_');
+        };
+        if ((at == 0 || edge(at - 1)) && edge(at + it.label.size())) return true;
+    }
+    return false;
+}
+
+// A claim as given: changed (a new version, its code drifted or moved) is
+// another claim for the session's purpose.
+std::string givenState(const PacketItem& it) {
+    return std::to_string(it.version) + ":" + it.anchorState;
+}
+
+std::string promptContext(Engine& engine, const HookInput& in, size_t maxChars,
+                          HookSession& session) {
     std::string task = oneLine(in.prompt, kMaxPrompt);
     task = std::string(utf8Prefix(task, kMaxPrompt));
     if (task.empty()) return "";
@@ -139,10 +168,23 @@ std::string promptContext(Engine& engine, const HookInput& in, size_t maxChars) 
     req.agent = "engram:hook";
     req.dirtyFlag = false;
     req.readHistory = false;
+    req.strictFloor = true;
     req.maxChars = int(std::min<size_t>(maxChars, 1000000));
     auto r = engine.delegate(req);
     Totals t = totalsOf(r.envelope);
-    const Packet& p = r.packet;
+    Packet& p = r.packet;
+    // Given earlier in this session, unchanged and not asked for by name:
+    // the agent has it already.
+    std::vector<std::string> earlier;
+    if (session.active()) {
+        std::vector<PacketItem> fresh;
+        for (auto& it : p.items)
+            if (session.given(it.id, givenState(it)) && !asksFor(in.prompt, it))
+                earlier.push_back(it.id);
+            else
+                fresh.push_back(std::move(it));
+        p.items = std::move(fresh);
+    }
     // The harness already gives the agent its instruction files; what the
     // agent cannot see is that a matching paragraph names code that is gone
     // or changed.
@@ -165,15 +207,30 @@ std::string promptContext(Engine& engine, const HookInput& in, size_t maxChars) 
     b.add(open);
     std::string of = "of the " + count(t.all(), "claim", "claims") + " in memory (project " +
                      std::to_string(t.project) + ", medulla " + std::to_string(t.medulla) + ")";
-    if (p.items.empty()) {
+    std::string earlierLine;
+    if (!earlier.empty()) {
+        earlierLine = count(int64_t(earlier.size()), "relevant memory", "relevant memories") +
+                      " given earlier in this session: ";
+        for (size_t i = 0; i < earlier.size() && i < 5; ++i)
+            earlierLine += (i ? ", " : "") + earlier[i];
+        if (earlier.size() > 5)
+            earlierLine += " and " + std::to_string(earlier.size() - 5) + " more";
+        earlierLine += ".";
+    }
+    if (p.items.empty() && earlier.empty()) {
         b.add("engram: none " + of +
               " matched this prompt. Recall with other words if you need memory.");
+    } else if (p.items.empty()) {
+        b.add("engram: " + earlierLine);
     } else {
         b.add("engram found " + std::to_string(p.items.size()) + " " + of +
               " relevant to this prompt. Agents and people wrote them; they are not verified "
               "facts. An anchor's state says whether its code changed since.");
         addItems(b, p);
+        if (!earlierLine.empty()) b.add("Also " + earlierLine);
     }
+    for (auto& it : p.items)
+        session.give(it.id, givenState(it));
     b.reserve(close.size());
     if (!gaps.empty()) b.add(gaps);
     if (!warnings.empty() &&
@@ -273,6 +330,9 @@ HookInput parseHookInput(std::string_view text) {
     }
     if (auto* p = stringField(j, {"prompt", "initialPrompt"}, which)) in.prompt = *p;
     if (auto* c = stringField(j, {"cwd"}, which)) in.cwd = *c;
+    if (auto* s = stringField(j, {"session_id", "sessionId", "conversation_id"}, which))
+        in.sessionId = *s;
+    if (auto* s = stringField(j, {"source"}, which)) in.source = *s;
     if (auto it = j.find("workspace_roots"); in.cwd.empty() && it != j.end()) {
         if (!it->is_array() || (!it->empty() && !(*it)[0].is_string()))
             throw invalidField("workspace_roots", "must be an array of strings");
@@ -283,12 +343,23 @@ HookInput parseHookInput(std::string_view text) {
     return in;
 }
 
-std::string hookContext(Engine& engine, const HookInput& in, size_t maxChars) {
+std::string hookContext(Engine& engine, const HookInput& in, size_t maxChars,
+                        const std::string& sessionDir) {
     maxChars = std::clamp(maxChars, kHookMinChars, kHookMaxChars);
     std::string event =
         in.event.empty() ? (in.prompt.empty() ? "session-start" : "prompt") : in.event;
-    return event == "prompt" ? promptContext(engine, in, maxChars)
-                             : sessionContext(engine, maxChars);
+    HookSession session(sessionDir, engine.root(), in.sessionId);
+    std::string out;
+    if (event == "prompt") {
+        out = promptContext(engine, in, maxChars, session);
+    } else {
+        // A context started anew, cleared or compacted holds none of what
+        // was given; a resumed one holds it all.
+        if (in.source != "resume") session.forget();
+        out = sessionContext(engine, maxChars);
+    }
+    session.save();
+    return out;
 }
 
 std::string hookOutput(const HookInput& in, const std::string& format, const std::string& context) {

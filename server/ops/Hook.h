@@ -28,6 +28,8 @@ struct HookInput {
     std::string eventName; // as the harness named it (SessionStart, UserPromptSubmit...)
     std::string prompt;
     std::string cwd;        // where the harness runs the agent ("" when it did not say)
+    std::string sessionId;  // the harness's session ("" when it did not say)
+    std::string source;     // how a session started: startup, resume, clear, compact...
     bool cursor = false;    // Cursor's input (its output shape differs)
     bool fromStdin = false; // stdin held the harness's JSON
 };
@@ -45,7 +47,10 @@ inline constexpr size_t kHookMinChars = 200, kHookMaxChars = 100000;
 
 // The context to add: at most maxChars bytes of UTF-8 (so at most maxChars
 // characters by any count), "" when the workspace has no memory at all.
-std::string hookContext(Engine& engine, const HookInput& in, size_t maxChars);
+// sessionDir: where the claims given per session are kept
+// (ops/HookSession.h; "" gives every relevant claim on every prompt).
+std::string hookContext(Engine& engine, const HookInput& in, size_t maxChars,
+                        const std::string& sessionDir = "");
 
 // The bytes to print: format is auto | claude | cursor | text (auto: Cursor's
 // shape for Cursor's input, Claude's for any other harness's JSON, else text).

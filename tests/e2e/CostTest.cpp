@@ -326,6 +326,24 @@ std::map<std::string, Counts> measure(Workspace& w) {
     INFO(describe(r));
     REQUIRE(r.exitCode == 0);
     out["hook session start"] = hook.read();
+
+    // A prompt, the second of its session: the list of claims the session
+    // was given is one file read and one written, whatever the store. (The
+    // packet under it reads HEAD from .git: git keeps a branch's ref in its
+    // own file or in packed-refs as it sees fit, a file more or less; both
+    // repositories are given the same layout.)
+    gitOk(w.root.path(), {"pack-refs", "--all"});
+    json ask = {{"hook_event_name", "UserPromptSubmit"},
+                {"cwd", w.root.path()},
+                {"session_id", "cost-session"},
+                {"prompt", "how are refunds batched by the pelican job"}};
+    REQUIRE(runCli({"--home", w.home.path(), "hook"}, {}, ask.dump()).exitCode == 0);
+    Meter prompt;
+    r = runCli({"--home", w.home.path(), "hook"}, prompt.env(), ask.dump());
+    INFO(describe(r));
+    REQUIRE(r.exitCode == 0);
+    REQUIRE(contains(r.out, "given earlier in this session"));
+    out["hook prompt, the second of a session"] = prompt.read();
     return out;
 }
 
@@ -348,7 +366,9 @@ TEST_CASE("what each hot path asks of the system does not grow with the store, a
     }
     // The hook is one process from spawn to exit: nothing it starts, on any
     // thread, may add to a prompt's wait.
-    CHECK(a["hook session start"].processesOfAnyThread() == 0);
-    CHECK(b["hook session start"].processesOfAnyThread() == 0);
-    CHECK(a.size() == 11);
+    for (const char* hookPath : {"hook session start", "hook prompt, the second of a session"}) {
+        CHECK(a[hookPath].processesOfAnyThread() == 0);
+        CHECK(b[hookPath].processesOfAnyThread() == 0);
+    }
+    CHECK(a.size() == 12);
 }

@@ -346,14 +346,15 @@ TEST_CASE("drifted claims come marked unverified, while orphaned, frontier and r
     w.dir.write("src/pay.py", "def charge(a):\n    return a\n\ndef refund(a):\n    return a\n");
     w.remember("charge rounds amounts to cents", "charge-cents", {{"src/pay.py", "charge"}});
     w.remember("refund amounts are never rounded", "refund-round", {{"src/pay.py", "refund"}});
-    w.remember("amounts are stored as integers", "int-amounts");
-    // Relevant to the task (rounding, charge), not only sharing `amounts`
-    // with every claim: a match that weak is under recall's floor.
+    w.remember("charge and refund amounts are stored as integers", "int-amounts");
+    // Each relevant to the task (rounding, charge, refund), not only
+    // sharing `amounts` with every claim: a match that weak is under the
+    // packet's relevance floor (below_floor counts it).
     Claim gone = w.remember("negative amounts are rounded to zero before a charge", "negative");
     w.engine->retract(gone.id, "human:ana", "wrong");
     ContributeRequest cr;
     cr.agent = "claude:child";
-    cr.items.push_back({"amounts are logged before charging", {}, {}, {}, {}, {}, {}});
+    cr.items.push_back({"refund amounts are logged before charging", {}, {}, {}, {}, {}, {}});
     REQUIRE(w.engine->contribute(cr).stored == 1);
 
     // charge drifts, refund disappears.

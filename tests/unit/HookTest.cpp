@@ -3,13 +3,18 @@
 // workspace stays silent, and each harness gets the JSON it reads.
 #include "ops/Hook.h"
 #include "engine/Engine.h"
+#include "ops/HookSession.h"
 #include "support/TempDir.h"
 #include "support/Workspace.h"
 #include "util/Error.h"
+#include "util/Fs.h"
+#include "util/Time.h"
 #include "util/Utf8.h"
 
 #include <catch2/catch.hpp>
+#include <fcntl.h>
 #include <nlohmann/json.hpp>
+#include <sys/stat.h>
 
 using namespace engram;
 using engram::test::TempDir;
@@ -130,4 +135,130 @@ TEST_CASE("hook context: matched memories within the budget, said when none matc
 
     std::string session = ops::hookContext(w.engine, start, 8000);
     CHECK(session.find("engram holds 61 claims about this workspace") != std::string::npos);
+}
+
+TEST_CASE("hook floor: a prompt of generic words, or one sharing one word with a claim, gets "
+          "nothing, and the claim about the subject of the prompt gets through",
+          "[hook]") {
+    Workspace w;
+    w.remember("Login attempts are rate limited to 5 per minute per IP, in Redis",
+               "login-rate-limit");
+    w.remember("Tests that depend on the current time freeze it; never sleep in tests", "");
+    w.remember("The event loop stalls when a route makes a blocking database call", "async-io");
+    w.remember("Invoice numbers are sequential per organization and year, with no gaps",
+               "invoice-numbers");
+
+    auto items = [&](const std::string& text) {
+        std::string ctx = ops::hookContext(w.engine, prompt(text), 8000);
+        size_t n = 0; // lines "N. [...]"
+        for (size_t at = ctx.find('\n'); at != std::string::npos; at = ctx.find('\n', at + 1)) {
+            size_t d = at + 1;
+            while (d < ctx.size() && std::isdigit(static_cast<unsigned char>(ctx[d])))
+                ++d;
+            n += d > at + 1 && ctx.compare(d, 3, ". [") == 0;
+        }
+        return std::make_pair(n, ctx);
+    };
+    // Generic words only: not a question for memory, whatever matches.
+    auto [loop, loopCtx] = items("make this loop faster");
+    CHECK(loop == 0);
+    CHECK(loopCtx.find("none of the 4 claims in memory (project 4, medulla 0) matched") !=
+          std::string::npos);
+    // One specific word of three shared with a claim, not in its label.
+    CHECK(items("translate this sleep timer script to rust").first == 0);
+    // The subject of the prompt.
+    auto [hit, hitCtx] = items("how many login attempts before we block an address");
+    CHECK(hit == 1);
+    CHECK(hitCtx.find("login-rate-limit") != std::string::npos);
+    CHECK(items("can there be gaps in invoice numbers").first == 1);
+
+    // A packet someone asked for keeps a claim a single specific word
+    // brought in, and counts what fell under its floor.
+    DelegateRequest d;
+    d.task = "timezone handling of invoice numbers and login limits";
+    d.agent = "claude:parent";
+    auto r = w.engine.delegate(d);
+    CHECK(r.packet.items.size() == 2);
+    CHECK(r.packet.metrics.belowFloor >= 0);
+    d.task = "make this loop faster";
+    r = w.engine.delegate(d);
+    CHECK(r.packet.items.empty());
+    CHECK(r.packet.metrics.belowFloor >= 1); // the event-loop claim shared only "loop"
+}
+
+TEST_CASE("hook session: a claim is given once per session, again when it changed or is named, "
+          "and a cleared context starts the list anew",
+          "[hook]") {
+    Workspace w;
+    TempDir sessions;
+    w.remember("Login attempts are rate limited to 5 per minute per IP", "login-rate-limit");
+    w.remember("Invoice numbers are sequential per organization, with no gaps", "invoice-numbers");
+    auto ask = [&](const std::string& text, const std::string& session) {
+        ops::HookInput in = prompt(text);
+        in.sessionId = session;
+        return ops::hookContext(w.engine, in, 8000, sessions.path());
+    };
+    const std::string q = "how many login attempts before we block an address";
+    std::string first = ask(q, "s1");
+    CHECK(first.find("login-rate-limit: Login attempts") != std::string::npos);
+    std::string second = ask(q, "s1");
+    CHECK(second.find("Login attempts are rate limited") == std::string::npos);
+    CHECK(second.find("1 relevant memory given earlier in this session: c-") != std::string::npos);
+    // Another session, or none: given in full.
+    CHECK(ask(q, "s2").find("login-rate-limit: Login attempts") != std::string::npos);
+    CHECK(ask(q, "").find("login-rate-limit: Login attempts") != std::string::npos);
+    CHECK(ask(q, "").find("login-rate-limit: Login attempts") != std::string::npos);
+    // Named by its label: given again.
+    CHECK(ask("what does login-rate-limit say about login attempts", "s1")
+              .find("login-rate-limit: Login attempts") != std::string::npos);
+    // A new version: given again.
+    RememberRequest r;
+    r.text = "Login attempts are rate limited to 10 per minute per IP since the March incident";
+    r.label = "login-rate-limit";
+    r.agent = "claude:test";
+    w.engine.remember(r);
+    CHECK(ask(q, "s1").find("Login attempts are rate limited to 10") != std::string::npos);
+    CHECK(ask(q, "s1").find("given earlier in this session") != std::string::npos);
+
+    // A session start that compacts the context forgets; one that resumes it
+    // does not.
+    ops::HookInput start;
+    start.event = "session-start";
+    start.sessionId = "s1";
+    start.source = "resume";
+    ops::hookContext(w.engine, start, 8000, sessions.path());
+    CHECK(ask(q, "s1").find("given earlier in this session") != std::string::npos);
+    start.source = "compact";
+    ops::hookContext(w.engine, start, 8000, sessions.path());
+    CHECK(ask(q, "s1").find("Login attempts are rate limited to 10") != std::string::npos);
+}
+
+TEST_CASE("hook session files are bounded and expire", "[hook]") {
+    TempDir dir;
+    {
+        ops::HookSession s(dir.path(), "/w", "long");
+        for (size_t i = 0; i < ops::kMaxGiven + 50; ++i)
+            s.give("c-" + std::to_string(i), "1:intact");
+        s.save();
+    }
+    ops::HookSession again(dir.path(), "/w", "long");
+    CHECK_FALSE(again.given("c-0", "1:intact")); // the oldest went
+    CHECK(again.given("c-" + std::to_string(ops::kMaxGiven + 49), "1:intact"));
+    CHECK_FALSE(again.given("c-" + std::to_string(ops::kMaxGiven + 49), "2:intact"));
+    // Another workspace with the same session id shares nothing.
+    CHECK_FALSE(ops::HookSession(dir.path(), "/other", "long")
+                    .given("c-" + std::to_string(ops::kMaxGiven + 49), "1:intact"));
+
+    // An idle session file goes when another session writes.
+    auto files = listFiles(dir.path());
+    REQUIRE(files.size() == 1);
+    std::string old = dir.path() + "/" + files[0];
+    struct timespec times[2] = {{nowUnix() - ops::kIdleSeconds - 60, 0},
+                                {nowUnix() - ops::kIdleSeconds - 60, 0}};
+    REQUIRE(::utimensat(AT_FDCWD, old.c_str(), times, 0) == 0);
+    ops::HookSession fresh(dir.path(), "/w", "new");
+    fresh.give("c-x", "1:intact");
+    fresh.save();
+    CHECK_FALSE(statFile(old));
+    CHECK(listFiles(dir.path()).size() == 1);
 }

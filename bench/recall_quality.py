@@ -1,0 +1,329 @@
+#!/usr/bin/env python3
+"""Recall and hook quality on the labelled set in bench/recall/.
+
+The set: 103 claims an agent team would keep about a payments service
+(claims.jsonl) and 166 prompts (queries.jsonl), each with the claims that
+answer it: worded like the claim (direct), worded otherwise (paraphrase),
+about the project but not in memory (absent), and coding requests memory
+has nothing for (unrelated). Every other prompt is held out (split
+"held-out"): a change is judged on both halves, so it improves the
+ranking, not the fit to one half. Beside them, 400 distractors answer
+nothing: the first paragraph of the docstrings of public functions and
+classes in 55 modules of Python's standard library (real technical prose
+that shares the everyday words of coding prompts: return, file, list,
+sort), so that a store of 503 claims is not answered by injecting most of
+it.
+
+Measured, through the real binary (a store built with `engram remember`):
+- recall: MRR@10 and recall@1/3/10 of `engram recall` against a textbook
+  BM25 (k1 1.2, b 0.75, lower-cased words, no stemming) over the same
+  claims' labels and texts;
+- the hook (`engram hook`, a UserPromptSubmit from a harness, its default
+  budget), over every prompt in a fixed shuffled order as one session,
+  with and without a session id: how often the answering claim reaches the
+  agent (in the prompt's context or earlier in the session), unrelated
+  claims per answerable prompt, prompts memory has no answer for that get
+  nothing, injected claims already given earlier in the session, and bytes
+  per prompt; and bytes over the first 50 prompts.
+
+    recall_quality.py --engram BIN [--out FILE] [--check]
+
+With --check (the test suite), exits 1 when a promise is broken: engram's
+MRR@10 under BM25's on a split, or the hook (in a session) giving a claim
+to more than 1 unrelated prompt in 20, repeating more than 1 injected claim
+in 10, or adding more than a fifth of the 186,874 bytes it added over the
+first 50 prompts before its floor and session rule.
+"""
+import argparse
+import json
+import math
+import os
+import random
+import re
+import subprocess
+import sys
+import tempfile
+import time
+from collections import Counter
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+
+
+def load(name):
+    with open(os.path.join(HERE, "recall", name)) as f:
+        return [json.loads(line) for line in f if line.strip()]
+
+
+STDLIB = ["json/__init__.py", "csv.py", "shutil.py", "pathlib.py", "argparse.py",
+          "logging/__init__.py", "http/client.py", "email/message.py", "textwrap.py", "string.py",
+          "subprocess.py", "tempfile.py", "zipfile.py", "tarfile.py", "urllib/parse.py",
+          "functools.py", "datetime.py", "calendar.py", "gzip.py", "smtplib.py", "ftplib.py",
+          "imaplib.py", "mailbox.py", "configparser.py", "difflib.py", "heapq.py", "bisect.py",
+          "fractions.py", "statistics.py", "random.py", "uuid.py", "secrets.py", "hmac.py",
+          "base64.py", "ipaddress.py", "locale.py", "gettext.py", "pprint.py", "shlex.py",
+          "fnmatch.py", "glob.py", "filecmp.py", "fileinput.py", "netrc.py", "plistlib.py",
+          "queue.py", "sched.py", "socketserver.py", "threading.py", "trace.py", "timeit.py",
+          "traceback.py", "typing.py", "weakref.py", "zipapp.py"]
+
+
+def distractors(count=400):
+    """Claims that answer none of the prompts, from the standard library's
+    docstrings, picked evenly and in a fixed order."""
+    import ast
+    base = os.path.dirname(os.__file__)
+    found = []
+    for module in STDLIB:
+        path = os.path.join(base, module)
+        if not os.path.exists(path):
+            continue
+        with open(path, encoding="utf-8") as f:
+            tree = ast.parse(f.read())
+        for node in ast.walk(tree):
+            if isinstance(node, (ast.FunctionDef, ast.ClassDef)) and not node.name.startswith("_"):
+                doc = ast.get_docstring(node)
+                if not doc:
+                    continue
+                first = " ".join(doc.strip().split("\n\n")[0].split())
+                if 40 <= len(first) <= 300:
+                    found.append({"key": f"stdlib:{module}:{node.name}:{len(found)}", "label": "",
+                                  "kind": "fact",
+                                  "text": f"{node.name} ({module[:-3]}): {first}"})
+    step = max(1, len(found) // count)
+    return found[::step][:count]
+
+
+def build_store(engram, claims):
+    ws = tempfile.mkdtemp(prefix="engram-quality-")
+    home = os.path.join(ws, ".home")
+    subprocess.run(["git", "init", "-q", ws], check=True)
+    env = dict(os.environ, ENGRAM_HOME=home)
+    ids = {}
+    for c in claims:
+        args = [engram, "--root", ws, "--json", "remember", c["text"], "--kind", c["kind"],
+                "--agent", "claude:bench"]
+        if c["label"]:
+            args += ["--label", c["label"]]
+        out = subprocess.run(args, check=True, capture_output=True, text=True, env=env).stdout
+        ids[c["key"]] = json.loads(out)["claim"]["id"]
+    return ws, env, ids
+
+
+# ---- the textbook BM25 ----
+
+WORD = re.compile(r"[a-z0-9]+")
+
+
+def words(text):
+    return WORD.findall(text.lower())
+
+
+class Bm25:
+    def __init__(self, docs, k1=1.2, b=0.75):
+        self.docs = {k: Counter(words(t)) for k, t in docs.items()}
+        self.lens = {k: sum(c.values()) for k, c in self.docs.items()}
+        self.avg = sum(self.lens.values()) / len(self.lens)
+        df = Counter()
+        for c in self.docs.values():
+            df.update(c.keys())
+        n = len(self.docs)
+        self.idf = {w: math.log(1 + (n - d + 0.5) / (d + 0.5)) for w, d in df.items()}
+        self.k1, self.b = k1, b
+
+    def rank(self, query, limit=10):
+        q = set(words(query))
+        scores = []
+        for k, tf in self.docs.items():
+            s = 0.0
+            for w in q:
+                f = tf.get(w, 0)
+                if f:
+                    s += self.idf[w] * f * (self.k1 + 1) / (
+                        f + self.k1 * (1 - self.b + self.b * self.lens[k] / self.avg))
+            if s > 0:
+                scores.append((-s, k))
+        return [k for _, k in sorted(scores)[:limit]]
+
+
+# ---- metrics ----
+
+def ranking_metrics(rankings, queries):
+    """MRR@10 and recall@1/3/10 over the answerable queries."""
+    mrr = r1 = r3 = r10 = 0.0
+    n = 0
+    for q, ranked in zip(queries, rankings):
+        if not q["answers"]:
+            continue
+        n += 1
+        want = set(q["answers"])
+        first = next((i for i, k in enumerate(ranked[:10]) if k in want), None)
+        if first is not None:
+            mrr += 1 / (first + 1)
+        r1 += bool(want & set(ranked[:1]))
+        r3 += bool(want & set(ranked[:3]))
+        r10 += bool(want & set(ranked[:10]))
+    return {"queries": n, "mrr@10": round(mrr / n, 4), "recall@1": round(r1 / n, 4),
+            "recall@3": round(r3 / n, 4), "recall@10": round(r10 / n, 4)}
+
+
+def by_split(queries, rankings, fn):
+    out = {}
+    for split in ("development", "held-out"):
+        pairs = [(q, r) for q, r in zip(queries, rankings) if q["split"] == split]
+        out[split] = fn([r for _, r in pairs], [q for q, _ in pairs])
+    for kind in ("direct", "paraphrase"):
+        pairs = [(q, r) for q, r in zip(queries, rankings) if q["kind"] == kind]
+        out[kind] = fn([r for _, r in pairs], [q for q, _ in pairs])
+    out["all"] = fn(rankings, queries)
+    return out
+
+
+def engram_rankings(engram, ws, env, ids, queries):
+    key_of = {v: k for k, v in ids.items()}
+    out, lat = [], []
+    for q in queries:
+        t = time.perf_counter()
+        r = subprocess.run([engram, "--root", ws, "--json", "recall", q["q"], "--limit", "10"],
+                           check=True, capture_output=True, text=True, env=env)
+        lat.append(time.perf_counter() - t)
+        rows = json.loads(r.stdout)["rows"]
+        out.append([key_of.get(row["id"], "?") for row in rows])
+    return out
+
+
+# ---- the hook ----
+
+INJECTED = re.compile(r"\((c-[a-z0-9]+)[,)]")
+
+
+def hook_session(engram, ws, env, ids, queries, session):
+    key_of = {v: k for k, v in ids.items()}
+    order = list(range(len(queries)))
+    random.Random(7).shuffle(order)
+    given = set()
+    stats = Counter()
+    session_id = f"bench-{os.getpid()}-{time.time_ns()}"  # a new session every run
+    per_prompt = []
+    for n, i in enumerate(order):
+        q = queries[i]
+        event = {"hook_event_name": "UserPromptSubmit", "prompt": q["q"], "cwd": ws}
+        if session:
+            event["session_id"] = session_id
+        r = subprocess.run([engram, "--root", ws, "hook"], input=json.dumps(event),
+                           check=True, capture_output=True, text=True, env=env)
+        context = json.loads(r.stdout)["hookSpecificOutput"]["additionalContext"] \
+            if r.stdout.strip() else ""
+        injected = [key_of.get(c, "?") for c in INJECTED.findall(context)]
+        size = len(context.encode())
+        per_prompt.append(size)
+        want = set(q["answers"])
+        stats["prompts"] += 1
+        stats["bytes"] += size
+        if n < 50:
+            stats["bytes_first_50"] += size
+        stats["injected"] += len(injected)
+        stats["repeats"] += sum(1 for k in injected if k in given)
+        if want:
+            stats["answerable"] += 1
+            stats["answerable " + q["split"]] += 1
+            stats["hit " + q["split"]] += bool(want & (set(injected) | given))
+            stats["hit"] += bool(want & (set(injected) | given))
+            stats["hit_in_prompt"] += bool(want & set(injected))
+            stats["noise"] += sum(1 for k in injected if k not in want)
+        else:
+            stats["no_answer"] += 1
+            stats["abstained"] += not injected
+            if q["kind"] == "unrelated":
+                stats["unrelated"] += 1
+                stats["unrelated_given"] += bool(injected)
+        given |= set(injected)
+    s = stats
+    return {
+        "prompts": s["prompts"],
+        "hit_rate": round(s["hit"] / s["answerable"], 4),
+        "hit_rate_development": round(s["hit development"] / s["answerable development"], 4),
+        "hit_rate_held_out": round(s["hit held-out"] / s["answerable held-out"], 4),
+        "hit_rate_in_prompt": round(s["hit_in_prompt"] / s["answerable"], 4),
+        "noise_per_answerable_prompt": round(s["noise"] / s["answerable"], 3),
+        "abstention_when_no_answer": round(s["abstained"] / s["no_answer"], 4),
+        "unrelated_prompts_given_claims": round(s["unrelated_given"] / s["unrelated"], 4),
+        "repeated_share_of_injected": round(s["repeats"] / max(1, s["injected"]), 4),
+        "bytes_per_prompt": round(s["bytes"] / s["prompts"], 1),
+        "bytes_first_50_prompts": s["bytes_first_50"],
+        "median_bytes": sorted(per_prompt)[len(per_prompt) // 2],
+    }
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--engram", required=True)
+    ap.add_argument("--out")
+    ap.add_argument("--check", action="store_true")
+    args = ap.parse_args()
+    claims, queries = load("claims.jsonl"), load("queries.jsonl")
+    claims += distractors()
+    for i, q in enumerate(queries):
+        q["split"] = "development" if i % 2 == 0 else "held-out"
+    print(f"building a store of {len(claims)} claims ...", file=sys.stderr)
+    ws, env, ids = build_store(args.engram, claims)
+    try:
+        run(args, claims, queries, ws, env, ids)
+    finally:
+        import shutil
+        shutil.rmtree(ws, ignore_errors=True)
+
+
+def run(args, claims, queries, ws, env, ids):
+    bm25 = Bm25({c["key"]: c["label"].replace("-", " ") + " " + c["text"] for c in claims})
+    results = {
+        "set": {"claims": len(claims), "distractors": sum(c["key"].startswith("stdlib:")
+                                                           for c in claims),
+                "queries": dict(Counter(q["kind"] for q in queries))},
+        "recall": {
+            "engram": by_split(queries, engram_rankings(args.engram, ws, env, ids, queries),
+                               ranking_metrics),
+            "bm25": by_split(queries, [bm25.rank(q["q"]) for q in queries], ranking_metrics),
+        },
+        "hook": {
+            "with_session": hook_session(args.engram, ws, env, ids, queries, True),
+            "without_session": hook_session(args.engram, ws, env, ids, queries, False),
+        },
+    }
+    e, b = results["recall"]["engram"], results["recall"]["bm25"]
+    print(f"{'recall MRR@10':28} {'engram':>8} {'bm25':>8}   recall@10 engram / bm25")
+    for part in ("development", "held-out", "direct", "paraphrase", "all"):
+        print(f"  {part:26} {e[part]['mrr@10']:8.3f} {b[part]['mrr@10']:8.3f}   "
+              f"{e[part]['recall@10']:.3f} / {b[part]['recall@10']:.3f}")
+    for mode, h in results["hook"].items():
+        print(f"hook {mode}: hit {h['hit_rate']:.3f} (development {h['hit_rate_development']:.3f}, "
+              f"held-out {h['hit_rate_held_out']:.3f}; in prompt {h['hit_rate_in_prompt']:.3f}), "
+              f"noise {h['noise_per_answerable_prompt']:.2f}/prompt, abstains "
+              f"{h['abstention_when_no_answer']:.3f}, unrelated given "
+              f"{h['unrelated_prompts_given_claims']:.3f}, repeats "
+              f"{h['repeated_share_of_injected']:.3f}, {h['bytes_per_prompt']:.0f} B/prompt, "
+              f"{h['bytes_first_50_prompts']} B over 50 prompts")
+    if args.out:
+        with open(args.out, "w") as f:
+            json.dump(results, f, indent=2, sort_keys=True)
+            f.write("\n")
+    if args.check:
+        broken = []
+        for part in ("development", "held-out", "direct", "paraphrase"):
+            if e[part]["mrr@10"] <= b[part]["mrr@10"]:
+                broken.append(f"recall MRR@10 on {part}: {e[part]['mrr@10']} against BM25's "
+                              f"{b[part]['mrr@10']}")
+        h = results["hook"]["with_session"]
+        if h["unrelated_prompts_given_claims"] > 0.05:
+            broken.append(f"the hook gave claims to {h['unrelated_prompts_given_claims']:.1%} "
+                          "of unrelated prompts")
+        if h["repeated_share_of_injected"] > 0.1:
+            broken.append(f"{h['repeated_share_of_injected']:.1%} of the claims the hook gave "
+                          "were given earlier in the session")
+        if h["bytes_first_50_prompts"] > 186874 / 5:
+            broken.append(f"the hook added {h['bytes_first_50_prompts']} bytes over 50 prompts")
+        for line in broken:
+            print("FAIL: " + line)
+        sys.exit(1 if broken else 0)
+
+
+if __name__ == "__main__":
+    main()
