@@ -64,6 +64,48 @@ Spans hiddenSpans(const Unparsed& u) {
     return out;
 }
 
+// A parse's budget. tree-sitter's error recovery can go far past linear on
+// hostile input: a 1,020-byte Java file the fuzzer wrote (tests/fuzz) was
+// still parsing after ten minutes. tree-sitter asks about every 100 of its
+// operations whether to go on; a parse may ask kBaseChecks times plus once
+// per byte (a hundred operations a byte, several times what real code of
+// any of the grammars takes), then gives up: no tree, and the callers treat
+// the file as one they cannot read. Counted, not timed, so a file parses
+// or not the same way on any machine and under any load.
+constexpr uint64_t kBaseChecks = 20000;
+
+struct ParseBudget {
+    std::string_view src;
+    uint64_t checksLeft;
+};
+
+const char* readSource(void* payload, uint32_t byte, TSPoint, uint32_t* read) {
+    auto* b = static_cast<ParseBudget*>(payload);
+    if (byte >= b->src.size()) {
+        *read = 0;
+        return "";
+    }
+    *read = uint32_t(b->src.size() - byte);
+    return b->src.data() + byte;
+}
+
+bool overBudget(TSParseState* state) {
+    auto* b = static_cast<ParseBudget*>(state->payload);
+    if (b->checksLeft == 0) return true;
+    --b->checksLeft;
+    return false;
+}
+
+TreePtr parseWithBudget(TSParser* parser, const TSTree* old, std::string_view src) {
+    ParseBudget budget{src, kBaseChecks + src.size()};
+    TSInput input{&budget, readSource, TSInputEncodingUTF8, nullptr};
+    TSParseOptions options{&budget, overBudget};
+    TreePtr tree(ts_parser_parse_with_options(parser, old, input, options));
+    // Given up: the next parse starts afresh rather than resuming this one.
+    if (!tree) ts_parser_reset(parser);
+    return tree;
+}
+
 TreePtr parseText(TSParser* parser, const TSTree* old, std::string_view src, const Spans& hidden) {
     std::vector<TSRange> ranges;
     if (!hidden.empty()) {
@@ -79,7 +121,7 @@ TreePtr parseText(TSParser* parser, const TSTree* old, std::string_view src, con
     if (!ts_parser_set_included_ranges(parser, ranges.empty() ? nullptr : ranges.data(),
                                        uint32_t(ranges.size())))
         ts_parser_set_included_ranges(parser, nullptr, 0);
-    return TreePtr(ts_parser_parse_string(parser, old, src.data(), uint32_t(src.size())));
+    return parseWithBudget(parser, old, src);
 }
 
 TreePtr parseRange(TSParser* parser, std::string_view src, uint32_t begin, uint32_t end,
@@ -94,7 +136,7 @@ TreePtr parseRange(TSParser* parser, std::string_view src, uint32_t begin, uint3
     if (end > from) ranges.push_back({pointAt(src, from), pointAt(src, end), from, end});
     if (ranges.empty()) return nullptr;
     ts_parser_set_included_ranges(parser, ranges.data(), uint32_t(ranges.size()));
-    return TreePtr(ts_parser_parse_string(parser, nullptr, src.data(), uint32_t(src.size())));
+    return parseWithBudget(parser, nullptr, src);
 }
 
 Spans errorSpans(TSNode root, uint32_t begin, uint32_t end) {
@@ -550,7 +592,7 @@ private:
         buf_.replace(end, closers.size(), closers);
         TreePtr t;
         if (ts_parser_set_included_ranges(parser_, ranges.data(), uint32_t(ranges.size())))
-            t.reset(ts_parser_parse_string(parser_, nullptr, buf_.data(), uint32_t(buf_.size())));
+            t = parseWithBudget(parser_, nullptr, buf_);
         if (t) take(t.get(), context, begin, end, false);
         buf_.replace(end, saved.size(), saved);
     }

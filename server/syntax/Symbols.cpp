@@ -206,6 +206,9 @@ std::vector<Symbol> extractSymbols(std::string_view language, std::string_view s
     }
     if (unreadable && tree)
         *unreadable = detail::errorSpans(ts_tree_root_node(tree.get()), 0, uint32_t(source.size()));
+    // A parse that gave up (Parse.cpp, its budget): nothing in the file can
+    // be read, so no anchor in it is judged gone.
+    if (unreadable && !tree) *unreadable = {{0, uint32_t(source.size())}};
     return detail::extractFromTree(*spec, tree.get(), source, nullptr, nullptr, &unparsed,
                                    formerName)
         .symbols;

@@ -633,6 +633,31 @@ TEST_CASE("a definition left open at the end of a file ends with the file, in an
         CHECK(s.endByte <= text.size());
 }
 
+// Found by fuzzing (fixtures/fuzz/symbols-java/parse-past-linear; its text in
+// fixtures/regressions/): 1,020 bytes of damaged Java on which tree-sitter's
+// error recovery was still working after ten minutes. The parse now has a
+// budget counted in tree-sitter's own operations (syntax/Parse.cpp): past
+// it, the file is one that cannot be read, so no anchor in it is judged
+// gone, and the same input gives the same answer on any machine.
+TEST_CASE("a parse past its budget gives up, and its file counts as unreadable", "[symbols]") {
+    std::ifstream in(fixturesDir() + "/regressions/java-parse-past-linear.java", std::ios::binary);
+    REQUIRE(in);
+    std::stringstream ss;
+    ss << in.rdbuf();
+    std::string text = ss.str();
+    REQUIRE(text.size() == 1020);
+    Spans unreadable;
+    auto syms = extractSymbols("java", text, "", &unreadable);
+    CHECK(syms.empty());
+    CHECK(unreadable == Spans{{0, 1020}});
+    // Twice: a parser that gave up starts the next parse afresh.
+    CHECK(extractSymbols("java", text).empty());
+    auto fine = extractSymbols("java", "class A { void f() {} }");
+    CHECK(fine.size() == 2);
+    Document doc("java", text);
+    CHECK(doc.symbols().empty());
+}
+
 // Found by fuzzing (fixtures/fuzz/symbols-cpp/regression-range-past-end): a
 // directive closing a file without a newline, inside an unclosed body, was
 // mapped back from the canonical text one byte past the end of the file.
