@@ -117,20 +117,25 @@ std::string gapsLine(const Packet& p) {
 
 // Items of a packet, as many as fit, and how many relevant ones did not
 // (the packet's own limits, then the lines that would overflow the budget).
-void addItems(Budget& b, const Packet& p) {
+// Returns the items printed.
+std::vector<const PacketItem*> addItems(Budget& b, const Packet& p) {
+    std::vector<const PacketItem*> printed;
     size_t n = 0;
     int64_t unfit = p.metrics.eligible - p.metrics.included;
     size_t kept = b.reserved();
     b.reserve(kept + 100); // room for the line saying what did not fit
     for (auto& it : p.items)
-        if (!b.add(itemLine(n + 1, it)))
+        if (!b.add(itemLine(n + 1, it))) {
             ++unfit;
-        else
+        } else {
             ++n;
+            printed.push_back(&it);
+        }
     b.reserve(kept);
     if (unfit > 0)
         b.add(count(unfit, "more relevant memory", "more relevant memories") +
               " did not fit in this hook's budget (recall shows them).");
+    return printed;
 }
 
 // Whether the prompt names a claim: its id, or its label as a word of its
@@ -226,11 +231,11 @@ std::string promptContext(Engine& engine, const HookInput& in, size_t maxChars,
         b.add("engram found " + std::to_string(p.items.size()) + " " + of +
               " relevant to this prompt. Agents and people wrote them; they are not verified "
               "facts. An anchor's state says whether its code changed since.");
-        addItems(b, p);
+        // Given: what reached the context, not what the budget left out.
+        for (auto* it : addItems(b, p))
+            session.give(it->id, givenState(*it));
         if (!earlierLine.empty()) b.add("Also " + earlierLine);
     }
-    for (auto& it : p.items)
-        session.give(it.id, givenState(it));
     b.reserve(close.size());
     if (!gaps.empty()) b.add(gaps);
     if (!warnings.empty() &&

@@ -231,6 +231,21 @@ TEST_CASE("hook session: a claim is given once per session, again when it change
     start.source = "compact";
     ops::hookContext(w.engine, start, 8000, sessions.path());
     CHECK(ask(q, "s1").find("Login attempts are rate limited to 10") != std::string::npos);
+
+    // What the budget left out was not given: it comes with a later prompt.
+    w.remember("Login attempts past the limit get a 429 with a Retry-After header",
+               "login-limit-response");
+    ops::HookInput tight = prompt("login attempts limit");
+    tight.sessionId = "s3";
+    std::string cut = ops::hookContext(w.engine, tight, 600, sessions.path());
+    CHECK(cut.find("1. [") != std::string::npos);
+    CHECK(cut.find("2. [") == std::string::npos);
+    CHECK(cut.find("did not fit in this hook's budget") != std::string::npos);
+    std::string rest = ops::hookContext(w.engine, tight, 8000, sessions.path());
+    CHECK(rest.find("1. [") != std::string::npos);
+    INFO(cut);
+    INFO(rest);
+    CHECK(rest.find("given earlier in this session") != std::string::npos);
 }
 
 TEST_CASE("hook session files are bounded and expire", "[hook]") {
