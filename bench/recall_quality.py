@@ -2,7 +2,7 @@
 """Recall and hook quality on the labelled set in bench/recall/.
 
 The set: 103 claims an agent team would keep about a payments service
-(claims.jsonl) and 166 prompts (queries.jsonl), each with the claims that
+(claims.jsonl) and 171 prompts (queries.jsonl), each with the claims that
 answer it: worded like the claim (direct), worded otherwise (paraphrase),
 about the project but not in memory (absent), and coding requests memory
 has nothing for (unrelated). Every other prompt is held out (split
