@@ -31,7 +31,10 @@ HookSession::HookSession(std::string dir, const std::string& root, const std::st
     path_ = joinPath(dir_, sha256Hex(root + '\0' + id).substr(0, 32));
     header_ = std::string(kHeader) + " " + root;
     auto text = readFile(path_);
-    if (!text) return;
+    if (!text) {
+        fresh_ = true;
+        return;
+    }
     bool first = true;
     forEachLine(*text, [&](std::string_view line, int) {
         if (first) {
@@ -64,7 +67,7 @@ void HookSession::give(const std::string& claimId, const std::string& state) {
 }
 
 void HookSession::forget() {
-    if (!active()) return;
+    if (!active() || given_.empty()) return;
     given_.clear();
     changed_ = true;
 }
@@ -93,6 +96,9 @@ void HookSession::save() {
             return;
         }
         // Sessions idle past kIdleSeconds go; past kMaxSessions, the oldest.
+        // Swept when a session starts its file, not on every prompt: a
+        // prompt reads one file and writes one.
+        if (!fresh_) return;
         std::vector<std::pair<int64_t, std::string>> files;
         const int64_t now = nowUnix();
         for (auto& name : listFiles(dir_)) {

@@ -45,6 +45,7 @@ private:
     std::map<std::string, std::pair<std::string, uint64_t>> given_; // id -> (state, order)
     uint64_t next_ = 0;
     bool changed_ = false;
+    bool fresh_ = false; // no file yet: this session's first write sweeps the others
 };
 
 } // namespace engram::ops

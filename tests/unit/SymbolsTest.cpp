@@ -5,6 +5,7 @@
 #include "syntax/Symbols.h"
 #include "support/LanguageCases.h"
 #include "syntax/Sha256.h"
+#include "util/Fs.h"
 
 #include <algorithm>
 #include <array>
@@ -640,11 +641,9 @@ TEST_CASE("a definition left open at the end of a file ends with the file, in an
 // it, the file is one that cannot be read, so no anchor in it is judged
 // gone, and the same input gives the same answer on any machine.
 TEST_CASE("a parse past its budget gives up, and its file counts as unreadable", "[symbols]") {
-    std::ifstream in(fixturesDir() + "/regressions/java-parse-past-linear.java", std::ios::binary);
-    REQUIRE(in);
-    std::stringstream ss;
-    ss << in.rdbuf();
-    std::string text = ss.str();
+    auto read = engram::readFile(fixturesDir() + "/regressions/java-parse-past-linear.java");
+    REQUIRE(read);
+    const std::string text = *read;
     REQUIRE(text.size() == 1020);
     Spans unreadable;
     auto syms = extractSymbols("java", text, "", &unreadable);
