@@ -119,7 +119,7 @@ std::optional<double> relevanceOf(const IndexedClaim& ic, const QueryTerms& qter
     int matched = 0, telling = 0;
     match = {};
     for (auto& q : qterms) {
-        const bool specific = !weakTerm(q.term) && !text::isGenericTerm(q.term);
+        const bool specific = q.specific;
         if (specific) ++match.asked;
         double w = kWeightLabel * tfLabel[q.term] / lengthNorm(c.label.size(), st.avgLabel) +
                    kWeightText * tfText[q.term] / lengthNorm(text.size(), st.avgText) +
@@ -316,6 +316,7 @@ struct Engine::TierPass {
         std::string term;
         int64_t df = 0;
         double idf = 0;
+        bool specific = false; // neither weak nor generic in prompts (RecallRow::Match)
     };
     Tier* tier = nullptr;
     IndexStats stats;
@@ -380,7 +381,8 @@ void Engine::candidatePass(TierPass& p, const std::vector<std::string>& queryTer
     const int perTerm = t.name == "other" ? kOtherPerTermCap : kPerTermCap;
     for (auto& term : queryTerms) {
         auto rows = t.index->match(term, perTerm);
-        TierPass::QueryTerm q{term, int64_t(rows.size()), 0};
+        TierPass::QueryTerm q{term, int64_t(rows.size()), 0,
+                              !weakTerm(term) && !text::isGenericTerm(term)};
         if (int(rows.size()) == perTerm) {
             // Saturated: estimate the document frequency from how much of
             // the rowid space the term's newest matches cover, rather than
