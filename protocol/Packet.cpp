@@ -48,6 +48,7 @@ json toJson(const PacketItem& it) {
               {"why", it.why},
               {"provenance", it.provenance}};
     if (it.unverified) j["unverified"] = true;
+    if (!it.nearDuplicates.empty()) j["near_duplicates"] = it.nearDuplicates;
     if (!it.contributionId.empty()) {
         j["contribution_id"] = it.contributionId;
         j["contributed_by"] = orUnknown(it.contributedBy);

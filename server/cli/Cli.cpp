@@ -96,12 +96,14 @@ const char* kUsageTail =
                                  git's merge driver for claim files (registered by init;
                                  git runs it, people need not)
   hook [--event session-start|prompt] [--format auto|claude|cursor|text] [--max-chars N]
-       [--prompt TEXT] [--repeat]
+       [--prompt TEXT] [--floor strict|loose] [--repeat]
                                  for an agent harness's session-start and prompt hooks: a
                                  bounded memory slice (at most N bytes, default 8000) for
                                  the harness to add to the agent's context: the claims that
-                                 clear the relevance floor, each once per session (the
-                                 harness's session id) unless it changed or --repeat.
+                                 clear the relevance floor (strict by default; loose: a
+                                 packet's, more answers and more noise), each once per
+                                 session (the harness's session id) unless it changed or
+                                 --repeat.
                                  Reads the harness's JSON on stdin (event, prompt, cwd,
                                  session); prints Claude Code's hookSpecificOutput JSON
                                  (also Codex, VS Code, Gemini CLI), Cursor's, or text.
@@ -380,6 +382,11 @@ int cmdHook(Context ctx) {
                 throw UsageError("--event: '" + *e + "' is not session-start or prompt");
         }
         if (auto p = ctx.args.get("--prompt")) in.prompt = *p;
+        if (auto f = ctx.args.get("--floor")) {
+            if (*f != "strict" && *f != "loose")
+                throw UsageError("--floor: '" + *f + "' is not strict or loose");
+            in.looseFloor = *f == "loose";
+        }
         // The harness says where the agent works (a worktree, a subdirectory);
         // an explicit --root or $ENGRAM_ROOT still wins.
         struct stat st {};

@@ -16,7 +16,7 @@ CommandTable commandTable() {
         {"check", {{"--format", "--fail-on", "--changed-since", "--max-findings"}, {}, {}}},
         {"init", {}},
         {"merge-driver", {}},
-        {"hook", {{"--event", "--format", "--max-chars", "--prompt"}, {}, {"--repeat"}}},
+        {"hook", {{"--event", "--format", "--max-chars", "--prompt", "--floor"}, {}, {"--repeat"}}},
         {"doctor", {}},
         {"setup", {{"--scope"}, {}, {"--list", "--check", "--dry-run", "--remove"}}},
         {"completions", {}},

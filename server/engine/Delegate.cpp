@@ -163,7 +163,8 @@ struct Candidate {
     double score = 0;
     RecallRow::Match match; // how the task's words matched (none: brought in by scope)
     double textScore = 0;   // the score the task's words gave it, before scope boosts
-    bool inScope = false;   // anchored in a requested path or at a requested symbol
+    std::vector<std::string> nearDuplicates; // folded into it by recall
+    bool inScope = false; // anchored in a requested path or at a requested symbol
     std::vector<std::string> why;
 };
 
@@ -333,12 +334,20 @@ void boostInScope(std::map<std::pair<std::string, std::string>, Candidate>& cand
 // packet only when it matches one of the task's specific words (those not
 // generic in coding prompts, text/Generic.h: a task made only of generic
 // words, "make this loop faster", is not a question for memory) and scores
-// at least a quarter of the best such claim. The hook, which pushes memory
-// unasked into every prompt, asks more (strict): at least a third of the
-// prompt's specific words and half the best score, and two of those words,
-// or one in the claim's label, a tag or an anchor's symbol, or the
-// prompt's only specific word (one word shared with a longer prompt is a
-// coincidence more often than an answer).
+// at least a quarter of the best such claim.
+//
+// The hook, which pushes memory unasked into every prompt, asks more
+// (strict), in two steps. First, is the prompt a question for memory at
+// all: some claim must answer it clearly, covering at least a third of the
+// prompt's specific words with half the best score, and matching two of
+// them, or half of them in its label, a tag or an anchor's symbol, or the
+// prompt's only specific word; or the best claim matches a specific word
+// no other claim holds. (One common word shared with a longer prompt is a
+// coincidence more often than an answer.) If so, the claims that clear the
+// packet's floor come along with it, at most kHookMost in all: a prompt
+// worded unlike its answer often ranks the answer second or third, and an
+// unrelated prompt has no claim to open the door.
+//
 // Ranking in the top N is not enough: some claim always shares a word with
 // any prompt. A claim in the requested scope (path, symbol) stays whatever
 // its words. Calibrated on the labelled prompts in bench/recall/
@@ -346,13 +355,19 @@ void boostInScope(std::map<std::pair<std::string, std::string>, Candidate>& cand
 // Returns how many fell under it.
 constexpr double kPacketRelative = 0.25;
 constexpr double kHookCoverage = 1.0 / 3, kHookRelative = 0.5;
+constexpr double kHookStrongCoverage = 0.5;
+constexpr size_t kHookMost = 4;
 
-bool clearsFloor(const Candidate& c, double best, bool strict) {
+bool clearsPacketFloor(const Candidate& c, double best) {
+    return c.match.matched > 0 && c.textScore >= kPacketRelative * best;
+}
+
+bool answersClearly(const Candidate& c, double best) {
     const RecallRow::Match& m = c.match;
     if (m.matched == 0) return false;
-    if (!strict) return c.textScore >= kPacketRelative * best;
+    if (m.unique && c.textScore >= best) return true;
     if (m.coverage < kHookCoverage || c.textScore < kHookRelative * best) return false;
-    return m.matched >= 2 || m.strong || m.asked <= 1;
+    return m.matched >= 2 || m.asked <= 1 || (m.strong && m.coverage >= kHookStrongCoverage);
 }
 
 int64_t relevanceFloor(std::map<std::pair<std::string, std::string>, Candidate>& cands,
@@ -360,13 +375,27 @@ int64_t relevanceFloor(std::map<std::pair<std::string, std::string>, Candidate>&
     double best = 0;
     for (auto& [key, c] : cands)
         best = std::max(best, c.textScore);
+    bool open = !strict;
+    for (auto& [key, c] : cands)
+        open = open || (!c.inScope && answersClearly(c, best));
+    // The hook's cap: the best-scoring of those over the floor.
+    std::vector<double> kept;
+    for (auto& [key, c] : cands)
+        if (!c.inScope && open && clearsPacketFloor(c, best)) kept.push_back(c.textScore);
+    std::sort(kept.begin(), kept.end(), std::greater<>());
+    double least = strict && kept.size() > kHookMost ? kept[kHookMost - 1] : 0;
     int64_t below = 0;
+    size_t taken = 0;
     for (auto it = cands.begin(); it != cands.end();) {
-        if (!it->second.inScope && !clearsFloor(it->second, best, strict)) {
+        const Candidate& c = it->second;
+        bool keep = c.inScope || (open && clearsPacketFloor(c, best) && c.textScore >= least &&
+                                  (!strict || taken < kHookMost));
+        if (keep && !c.inScope) ++taken;
+        if (keep) {
+            ++it;
+        } else {
             it = cands.erase(it);
             ++below;
-        } else {
-            ++it;
         }
     }
     return below;
@@ -439,6 +468,7 @@ PacketItem itemOf(const Candidate& c, int64_t today, int staleDays) {
     it.contributionId = cl.contributionId;
     it.contributedBy = cl.contributedBy;
     it.acceptedBy = cl.acceptedBy;
+    it.nearDuplicates = c.nearDuplicates;
     return it;
 }
 
@@ -563,6 +593,7 @@ DelegateResult Engine::delegate(const DelegateRequest& in) {
         c.match = row.match;
         c.textScore = c.score;
         c.why = row.why;
+        c.nearDuplicates = row.nearDuplicates;
         cands.emplace(std::make_pair(c.tier, c.claim.id), std::move(c));
     }
 

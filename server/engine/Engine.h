@@ -34,6 +34,10 @@
 
 namespace engram {
 
+namespace text {
+struct Expansion;
+}
+
 struct EngineOptions {
     std::string root;       // canonical workspace root
     std::string rootSource; // how it was chosen (envelope binding.source)
@@ -326,6 +330,9 @@ private:
     // Marks the files engram/status counted that the TreeWatch reported.
     void applyTreeChanges();
     RecallResult recallChecked(const RecallRequest& req, bool rowsReread);
+    // The live claims of `t` that a new claim probably restates or
+    // contradicts (engine/Restatements.cpp).
+    std::vector<RelatedClaim> probablyRelated(Tier& t, const Claim& c);
     struct TierPass;
     // One findings pass (engine/Findings.cpp): its phases, and the state
     // they share (what is kept, what is counted).
@@ -333,6 +340,7 @@ private:
     static void forEachPass(std::vector<TierPass>& passes,
                             const std::function<void(TierPass&)>& fn);
     void candidatePass(TierPass& p, const std::vector<std::string>& queryTerms,
+                       const std::vector<text::Expansion>& related,
                        const std::optional<std::string>& focusPath, bool committedOnly,
                        size_t keep);
     static void shareBudget(std::vector<TierPass>& passes, size_t keep);

@@ -19,8 +19,11 @@
 // recalls rather than twenty.
 #include "engine/Anchoring.h"
 #include "engine/Engine.h"
+#include "engine/Modality.h"
 #include "engine/Tier.h"
+#include "text/Content.h"
 #include "text/Generic.h"
+#include "text/Related.h"
 #include "text/Tokenize.h"
 #include "util/Error.h"
 #include "util/Fs.h"
@@ -56,6 +59,17 @@ constexpr int kScoredCap = 48; // rows read and fully scored
 // the weakest row a person would call relevant scored 6.3%.
 constexpr double kScoreFloor = 0.025;
 constexpr double kK1 = 1.2, kB = 0.75;
+// A related term's share of a word's weight, and how many a query takes.
+// On the labelled prompts (bench/recall_quality.py) 0.5 did best on both
+// splits; each related term costs one more index lookup per tier.
+constexpr double kRelatedWeight = 0.5;
+constexpr size_t kMaxRelated = 12;
+// Two claims sharing this much of their words (text/Content.h) say nearly
+// the same: the lower-ranked one is folded into the other's row.
+constexpr double kNearDuplicate = 0.8;
+// A word only one claim holds tells a prompt's subject in a store of some
+// size; in a young one, where most words are held once, it does not.
+constexpr int64_t kUniqueFrom = 100;
 // Field weights: a label or tag names what a claim is about; the text says it.
 constexpr double kWeightLabel = 3.0, kWeightTags = 2.0, kWeightCode = 2.0, kWeightText = 1.0;
 
@@ -91,7 +105,7 @@ bool weakTerm(const std::string& term) {
 // tags and anchors, weighed by field), each matched term noted in `why`;
 // none when no term tells it apart (below).
 template <class QueryTerms>
-std::optional<double> relevanceOf(const IndexedClaim& ic, const QueryTerms& qterms,
+std::optional<double> relevanceOf(const IndexedClaim& ic, const QueryTerms& qterms, size_t own,
                                   const std::unordered_set<std::string>& wanted,
                                   const IndexStats& st, std::vector<std::string>& why,
                                   RecallRow::Match& match) {
@@ -116,42 +130,54 @@ std::optional<double> relevanceOf(const IndexedClaim& ic, const QueryTerms& qter
         symbols += a.symbol + " ";
     auto tfSymbol = termCounts(symbols, wanted);
     double relevance = 0;
-    int matched = 0, telling = 0;
+    int telling = 0;
+    // Per word of the query's own: matched (by itself or a related term),
+    // and matched where it tells (not on a path, not a weak word).
+    std::vector<char> found(own, 0), told(own, 0), strong(own, 0), uniqueTold(own, 0);
     match = {};
     for (auto& q : qterms) {
-        const bool specific = q.specific;
-        if (specific) ++match.asked;
         double w = kWeightLabel * tfLabel[q.term] / lengthNorm(c.label.size(), st.avgLabel) +
                    kWeightText * tfText[q.term] / lengthNorm(text.size(), st.avgText) +
                    kWeightTags * tfTags[q.term] / lengthNorm(tags.size(), st.avgTags) +
                    kWeightCode * tfCode[q.term] / lengthNorm(ic.code.size(), st.avgCode);
         if (w <= 0) continue;
-        ++matched;
-        relevance += q.idf * w / (kK1 + w);
+        relevance += q.weight * q.idf * w / (kK1 + w);
         bool onlyPath = !tfLabel[q.term] && !tfText[q.term] && !tfTags[q.term] && !tfSymbol[q.term];
-        if (!onlyPath && !weakTerm(q.term)) {
-            ++telling;
-            if (specific) {
-                ++match.matched;
-                match.strong =
-                    match.strong || tfLabel[q.term] || tfTags[q.term] || tfSymbol[q.term];
-            }
+        bool tells = !onlyPath && !weakTerm(q.term);
+        telling += tells;
+        for (size_t i : q.of) {
+            found[i] = 1;
+            if (tells) told[i] = 1;
+            if (tells && (tfLabel[q.term] || tfTags[q.term] || tfSymbol[q.term])) strong[i] = 1;
+            if (tells && q.df == 1 && st.total >= kUniqueFrom) uniqueTold[i] = 1;
         }
         std::string where = tfLabel[q.term]    ? "label"
                             : tfTags[q.term]   ? "tags"
                             : tfSymbol[q.term] ? "anchor"
                             : onlyPath         ? "anchor path"
                                                : "text";
-        why.push_back("matched '" + q.term + "' in " + where);
+        why.push_back("matched '" + q.term + "' in " + where +
+                      (q.weight < 1 && !q.of.empty() ? " (for '" + qterms[q.of[0]].term + "')"
+                                                     : std::string()));
     }
     // Matched on a path or on words like "should" alone: noise, not a match.
-    if (matched == 0 || telling == 0) return std::nullopt;
+    if (telling == 0) return std::nullopt;
+    size_t matched = 0;
+    for (size_t i = 0; i < own; ++i) {
+        matched += found[i];
+        if (!qterms[i].specific) continue;
+        ++match.asked;
+        if (told[i]) ++match.matched;
+        match.unique = match.unique || uniqueTold[i];
+        match.strong = match.strong || strong[i];
+    }
+    if (matched == 0) return std::nullopt;
     // By count, not by idf: in a young store of a few claims idf is
     // degenerate (a word every claim holds weighs nothing, one none holds
     // weighs most), and on the labelled prompts the count did as well.
     match.coverage = match.asked ? double(match.matched) / match.asked : 0;
     // Rows that cover more of the query beat rows that repeat one term.
-    return relevance * (0.5 + 0.5 * double(matched) / double(qterms.size()));
+    return relevance * (0.5 + 0.5 * double(matched) / double(own));
 }
 
 // What a claim is worth whatever the query: its confidence, how recently it
@@ -317,7 +343,13 @@ struct Engine::TierPass {
         int64_t df = 0;
         double idf = 0;
         bool specific = false; // neither weak nor generic in prompts (RecallRow::Match)
+        // A related term (text/Related.h) weighs less than the query's own
+        // words, and a match on it counts as a match on the words it
+        // stands for (indices of the query's own terms, which come first).
+        double weight = 1.0;
+        std::vector<size_t> of;
     };
+    size_t ownTerms = 0; // qterms[0, ownTerms) are the query's own words
     Tier* tier = nullptr;
     IndexStats stats;
     std::string storeName;
@@ -365,6 +397,7 @@ void Engine::forEachPass(std::vector<TierPass>& passes, const std::function<void
 }
 
 void Engine::candidatePass(TierPass& p, const std::vector<std::string>& queryTerms,
+                           const std::vector<text::Expansion>& related,
                            const std::optional<std::string>& focusPath, bool committedOnly,
                            size_t keep) {
     Tier& t = *p.tier;
@@ -379,10 +412,22 @@ void Engine::candidatePass(TierPass& p, const std::vector<std::string>& queryTer
     double n = double(std::max<int64_t>(st.total, 1));
     std::pair<int64_t, int64_t> span{0, 0};
     const int perTerm = t.name == "other" ? kOtherPerTermCap : kPerTermCap;
-    for (auto& term : queryTerms) {
+    p.ownTerms = queryTerms.size();
+    for (size_t i = 0; i < queryTerms.size() + related.size(); ++i) {
+        const std::string& term =
+            i < queryTerms.size() ? queryTerms[i] : related[i - queryTerms.size()].term;
         auto rows = t.index->match(term, perTerm);
-        TierPass::QueryTerm q{term, int64_t(rows.size()), 0,
-                              !weakTerm(term) && !text::isGenericTerm(term)};
+        TierPass::QueryTerm q{
+            term, int64_t(rows.size()), 0, !weakTerm(term) && !text::isGenericTerm(term), 1.0, {}};
+        if (i < queryTerms.size()) {
+            q.of = {i};
+        } else {
+            q.weight = kRelatedWeight;
+            for (auto& w : related[i - queryTerms.size()].of) {
+                auto at = std::find(queryTerms.begin(), queryTerms.end(), w);
+                if (at != queryTerms.end()) q.of.push_back(size_t(at - queryTerms.begin()));
+            }
+        }
         if (int(rows.size()) == perTerm) {
             // Saturated: estimate the document frequency from how much of
             // the rowid space the term's newest matches cover, rather than
@@ -400,8 +445,12 @@ void Engine::candidatePass(TierPass& p, const std::vector<std::string>& queryTer
     std::vector<size_t> order(p.qterms.size());
     for (size_t i = 0; i < order.size(); ++i)
         order[i] = i;
-    std::sort(order.begin(), order.end(),
-              [&](size_t a, size_t b) { return p.qterms[a].df < p.qterms[b].df; });
+    std::sort(order.begin(), order.end(), [&](size_t a, size_t b) {
+        // The query's own words before related ones: those are
+        // never crowded out of the candidates by these.
+        bool ra = a >= p.ownTerms, rb = b >= p.ownTerms;
+        return ra != rb ? rb : p.qterms[a].df < p.qterms[b].df;
+    });
 
     // A cheap first pass (the idf of the query terms each candidate is known
     // to hold, plus focus) picks the few rows worth reading and re-tokenizing
@@ -427,7 +476,7 @@ void Engine::candidatePass(TierPass& p, const std::vector<std::string>& queryTer
     if (!p.qterms.empty()) {
         for (size_t i : order)
             for (auto id : lists[i])
-                add(id, p.qterms[i].idf);
+                add(id, p.qterms[i].weight * p.qterms[i].idf);
     } else {
         // No query: the newest claims (of the allowed statuses) in order.
         auto recent = committedOnly ? t.index->recent(ClaimStatus::Committed, kCandidateCap)
@@ -524,7 +573,19 @@ RecallResult Engine::recallChecked(const RecallRequest& req, bool rowsReread) {
         for (auto& t : text::terms(lastNamePart(*focusSymbol)))
             if (seen.insert(t).second) queryTerms.push_back(t);
     }
+    // Related words of the query's own specific words (or of its phrases):
+    // "undo the release" also finds the claim about the rollback.
+    std::vector<text::Expansion> related;
+    if (req.query)
+        for (auto& e : text::relatedTerms(*req.query, kMaxRelated)) {
+            bool specific = std::any_of(e.of.begin(), e.of.end(), [](const std::string& w) {
+                return !weakTerm(w) && !text::isGenericTerm(w);
+            });
+            if (e.phrase || specific) related.push_back(std::move(e));
+        }
     std::unordered_set<std::string> wanted(queryTerms.begin(), queryTerms.end());
+    for (auto& e : related)
+        wanted.insert(e.term);
     auto statusAllowed = [&](ClaimStatus s) {
         return s == ClaimStatus::Committed ||
                std::find(req.include.begin(), req.include.end(), s) != req.include.end();
@@ -544,7 +605,7 @@ RecallResult Engine::recallChecked(const RecallRequest& req, bool rowsReread) {
     // The candidate passes only read each tier's own connection, so with
     // many stores (tier all) they run on two threads.
     forEachPass(passes, [&](TierPass& p) {
-        candidatePass(p, queryTerms, focusPath, req.include.empty(), keep);
+        candidatePass(p, queryTerms, related, focusPath, req.include.empty(), keep);
     });
     int64_t candidates = 0;
     for (auto& p : passes) {
@@ -554,7 +615,7 @@ RecallResult Engine::recallChecked(const RecallRequest& req, bool rowsReread) {
         candidates += p.candidates;
     }
     shareBudget(passes, keep);
-    if (!rowsReread) reports_.countRecall(result.memoryExists);
+    if (!rowsReread && req.counted) reports_.countRecall(result.memoryExists);
 
     // Reading and fully scoring the chosen rows, on the pass's thread too.
     forEachPass(passes, [&](TierPass& p) {
@@ -568,7 +629,7 @@ RecallResult Engine::recallChecked(const RecallRequest& req, bool rowsReread) {
             RecallRow row;
             double relevance = 1.0;
             if (!qterms.empty()) {
-                auto r = relevanceOf(*ic, qterms, wanted, st, row.why, row.match);
+                auto r = relevanceOf(*ic, qterms, p.ownTerms, wanted, st, row.why, row.match);
                 if (!r) continue; // no query term in it
                 relevance = *r;
             }
@@ -612,7 +673,29 @@ RecallResult Engine::recallChecked(const RecallRequest& req, bool rowsReread) {
     // Matched, but not one fits max_chars: said so, never "none matched".
     size_t firstChars = rows.empty() ? 0 : utf8Length(rows.front().row.claim.text);
     std::vector<std::pair<Tier*, std::string>> changed;
+    std::vector<TermSet> servedTerms; // of result.rows, for near duplicates
     for (auto& [r, from, file] : rows) {
+        // A near duplicate of a row served above it is named there, not
+        // served again (it takes no place under the limit). A listing
+        // (no query) shows every claim.
+        TermSet terms;
+        if (!queryTerms.empty() && r.claim.status == ClaimStatus::Committed) {
+            terms = termSet(r.claim.text);
+            auto same =
+                std::find_if(result.rows.begin(), result.rows.end(), [&](const RecallRow& s) {
+                    const TermSet& served = servedTerms[size_t(&s - result.rows.data())];
+                    // Never folds a contradiction away: one that differs in a
+                    // number or a negation, or that a rule calls one, stays.
+                    return s.tier == r.tier && s.claim.status == ClaimStatus::Committed &&
+                           wordOverlap(served, terms) >= kNearDuplicate &&
+                           sameNumbersAndPolarity(served, terms) &&
+                           !contradicts(s.claim.text, r.claim.text);
+                });
+            if (same != result.rows.end()) {
+                same->nearDuplicates.push_back(r.claim.id);
+                continue;
+            }
+        }
         if (int(result.rows.size()) >= req.limit) {
             result.truncated = true;
             break;
@@ -630,6 +713,7 @@ RecallResult Engine::recallChecked(const RecallRequest& req, bool rowsReread) {
             changed.emplace_back(from, r.claim.id);
         completeRow(r, *from, anchorerFor(*from), wantSuperseded);
         result.rows.push_back(std::move(r));
+        servedTerms.push_back(std::move(terms));
     }
     if (!changed.empty()) {
         tiers_.reread(changed);

@@ -146,6 +146,10 @@ RememberResult Engine::remember(const RememberRequest& in) {
         c.created = now;
         c.origin = t.store->originLabel();
     }
+    // What it probably says again or otherwise, so the writer can supersede
+    // or retract instead of keeping both; asked before the write, so the
+    // new claim is not among its own answers.
+    result.related = probablyRelated(t, c);
     Tiers::commit(t, c, prior ? "supersede" : "remember", req.agent,
                   prior ? "replaces " + c.supersedes +
                               (resolves.empty() ? "" : "; resolves the divergence of " + resolves) +

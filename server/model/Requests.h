@@ -56,10 +56,22 @@ struct RememberRequest {
     std::string forceReason;
 };
 
+// A live claim a new one probably says again or says otherwise
+// (Engine::probablyRelated): the writer supersedes or retracts it rather
+// than keeping both.
+struct RelatedClaim {
+    std::string id;
+    std::string label;
+    std::string relation; // contradicts | restates
+    std::string why;      // the clashing phrases, or how many words they share
+    std::string text;
+};
+
 struct RememberResult {
     Claim claim;
     std::string tier;
     std::optional<Claim> superseded; // the version this write replaced
+    std::vector<RelatedClaim> related;
 };
 
 // How many rows a recall may ask for.
@@ -81,6 +93,9 @@ struct RecallRequest {
     // The instruction files' matching paragraphs beside the rows (a packet
     // asks for them once itself, outside its retried recall).
     bool instructionParagraphs = true;
+    // Counted among the recalls a report shows (not when engram asks
+    // itself, as remember does for the claims a new one may restate).
+    bool counted = true;
 };
 
 struct RecallRow {
@@ -104,10 +119,15 @@ struct RecallRow {
         int matched = 0;       // specific words matched
         int asked = 0;         // specific words in the query
         bool strong = false;   // one matched in the label, a tag or an anchor's symbol
+        bool unique = false;   // one matched is a word no other claim of its store (of
+                               // 100 claims or more) holds
     } match;
     // Other live claims holding this row's label (two branches each wrote
     // it, ARCHITECTURE.md, "Team memory"): which of them holds is undecided.
     std::vector<std::string> labelSharedWith;
+    // Live claims of the same tier saying nearly the same (most of their
+    // words in common), ranked under this row and folded into it.
+    std::vector<std::string> nearDuplicates;
     // With include superseded: the versions this claim replaced, oldest first.
     std::vector<Claim> superseded;
 };
@@ -362,6 +382,9 @@ struct PacketItem {
     // Its anchored code changed since it was written (drifted): included for
     // its text, to be checked against the code before it is relied on.
     bool unverified = false;
+    // Live claims saying nearly the same, folded into this item (recall's
+    // near duplicates).
+    std::vector<std::string> nearDuplicates;
 };
 
 // Relevant claims left out because they cannot be vouched for.

@@ -89,6 +89,8 @@ std::string itemLine(size_t n, const PacketItem& it) {
         tail += ", " + (*it.ageDays ? count(*it.ageDays, "day", "days") + " old" : "today");
     if (it.stale && *it.stale) tail += ", stale";
     if (!it.sourceAgent.empty()) tail += ", by " + it.sourceAgent;
+    for (size_t i = 0; i < it.nearDuplicates.size(); ++i)
+        tail += (i ? ", " : "; said nearly the same in ") + it.nearDuplicates[i];
     return head + text + tail + ")";
 }
 
@@ -173,7 +175,7 @@ std::string promptContext(Engine& engine, const HookInput& in, size_t maxChars,
     req.agent = "engram:hook";
     req.dirtyFlag = false;
     req.readHistory = false;
-    req.strictFloor = true;
+    req.strictFloor = !in.looseFloor;
     req.maxChars = int(std::min<size_t>(maxChars, 1000000));
     auto r = engine.delegate(req);
     Totals t = totalsOf(r.envelope);
@@ -223,8 +225,14 @@ std::string promptContext(Engine& engine, const HookInput& in, size_t maxChars,
         earlierLine += ".";
     }
     if (p.items.empty() && earlier.empty()) {
+        // Said as it is: claims that share a word with the prompt but fell
+        // under the floor are not "none matched".
+        int64_t weak = p.metrics.belowFloor;
         b.add("engram: none " + of +
-              " matched this prompt. Recall with other words if you need memory.");
+              (weak ? " is about this prompt (" + count(weak, "claim shares", "claims share") +
+                          " a word with it, under the relevance floor)"
+                    : std::string(" matched this prompt")) +
+              ". Recall with other words if you need memory.");
     } else if (p.items.empty()) {
         b.add("engram: " + earlierLine);
     } else {

@@ -32,6 +32,10 @@ struct HookInput {
     std::string source;     // how a session started: startup, resume, clear, compact...
     bool cursor = false;    // Cursor's input (its output shape differs)
     bool fromStdin = false; // stdin held the harness's JSON
+    // The relevance floor a prompt's claims must clear: the hook's own
+    // (strict), or a packet's (loose: one specific word is enough, more of
+    // the answers and more noise). `engram hook --floor`.
+    bool looseFloor = false;
 };
 
 // Reads the harness's JSON (empty or blank input is no input). Throws

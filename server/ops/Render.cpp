@@ -201,6 +201,13 @@ std::string remember(const json& r) {
     if (r.contains("superseded") && member(r, "superseded").is_object())
         out += "It supersedes v" + field(member(r, "superseded"), "version") +
                " (kept in history): " + field(member(r, "superseded"), "text") + "\n";
+    if (r.contains("related") && !member(r, "related").empty()) {
+        out += "Live claims it probably restates or contradicts (keep one: retract the one that "
+               "no longer holds; a correction remembered under the old label supersedes it):\n";
+        for (auto& x : member(r, "related"))
+            out += "- " + field(x, "relation") + " " + field(x, "id") + quoted(field(x, "label")) +
+                   " (" + field(x, "why") + "): " + field(x, "text") + "\n";
+    }
     return out;
 }
 
@@ -310,6 +317,12 @@ std::string rowText(const json& row, int n, std::string& lastAuthor, std::string
         for (auto& other : member(row, "label_shared_with"))
             out += "   LABEL SHARED with live claim " + other.get<std::string>() +
                    " (written on another branch): which one holds is undecided\n";
+    if (row.contains("near_duplicates")) {
+        std::string ids;
+        for (auto& other : member(row, "near_duplicates"))
+            ids += (ids.empty() ? "" : ", ") + other.get<std::string>();
+        out += "   NEAR DUPLICATES (folded into this row): " + ids + "\n";
+    }
     if (row.contains("diverged"))
         for (auto& d : member(row, "diverged"))
             out += "   DIVERGED, also kept: v" + field(d, "version") + " (" + field(d, "status") +
@@ -498,7 +511,10 @@ std::string delegate(const json& r) {
             std::to_string(++n) + ". " + field(it, "id") + " · " + field(it, "tier") + " · " +
             field(it, "anchor_state") +
             (field(it, "unverified") == "true" ? " (UNVERIFIED: check it against the code)" : "") +
-            " · " + field(it, "text") + "\n";
+            " · " + field(it, "text") + "\n" +
+            (it.contains("near_duplicates")
+                 ? "   said nearly the same in: " + member(it, "near_duplicates").dump() + "\n"
+                 : std::string());
     std::string gaps;
     for (auto& [reason, g] : member(p, "honest_gaps").items())
         if (int64_t n = count(g, "count"))

@@ -141,7 +141,9 @@ json packetSchema() {
          {"score", typed("number", nullptr)},
          {"why", arrayOf(str())},
          {"unverified", typed("boolean", "True when its anchored code changed since it was "
-                                         "written (drifted): check it before relying on it")}},
+                                         "written (drifted): check it before relying on it")},
+         {"near_duplicates",
+          arrayOf(str(), "Live claims saying nearly the same, folded into this item")}},
         {"id", "version", "text", "tier", "anchor_state", "score"});
     json packet =
         object({{"packet_id", str("SHA-256 of the canonical packet; give it to contribute")},

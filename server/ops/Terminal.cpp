@@ -75,6 +75,12 @@ std::string recall(const RecallResult& r) {
         for (auto& other : row.labelSharedWith)
             out += "   LABEL SHARED with live claim " + other +
                    " (written on another branch): retract or supersede one of them\n";
+        if (!row.nearDuplicates.empty()) {
+            std::string ids;
+            for (auto& other : row.nearDuplicates)
+                ids += (ids.empty() ? "" : ", ") + other;
+            out += "   NEAR DUPLICATES (folded into this row): " + ids + "\n";
+        }
         for (auto& v : row.superseded)
             out += "   SUPERSEDED v" + std::to_string(v.version) + " (by " + v.sourceAgent +
                    "): " + singleLine(v.text, 400, "...") + "\n";
@@ -285,6 +291,11 @@ std::string remember(const RememberResult& r) {
                                           " with v" + std::to_string(r.claim.version) + ": "
                                     : std::string("Remembered: ")) +
                       claimLine(r.claim) + "\n";
+    for (auto& x : r.related)
+        out += "  probably " +
+               std::string(x.relation == "contradicts" ? "contradicts " : "restates ") + x.id +
+               (x.label.empty() ? "" : " (" + x.label + ")") + ": " + x.why +
+               "; keep one (engram retract ID)\n";
     return out;
 }
 

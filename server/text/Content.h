@@ -7,6 +7,7 @@
 #pragma once
 #include <string>
 #include <string_view>
+#include <unordered_set>
 
 namespace engram {
 
@@ -16,5 +17,23 @@ namespace engram {
 std::string normalizeContent(std::string_view text);
 // Lower-case hex SHA-256 of normalizeContent(text).
 std::string contentHash(std::string_view text);
+
+// How much two texts say in the same words: twice the terms they share
+// over the terms of both (Dice, on tokenize()'s stemmed terms, stop words
+// left out), in [0, 1]. Claims about one thing written apart share about
+// half their terms whether they agree or not (fixtures/contradictions), so
+// only a high share marks a restatement (Engine::probablyRelated) or a near
+// duplicate (recall and packets).
+double wordOverlap(std::string_view a, std::string_view b);
+// The same over term sets made once (a list compared pairwise).
+using TermSet = std::unordered_set<std::string>;
+TermSet termSet(std::string_view text);
+double wordOverlap(const TermSet& a, const TermSet& b);
+// Whether two term sets hold the same numbers ("15", "v2", "sha256") and
+// the same negations and modals ("not", "never", "must", "may"): claims
+// that differ in one say different things however many words they share
+// ("tokens live 15 minutes" / "tokens live 60 minutes", "callers cache it" /
+// "callers must not cache it").
+bool sameNumbersAndPolarity(const TermSet& a, const TermSet& b);
 
 } // namespace engram

@@ -224,6 +224,32 @@ TEST_CASE("anchor health counted by one command is kept for the next, and counte
     CHECK(st["anchor_health"]["drifted"] == 0);
 }
 
+TEST_CASE("remember names the live claims it probably contradicts or restates, in JSON and in "
+          "words, and still writes",
+          "[e2e][cli]") {
+    Shell sh;
+    json ttl = sh.ok({"remember", "Access tokens live for 15 minutes; refresh tokens for 30 days",
+                      "--label", "token-ttl"});
+    std::string ttlId = ttl["claim"]["id"];
+    CHECK(ttl["related"] == json::array());
+
+    json other =
+        sh.ok({"remember", "Access tokens live for 60 minutes; refresh tokens for 30 days"});
+    REQUIRE(other["related"].size() == 1);
+    CHECK(other["related"][0]["id"] == ttlId);
+    CHECK(other["related"][0]["label"] == "token-ttl");
+    CHECK(other["related"][0]["relation"] == "contradicts");
+    CHECK(contains(other["related"][0]["why"].get<std::string>(), "60 minutes"));
+    CHECK(fs::exists(claimsDir(sh.root.path()) + "/" + other["claim"]["id"].get<std::string>() +
+                     ".md"));
+
+    CliResult r = sh.run({"remember", "access tokens live 15 minutes, refresh tokens 30 days"});
+    INFO(describe(r));
+    CHECK(r.exitCode == 0);
+    CHECK(contains(r.out, "probably restates " + ttlId + " (token-ttl)"));
+    CHECK(contains(r.out, "keep one (engram retract ID)"));
+}
+
 TEST_CASE("a WouldDowngrade refusal exits 1 and leaves the claim as it was", "[e2e][cli]") {
     Shell sh;
     json first = sh.ok({"remember", "Sessions expire after one hour", "--label", "session-ttl",

@@ -67,6 +67,21 @@ describe('answers', () => {
     assert.match(text, wanted);
   });
 
+  test('remember answers with the claims it probably contradicts or restates, in text and structured content', async () => {
+    const first = await ok('remember', { text: 'The webhook retry queue holds 500 events', label: 'webhook-queue' });
+    const id = first.structuredContent.claim.id;
+    const other = await ok('remember', { text: 'The webhook retry queue holds 900 events' });
+    assert.deepEqual(other.structuredContent.related.map((r) => [r.id, r.relation]), [[id, 'contradicts']]);
+    assert.match(textOf(other), new RegExp(`contradicts ${id} "webhook-queue"`));
+    const again = await ok('remember', { text: 'the webhook retry queue holds 500 events at most' });
+    assert.deepEqual(again.structuredContent.related.map((r) => [r.id, r.relation]), [[id, 'restates']]);
+    assert.match(textOf(again), /keep one: retract the one that no longer holds/);
+    // The tool's description tells an agent to supersede rather than add.
+    const tools = await s.client.listTools();
+    const remember = tools.tools.find((t) => t.name === 'remember');
+    assert.match(remember.description, /remember under its label/);
+  });
+
   test('a conflict on one anchor does not say writes are refused, and they are not', async () => {
     const on = [{ path: 'src/auth.py', symbol: 'TokenValidator.validate' }];
     await ok('remember', { text: 'validate must raise for expired tokens', label: 'expired-a', anchors: on });
@@ -207,7 +222,8 @@ describe('answers', () => {
     assert.ok(!labels.includes('pool-ten'), 'matched only the path');
     assert.ok(!labels.includes('no-proxy'), 'matched only "should" and the path');
     // Each row says its score and what matched.
-    assert.match(textOf(r), /\n   score [0-9.]+: 'request' in text; 'retri' in label\n/);
+    // A related word says which of the query's words it stands for.
+    assert.match(textOf(r), /\n   score [0-9.]+: 'request' in text; 'retri' in label; 'backoff' in text \(for 'retri'\)\n/);
   });
 
   test('an anchor is written as the README writes it: path#symbol, path:LINE, path:START-END', async () => {

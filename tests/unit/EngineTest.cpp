@@ -382,3 +382,75 @@ TEST_CASE("status keeps anchor health per file and agrees with a full count afte
         CHECK(counts(w.engine.status().anchorHealth) == std::array<int64_t, 4>{3, 1, 0, 0});
     }
 }
+
+TEST_CASE("recall finds a claim worded otherwise by related words, under one holding the query's "
+          "own") {
+    Workspace w;
+    auto undo = w.remember("Undo a bad schema change with alembic downgrade, one step at a time");
+    auto rollback = w.remember("The rollback script puts the previous image back in production");
+    w.remember("The connection pool holds ten connections");
+    RecallRequest r;
+    r.query = "how do I undo a bad release";
+    auto rows = w.engine.recall(r).rows;
+    REQUIRE(rows.size() == 2);
+    CHECK(rows[0].claim.id == undo.claim.id);
+    CHECK(rows[1].claim.id == rollback.claim.id);
+    CHECK(std::find(rows[1].why.begin(), rows[1].why.end(),
+                    "matched 'rollback' in text (for 'undo')") != rows[1].why.end());
+}
+
+TEST_CASE("recall folds a near duplicate into the row above it, never a claim that differs in a "
+          "number or contradicts it") {
+    Workspace w;
+    auto a = w.remember("Access tokens live for 15 minutes and refresh tokens for 30 days", "ttl");
+    auto b = w.remember("access tokens live 15 minutes, refresh tokens 30 days");
+    auto c = w.remember("Access tokens live for 60 minutes and refresh tokens for 30 days");
+    auto d =
+        w.remember("Access tokens must not live for 15 minutes and refresh tokens for 30 days");
+    RecallRequest r;
+    r.query = "how long do access tokens live";
+    auto rows = w.engine.recall(r).rows;
+    std::vector<std::string> ids;
+    for (auto& row : rows)
+        ids.push_back(row.claim.id);
+    // b and a are one statement: one row, naming the other.
+    bool aServed = std::count(ids.begin(), ids.end(), a.claim.id) == 1;
+    bool bServed = std::count(ids.begin(), ids.end(), b.claim.id) == 1;
+    CHECK(aServed != bServed);
+    for (auto& row : rows)
+        if (row.claim.id == a.claim.id || row.claim.id == b.claim.id)
+            CHECK(row.nearDuplicates ==
+                  std::vector<std::string>{aServed ? b.claim.id : a.claim.id});
+    CHECK(std::count(ids.begin(), ids.end(), c.claim.id) == 1);
+    CHECK(std::count(ids.begin(), ids.end(), d.claim.id) == 1);
+    CHECK(rows.size() == 3);
+}
+
+TEST_CASE("remember answers with the live claims it probably contradicts or restates") {
+    Workspace w;
+    auto ttl = w.remember("Access tokens live for 15 minutes; refresh tokens for 30 days", "ttl");
+    auto pool = w.remember("The connection pool holds ten connections", "pool");
+    auto cache = w.remember("Callers must cache the settings object", "settings-cache");
+
+    auto other = w.remember("Access tokens live for 60 minutes; refresh tokens for 30 days");
+    REQUIRE(other.related.size() == 1);
+    CHECK(other.related[0].id == ttl.claim.id);
+    CHECK(other.related[0].relation == "contradicts");
+    CHECK(other.related[0].why.find("number rule") != std::string::npos);
+
+    auto again = w.remember("The connection pool holds ten connections at most");
+    REQUIRE(again.related.size() == 1);
+    CHECK(again.related[0].id == pool.claim.id);
+    CHECK(again.related[0].relation == "restates");
+    CHECK(again.related[0].label == "pool");
+
+    auto never = w.remember("Callers must not cache the settings object");
+    REQUIRE_FALSE(never.related.empty());
+    CHECK(never.related[0].id == cache.claim.id);
+    CHECK(never.related[0].relation == "contradicts");
+
+    // A claim about something else, or a new version under its own label,
+    // names nothing.
+    CHECK(w.remember("Builds use CMake with warnings enabled").related.empty());
+    CHECK(w.remember("The connection pool holds ten connections", "pool").related.size() == 1);
+}

@@ -292,7 +292,8 @@ TEST_CASE("findings: the project's store.conf sets stale_days for findings and r
     auto daysAgo = [](int d) { return formatUtc(nowUnix() - int64_t(d) * 86400); };
     auto claim = [&](const std::string& id, int age) {
         return "---\nid: " + id + "\nlabel: " + id + "\ncreated: " + daysAgo(age) +
-               "\n---\nThe retry budget of the service is three attempts\n";
+               "\n---\nThe retry budget of the service is three attempts (noted " +
+               std::to_string(age) + " days ago)\n";
     };
     auto staleIds = [](Engine& e) {
         std::set<std::string> ids;

@@ -119,6 +119,7 @@ struct Row {
     OneOf<AnchorState> anchorState;
     std::vector<std::string> why;
     std::optional<std::vector<std::string>> labelSharedWith;
+    std::optional<std::vector<std::string>> nearDuplicates;
     std::optional<std::vector<Claim>> superseded;
     static constexpr auto fields() {
         return std::tuple{
@@ -138,6 +139,9 @@ struct Row {
             field("why", &Row::why, "Why this row matched"),
             field("label_shared_with", &Row::labelSharedWith,
                   "Other live claims holding this label (two branches each wrote it)"),
+            field("near_duplicates", &Row::nearDuplicates,
+                  "Other live claims saying nearly the same, folded into this row: retract the "
+                  "extras, or supersede them into one"),
             field("superseded_versions", &Row::superseded,
                   "With include superseded: the versions this claim replaced, oldest first"),
         };
@@ -185,6 +189,7 @@ Row rowOf(const RecallRow& r) {
     w.anchorState = {r.anchorState};
     w.why = r.why;
     if (!r.labelSharedWith.empty()) w.labelSharedWith = r.labelSharedWith;
+    if (!r.nearDuplicates.empty()) w.nearDuplicates = r.nearDuplicates;
     if (!r.superseded.empty()) w.superseded = r.superseded;
     return w;
 }

@@ -66,15 +66,39 @@ struct Params {
     }
 };
 
+struct Related {
+    std::string id;
+    std::string label;
+    std::string relation;
+    std::string why;
+    std::string text;
+    static constexpr auto fields() {
+        return std::tuple{
+            field("id", &Related::id),
+            field("label", &Related::label),
+            field("relation", &Related::relation,
+                  "contradicts (a contradiction rule fired: one of the two is wrong) or restates "
+                  "(most of its words are this claim's)"),
+            field("why", &Related::why),
+            field("text", &Related::text),
+        };
+    }
+};
+
 struct Answer {
     Claim claim;
     std::string tier;
     protocol::Nullable<Claim> superseded;
+    std::vector<Related> related;
     static constexpr auto fields() {
         return std::tuple{
             field("claim", &Answer::claim),
             field("tier", &Answer::tier),
             field("superseded", &Answer::superseded, "The version this write replaced, or null"),
+            field("related", &Answer::related,
+                  "Live claims this one probably restates or contradicts. Keep one: retract the "
+                  "one that no longer holds; a correction remembered under the old claim's "
+                  "label supersedes it instead"),
         };
     }
 };
@@ -102,7 +126,10 @@ namespace {
 Outcome run(Call& call, const json& params) {
     auto req = parse(withDefaultAgent(call, params)); // before the engine: errors name a field
     auto r = call.engine().remember(req);
-    Outcome out(protocol::toJson(Answer{r.claim, r.tier, {r.superseded}}));
+    Answer a{r.claim, r.tier, {r.superseded}, {}};
+    for (auto& x : r.related)
+        a.related.push_back({x.id, x.label, x.relation, x.why, x.text});
+    Outcome out(protocol::toJson(a));
     if (call.terminal) out.text = terminal::remember(r);
     return out;
 }
@@ -116,7 +143,10 @@ Operation operation() {
         .title = "Remember a claim",
         .description = "Record something you learned about this code (a gotcha, decision, "
                        "convention, fact), anchored to the function or file it is about so it is "
-                       "flagged when that code changes.",
+                       "flagged when that code changes. To correct a claim, remember under its "
+                       "label (a new version supersedes it) rather than adding another; the "
+                       "answer lists live claims the new one probably restates or contradicts, "
+                       "to supersede or retract.",
         .effect = Effect::Write,
         .input = protocol::inputSchema<Params>,
         .output = protocol::outputSchema<Answer>,

@@ -1,0 +1,94 @@
+// The live claims a new claim probably says again or says otherwise, for
+// remember's answer: corrections should replace what they correct, not pile
+// up beside it (README, "Memory that stays out of the way").
+#include "engine/Anchoring.h"
+#include "engine/Engine.h"
+#include "engine/Modality.h"
+#include "engine/Tier.h"
+#include "text/Content.h"
+#include "util/Utf8.h"
+
+#include <algorithm>
+#include <map>
+
+namespace engram {
+
+namespace {
+
+// A restatement shares at least this share of its words (text/Content.h,
+// wordOverlap). On the labelled pairs of fixtures/contradictions, claims
+// about one definition that say different things reach it one time in ten
+// or fewer; paraphrases reach it one time in four. Reported as probable,
+// for the writer to judge.
+constexpr double kRestates = 0.7;
+// Claims that do not share an anchor are held to one subject by their
+// words before a contradiction rule is asked (the rules assume one).
+constexpr double kSameSubject = 0.5;
+constexpr size_t kMostRelated = 5;
+constexpr size_t kQueryBytes = 2000; // of the new text, for the recall that finds candidates
+
+} // namespace
+
+std::vector<RelatedClaim> Engine::probablyRelated(Tier& t, const Claim& c) {
+    // Candidates: claims on one of its definitions (as anchoring tells them
+    // apart), then those the new text itself recalls.
+    std::map<std::string, std::pair<Claim, bool>> cands; // id -> (claim, same anchor)
+    for (auto& a : c.anchors) {
+        std::string key = anchorer_.identity(a);
+        for (auto rowid : t.index->anchoredIn(a.path, 400)) {
+            auto ic = t.index->byRowid(rowid);
+            if (!ic || ic->claim.status != ClaimStatus::Committed) continue;
+            for (auto& oa : ic->claim.anchors)
+                if (anchorer_.identity(oa) == key) {
+                    cands.insert_or_assign(ic->claim.id, std::make_pair(ic->claim, true));
+                    break;
+                }
+        }
+    }
+    RecallRequest rr;
+    rr.query = std::string(utf8Prefix(c.text, kQueryBytes));
+    rr.tier = t.name;
+    rr.limit = 5;
+    rr.instructionParagraphs = false;
+    rr.counted = false;
+    for (auto& row : recall(rr).rows) {
+        cands.try_emplace(row.claim.id, std::make_pair(row.claim, false));
+        // Recall folds near duplicates into one row; each is a candidate.
+        for (auto& id : row.nearDuplicates)
+            if (auto ic = t.index->byId(id))
+                cands.try_emplace(id, std::make_pair(ic->claim, false));
+    }
+
+    const TermSet mine = termSet(c.text);
+    std::vector<std::pair<double, RelatedClaim>> found;
+    for (auto& [id, entry] : cands) {
+        auto& [other, sameAnchor] = entry;
+        if (id == c.id || !other.live()) continue;
+        TermSet otherTerms = termSet(other.text);
+        double overlap = wordOverlap(mine, otherTerms);
+        RelatedClaim r{other.id, other.label, "", "", other.text};
+        if (sameAnchor || overlap >= kSameSubject)
+            if (auto m = contradicts(c.text, other.text)) {
+                r.relation = "contradicts";
+                r.why = "\"" + m->positive + "\" against \"" + m->negative + "\" (" + m->rule +
+                        " rule)";
+            }
+        if (r.relation.empty() && overlap >= kRestates &&
+            sameNumbersAndPolarity(mine, otherTerms)) {
+            r.relation = "restates";
+            r.why = std::to_string(int(overlap * 100 + 0.5)) + "% of their words in common" +
+                    (sameAnchor ? ", on the same definition" : "");
+        }
+        if (r.relation.empty()) continue;
+        // Contradictions first, then the closest wording.
+        found.emplace_back((r.relation == "contradicts" ? 2.0 : 0.0) + overlap, std::move(r));
+    }
+    std::stable_sort(found.begin(), found.end(),
+                     [](const auto& a, const auto& b) { return a.first > b.first; });
+    std::vector<RelatedClaim> out;
+    for (auto& [score, r] : found)
+        if (out.size() < kMostRelated) out.push_back(std::move(r));
+    return out;
+}
+
+} // namespace engram
