@@ -8,7 +8,7 @@ here="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 
 debs=(build-essential dpkg-dev cmake pkg-config git nodejs npm
       nlohmann-json3-dev libuv1-dev libsqlite3-dev catch2 libsodium-dev libre2-dev
-      libtomlplusplus-dev clang-format neovim)
+      libtomlplusplus-dev libstemmer-dev clang-format neovim)
 npm_dirs=(. tests/mcp editors/vscode)
 
 # With --tests (scripts/test.sh): what only the tests need: clang for the
