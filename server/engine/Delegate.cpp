@@ -340,10 +340,10 @@ void boostInScope(std::map<std::pair<std::string, std::string>, Candidate>& cand
 // (strict), in two steps. First, is the prompt a question for memory at
 // all: some claim must answer it clearly, covering at least a third of the
 // prompt's specific words with half the best score, and matching two of
-// them, or half of them in its label, a tag or an anchor's symbol, or the
-// prompt's only specific word; or the best claim matches a specific word
-// no other claim holds. (One common word shared with a longer prompt is a
-// coincidence more often than an answer.) If so, the claims that clear the
+// them, or half of them in its label, a tag or an anchor's symbol (the
+// prompt's only specific word: in a name, or held by no other claim); or
+// the best claim matches a specific word no other claim holds. (One common word shared with a
+// longer prompt is a coincidence more often than an answer.) If so, the claims that clear the
 // packet's floor come along with it, at most kHookMost in all: a prompt
 // worded unlike its answer often ranks the answer second or third, and an
 // unrelated prompt has no claim to open the door.
@@ -367,7 +367,8 @@ bool answersClearly(const Candidate& c, double best) {
     if (m.matched == 0) return false;
     if (m.unique && c.textScore >= best) return true;
     if (m.coverage < kHookCoverage || c.textScore < kHookRelative * best) return false;
-    return m.matched >= 2 || m.asked <= 1 || (m.strong && m.coverage >= kHookStrongCoverage);
+    if (m.asked <= 1) return m.strong || m.unique; // one word: in a name, or held by no other
+    return m.matched >= 2 || (m.strong && m.coverage >= kHookStrongCoverage);
 }
 
 int64_t relevanceFloor(std::map<std::pair<std::string, std::string>, Candidate>& cands,

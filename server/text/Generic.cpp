@@ -115,6 +115,8 @@ constexpr const char* kWords[] = {
     "code",
     "module",
     "import",
+    "comment",
+    "docstring",
     "helper",
     "util",
     "utils",
