@@ -576,7 +576,7 @@ RecallResult Engine::recallChecked(const RecallRequest& req, bool rowsReread) {
     // Related words of the query's own specific words (or of its phrases):
     // "undo the release" also finds the claim about the rollback.
     std::vector<text::Expansion> related;
-    if (req.query)
+    if (req.query && req.relatedWords)
         for (auto& e : text::relatedTerms(*req.query, kMaxRelated)) {
             bool specific = std::any_of(e.of.begin(), e.of.end(), [](const std::string& w) {
                 return !weakTerm(w) && !text::isGenericTerm(w);
@@ -681,15 +681,16 @@ RecallResult Engine::recallChecked(const RecallRequest& req, bool rowsReread) {
         TermSet terms;
         if (!queryTerms.empty() && r.claim.status == ClaimStatus::Committed) {
             terms = termSet(r.claim.text);
+            const RecallRow& row = r; // clang 14 cannot capture a structured binding
             auto same =
                 std::find_if(result.rows.begin(), result.rows.end(), [&](const RecallRow& s) {
                     const TermSet& served = servedTerms[size_t(&s - result.rows.data())];
                     // Never folds a contradiction away: one that differs in a
                     // number or a negation, or that a rule calls one, stays.
-                    return s.tier == r.tier && s.claim.status == ClaimStatus::Committed &&
+                    return s.tier == row.tier && s.claim.status == ClaimStatus::Committed &&
                            wordOverlap(served, terms) >= kNearDuplicate &&
                            sameNumbersAndPolarity(served, terms) &&
-                           !contradicts(s.claim.text, r.claim.text);
+                           !contradicts(s.claim.text, row.claim.text);
                 });
             if (same != result.rows.end()) {
                 same->nearDuplicates.push_back(r.claim.id);

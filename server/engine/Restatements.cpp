@@ -25,7 +25,10 @@ constexpr double kRestates = 0.7;
 // words before a contradiction rule is asked (the rules assume one).
 constexpr double kSameSubject = 0.5;
 constexpr size_t kMostRelated = 5;
-constexpr size_t kQueryBytes = 2000; // of the new text, for the recall that finds candidates
+// The recall that finds candidates reads the new text's start, by its own
+// words alone: a restatement shares most of them, and remember stays a
+// cheap write (each query word is an index lookup).
+constexpr size_t kQueryBytes = 400;
 
 } // namespace
 
@@ -51,6 +54,7 @@ std::vector<RelatedClaim> Engine::probablyRelated(Tier& t, const Claim& c) {
     rr.limit = 5;
     rr.instructionParagraphs = false;
     rr.counted = false;
+    rr.relatedWords = false;
     for (auto& row : recall(rr).rows) {
         cands.try_emplace(row.claim.id, std::make_pair(row.claim, false));
         // Recall folds near duplicates into one row; each is a candidate.

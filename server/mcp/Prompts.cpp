@@ -10,6 +10,7 @@
 #include "ops/Operation.h"
 #include "protocol/Convert.h"
 #include "util/Error.h"
+#include "util/Lines.h"
 
 namespace engram::mcp {
 
@@ -51,15 +52,10 @@ const std::vector<Prompt>& prompts() {
 
 std::vector<std::string> commaList(const std::string& s) {
     std::vector<std::string> out;
-    size_t start = 0;
-    while (start <= s.size()) {
-        size_t end = s.find(',', start);
-        if (end == std::string::npos) end = s.size();
-        std::string item = s.substr(start, end - start);
+    for (auto& item : splitFields(s, ',')) {
         auto first = item.find_first_not_of(" \t");
-        auto last = item.find_last_not_of(" \t");
-        if (first != std::string::npos) out.push_back(item.substr(first, last - first + 1));
-        start = end + 1;
+        if (first != std::string::npos)
+            out.push_back(item.substr(first, item.find_last_not_of(" \t") - first + 1));
     }
     return out;
 }

@@ -96,6 +96,8 @@ struct RecallRequest {
     // Counted among the recalls a report shows (not when engram asks
     // itself, as remember does for the claims a new one may restate).
     bool counted = true;
+    // The query's related words (text/Related.h) count too.
+    bool relatedWords = true;
 };
 
 struct RecallRow {
