@@ -342,11 +342,12 @@ void boostInScope(std::map<std::pair<std::string, std::string>, Candidate>& cand
 // prompt's specific words with half the best score, and matching two of
 // them, or half of them in its label, a tag or an anchor's symbol (the
 // prompt's only specific word: in a name, or held by no other claim); or
-// the best claim matches a specific word no other claim holds. (One common word shared with a
-// longer prompt is a coincidence more often than an answer.) If so, the claims that clear the
-// packet's floor come along with it, at most kHookMost in all: a prompt
-// worded unlike its answer often ranks the answer second or third, and an
-// unrelated prompt has no claim to open the door.
+// the best claim matches a specific word no other claim holds. One common
+// word shared with a longer prompt is a coincidence more often than an
+// answer. If so, the claims that clear the packet's floor come along with
+// it, at most kHookMost in all: a prompt worded unlike its answer often
+// ranks the answer second or third, and an unrelated prompt has no claim
+// to open the door.
 //
 // Ranking in the top N is not enough: some claim always shares a word with
 // any prompt. A claim in the requested scope (path, symbol) stays whatever
