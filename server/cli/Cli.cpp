@@ -6,6 +6,7 @@
 #include "cli/Check.h"
 #include "cli/Generate.h"
 #include "cli/Setup.h"
+#include "cli/Sync.h"
 #include "engine/Engine.h"
 #include "index/Index.h"
 #include "lsp/LspServer.h"
@@ -109,6 +110,20 @@ const char* kUsageTail =
                                  (also Codex, VS Code, Gemini CLI), Cursor's, or text.
                                  Exit 1 on errors, never 2 (a harness reads 2 as "block
                                  the prompt")
+  team add NAME URL | team list  a team store: memory shared by a team's repositories, a
+                                 clone of URL under $ENGRAM_HOME/teams/NAME (a new store is
+                                 pushed to an empty repository). A workspace reads the teams
+                                 its committed .engram/store.conf names (teams: NAME, ...);
+                                 others only when a recall's tier is team:NAME or all
+  sync [NAME...]                 for the medulla (with a remote) and each team store: commit
+                                 engram's own writes (the medulla's), fetch, merge with
+                                 engram's merge driver, push what is ours (the medulla's
+                                 branch, proposal branches). Answers never wait on this;
+                                 offline, they come from the local clone and say how old it
+                                 is. Exit 1 when a store could not be synced
+  medulla remote URL             keep the medulla in a git repository of your own, so every
+                                 machine you work on shares it (its claims are committed and
+                                 merged with what the repository holds)
   reindex                        rebuild the indexes from the claim files
   doctor                         check grammars, stores, indexes and audit logs
   setup AGENT [--scope project|user] [--check] [--dry-run] [--remove]
@@ -766,6 +781,10 @@ int run(int argc, char** argv) {
             return runOperation(ctx, *ops::byName("reverify_file"));
         }
         if (auto* op = ops::byCommand(c)) return runOperation(ctx, *op);
+        if (c == "team" || c == "sync" || c == "medulla") {
+            SyncCommand sc{ctx.root, ctx.home, ctx.args.positionals, ctx.json};
+            return c == "team" ? cmdTeam(sc) : c == "sync" ? cmdSync(sc) : cmdMedulla(sc);
+        }
         if (c == "check") return cmdCheck(ctx);
         if (c == "hook") return cmdHook(ctx);
         if (c == "init") return cmdInit(ctx);

@@ -157,19 +157,8 @@ ContributeResult Engine::contribute(const ContributeRequest& req) {
                 against.insert(other.id);
             }
         };
-        for (auto& a : c.anchors) {
-            // One definition, as anchoring tells definitions apart.
-            std::string key = anchorer_.identity(a);
-            for (auto rowid : t.index->anchoredIn(a.path, 400)) {
-                auto ic = t.index->byRowid(rowid);
-                if (!ic) continue;
-                for (auto& oa : ic->claim.anchors)
-                    if (anchorer_.identity(oa) == key) {
-                        consider(ic->claim);
-                        break;
-                    }
-            }
-        }
+        for (auto& other : claimsOnDefinitions(t, c.anchors))
+            consider(other);
         if (!c.label.empty())
             for (Tier* tp : {&t, med})
                 if (tp)

@@ -585,7 +585,7 @@ DelegateResult Engine::delegate(const DelegateRequest& in) {
     std::map<std::pair<std::string, std::string>, Candidate> cands; // (tier, id)
     int64_t considered = recalled.envelope.observed.candidates;
     for (auto& row : recalled.rows) {
-        if (row.tier != "project" && row.tier != "medulla") continue; // never another project
+        if (row.tier == "other") continue; // never another project
         Candidate c;
         c.claim = row.claim;
         c.tier = row.tier;

@@ -100,6 +100,10 @@ public:
     // Copies a live project claim into the medulla (a new version of an
     // earlier copy, if any) and stamps the original with promoted_to.
     PromoteResult promote(const PromoteRequest& req);
+    // Proposes a live project claim to a team store: the copy is written on
+    // a branch of the team's clone (engine/GitStores.h) for review, and is
+    // the team's only once that branch is merged; `engram sync` pushes it.
+    ProposeResult propose(const ProposeRequest& req);
     // A delegation packet for a sub-agent (engine/Delegate.cpp): committed
     // project and medulla claims relevant to the task, never another
     // project's; packet_id and signature are added by protocol/Packet.h.
@@ -333,6 +337,9 @@ private:
     // The live claims of `t` that a new claim probably restates or
     // contradicts (engine/Restatements.cpp).
     std::vector<RelatedClaim> probablyRelated(Tier& t, const Claim& c);
+    // The claims of tier `t` on one of the definitions `anchors` name, as
+    // anchoring tells definitions apart (engine/Restatements.cpp); each once.
+    std::vector<Claim> claimsOnDefinitions(Tier& t, const std::vector<Anchor>& anchors);
     struct TierPass;
     // One findings pass (engine/Findings.cpp): its phases, and the state
     // they share (what is kept, what is counted).

@@ -21,6 +21,7 @@
 #include "engine/Engine.h"
 #include "engine/Modality.h"
 #include "engine/Tier.h"
+#include "store/StoreConfig.h"
 #include "text/Content.h"
 #include "text/Generic.h"
 #include "text/Related.h"
@@ -545,9 +546,10 @@ static void checkRecall(const RecallRequest& req) {
         if (auto bad = firstInvalidUtf8(*req.query))
             throw invalidField("query", "is not valid UTF-8 (byte " + std::to_string(*bad) + ")");
     }
-    if (req.tier && *req.tier != "project" && *req.tier != "medulla" && *req.tier != "all")
-        throw invalidField("tier", "must be 'project', 'medulla' or 'all' (or absent for project "
-                                   "and medulla)");
+    if (req.tier && *req.tier != "project" && *req.tier != "medulla" && *req.tier != "all" &&
+        !(req.tier->starts_with("team:") && validTeamName(std::string_view(*req.tier).substr(5))))
+        throw invalidField("tier", "must be 'project', 'medulla', 'all' or 'team:NAME' (or "
+                                   "absent for the project, the medulla and the project's teams)");
 }
 
 RecallResult Engine::recallChecked(const RecallRequest& req, bool rowsReread) {
@@ -616,6 +618,17 @@ RecallResult Engine::recallChecked(const RecallRequest& req, bool rowsReread) {
     }
     shareBudget(passes, keep);
     if (!rowsReread && req.counted) reports_.countRecall(result.memoryExists);
+    // The envelope counted the workspace's own tiers; a store read because
+    // the call asked for it (a team store, another project) may hold what
+    // they do not, and then "nothing recorded yet" is not the state.
+    if (result.envelope.recovery.method == "engram/remember")
+        for (auto& me : result.memoryExists)
+            if (me.live > 0) {
+                result.envelope.trustMode = "full_trust";
+                result.envelope.nextSuggested.clear();
+                result.envelope.recovery = {};
+                break;
+            }
 
     // Reading and fully scoring the chosen rows, on the pass's thread too.
     forEachPass(passes, [&](TierPass& p) {

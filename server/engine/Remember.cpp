@@ -3,8 +3,10 @@
 #include "engine/Checks.h"
 #include "engine/Engine.h"
 #include "engine/Tier.h"
+#include "secrets/SecretScan.h"
 #include "store/ClaimFile.h"
 #include "store/Merge.h"
+#include "store/StoreConfig.h"
 #include "util/Error.h"
 #include "util/Fs.h"
 #include "util/Time.h"
@@ -57,7 +59,7 @@ RememberResult Engine::remember(const RememberRequest& in) {
         anchors.push_back(anchorer_.resolve(req.anchors[i], "anchors[" + std::to_string(i) + "]"));
 
     Tier& t = tiers_.writable(req.tier);
-    auto lock = t.store->lock();
+    std::optional<FileLock> lock(t.store->lock());
     int64_t now = nowUnix();
 
     Claim c;
@@ -146,16 +148,18 @@ RememberResult Engine::remember(const RememberRequest& in) {
         c.created = now;
         c.origin = t.store->originLabel();
     }
-    // What it probably says again or otherwise, so the writer can supersede
-    // or retract instead of keeping both; asked before the write, so the
-    // new claim is not among its own answers.
-    result.related = probablyRelated(t, c);
     Tiers::commit(t, c, prior ? "supersede" : "remember", req.agent,
                   prior ? "replaces " + c.supersedes +
                               (resolves.empty() ? "" : "; resolves the divergence of " + resolves) +
                               (req.forceReason.empty() ? "" : "; forced: " + req.forceReason)
                         : "");
     result.claim = c;
+    // What it probably says again or otherwise, so the writer can supersede
+    // or retract instead of keeping both. Asked once the write is done and
+    // the lock released: other writers do not wait on a recall (the new
+    // claim is left out of its own answers by id).
+    lock.reset();
+    result.related = probablyRelated(t, c);
     return result;
 }
 
@@ -248,6 +252,38 @@ GetResult Engine::reverify(const std::string& id, const std::string& agent,
     return get(id);
 }
 
+// What a promotion writes in the store above: the project claim's text and
+// fields, its anchors turned into notes (other workspaces lack the code),
+// and where it came from.
+static Claim promotedCopy(const Claim& w, const std::string& origin, const std::string& agent,
+                          const std::string& reason, int64_t now) {
+    Claim c;
+    c.text = w.text;
+    c.label = w.label;
+    c.kind = w.kind;
+    c.confidence = w.confidence;
+    c.tags = w.tags;
+    c.evidence = w.evidence;
+    // Anchors point into the project's code, which other workspaces do not
+    // have: the copy says where it was anchored instead, and the witness
+    // keeps the anchors (and so keeps showing drift in its project).
+    for (auto& a : w.anchors)
+        c.evidence.push_back({"note", "anchored in " + origin + " at " + a.path +
+                                          (a.symbol.empty() ? std::string() : "#" + a.symbol) +
+                                          (a.startLine > 0 ? ":" + std::to_string(a.startLine) +
+                                                                 "-" + std::to_string(a.endLine)
+                                                           : std::string())});
+    c.sourceAgent = w.sourceAgent;
+    c.origin = origin;
+    c.created = w.created; // learned then, wherever it lives now
+    c.updated = now;
+    c.originClaim = origin + ":" + w.id;
+    c.promotedBy = agent;
+    c.promotionReason = reason;
+    c.promoted = now;
+    return c;
+}
+
 PromoteResult Engine::promote(const PromoteRequest& req) {
     if (!Store::validId(req.id)) throw invalidField("id", "'" + req.id + "' is not a claim id");
     checkAgent(req.agent);
@@ -281,31 +317,8 @@ PromoteResult Engine::promote(const PromoteRequest& req) {
     if (auto secret = secretIn("", w)) refuseSecret(*secret);
 
     const int64_t now = nowUnix();
-    const std::string origin = w.origin.empty() ? proj.store->originLabel() : w.origin;
-    Claim c;
-    c.text = w.text;
-    c.label = w.label;
-    c.kind = w.kind;
-    c.confidence = w.confidence;
-    c.tags = w.tags;
-    c.evidence = w.evidence;
-    // Anchors point into the project's code, which other workspaces do not
-    // have: the copy says where it was anchored instead, and the witness
-    // keeps the anchors (and so keeps showing drift in its project).
-    for (auto& a : w.anchors)
-        c.evidence.push_back({"note", "anchored in " + origin + " at " + a.path +
-                                          (a.symbol.empty() ? std::string() : "#" + a.symbol) +
-                                          (a.startLine > 0 ? ":" + std::to_string(a.startLine) +
-                                                                 "-" + std::to_string(a.endLine)
-                                                           : std::string())});
-    c.sourceAgent = w.sourceAgent;
-    c.origin = origin;
-    c.created = w.created; // learned then, wherever it lives now
-    c.updated = now;
-    c.originClaim = origin + ":" + w.id;
-    c.promotedBy = req.agent;
-    c.promotionReason = req.reason;
-    c.promoted = now;
+    Claim c = promotedCopy(w, w.origin.empty() ? proj.store->originLabel() : w.origin, req.agent,
+                           req.reason, now);
 
     // An earlier copy of the same claim (the witness names it) or a live
     // medulla claim with the same label: this promotion is its next version.
@@ -370,6 +383,87 @@ PromoteResult Engine::promote(const PromoteRequest& req) {
         result.capWarning = "the medulla holds " + std::to_string(result.medullaLive) +
                             " live claims, past its soft cap of " + cap +
                             "; keep it to doctrine that holds across projects";
+    return result;
+}
+
+} // namespace engram
+
+namespace engram {
+
+ProposeResult Engine::propose(const ProposeRequest& req) {
+    if (!Store::validId(req.id)) throw invalidField("id", "'" + req.id + "' is not a claim id");
+    checkAgent(req.agent);
+    checkLine("reason", req.reason, kMaxShort, true);
+    scanForSecrets("reason", req.reason);
+    if (!validTeamName(req.team))
+        throw invalidField("team", "'" + secrets::redacted(req.team.substr(0, 60)) +
+                                       "' is not a team name (lower-case letters, digits, '-' "
+                                       "and '_', at most 40)");
+    if (opts_.home.empty())
+        throw EngramError(ErrorKind::NotBound,
+                          "no team stores: ENGRAM_HOME is not set (pass --home)");
+    const std::string dir = teamStoreDir(opts_.home, req.team);
+    if (!statFile(dir + "/store.conf") || !readSyncRecord(dir).git)
+        throw invalidField("team", "team store '" + req.team +
+                                       "' is not added on this machine: engram team add " +
+                                       req.team + " URL");
+    Tier& proj = tiers_.project();
+    if (!tiers_.ready(proj) || !statFile(proj.store->claimPath(req.id)))
+        throw EngramError(ErrorKind::UnknownClaim,
+                          "no claim with id '" + req.id + "' in the project tier",
+                          {{"id", req.id}});
+    std::vector<UnreachableStore> unreachable;
+    Tier* team = nullptr;
+    for (Tier* t : tiers_.forRecall("team:" + req.team, unreachable))
+        if (t->name == "team:" + req.team) team = t;
+    if (!team || !tiers_.ready(*team))
+        throw EngramError(ErrorKind::Storage, "the team store at " + dir + " could not be opened");
+
+    auto lock = proj.store->lock();
+    Claim w = Tiers::loadForUpdate(proj, req.id);
+    if (!w.live())
+        throw invalidField("id", "claim '" + req.id + "' is " + std::string(toString(w.status)) +
+                                     "; only live claims can be proposed");
+    // A hand edit since the write is scanned again before it leaves the
+    // machine (invariant 6): a branch is pushed to every clone of the team.
+    if (auto secret = secretIn("", w)) refuseSecret(*secret);
+
+    ProposeResult result;
+    Claim c = promotedCopy(w, w.origin.empty() ? proj.store->originLabel() : w.origin, req.agent,
+                           req.reason, nowUnix());
+    std::vector<std::pair<std::string, std::string>> files;
+    // The team's live claim under the same label: this proposal is its next
+    // version, as a promotion into the medulla would be.
+    if (!c.label.empty())
+        if (auto byLabel = team->index->liveByLabel(c.label)) {
+            Claim prior = Tiers::loadForUpdate(*team, byLabel->claim.id);
+            c.id = prior.id;
+            c.version = prior.version + 1;
+            c.supersedes = prior.id + "@" + std::to_string(prior.version);
+            Claim history = prior;
+            history.status = ClaimStatus::Superseded;
+            std::string historyPath = team->store->historyPath(history);
+            files.emplace_back(historyPath.substr(team->store->dir().size() + 1),
+                               serializeClaim(history));
+            result.replaces = prior;
+        }
+    if (c.id.empty()) do {
+            c.id = Store::newId();
+        } while (statFile(team->store->claimPath(c.id)));
+    files.emplace_back("claims/" + c.id + ".md", serializeClaim(c));
+    result.branch = proposeOnBranch(
+        dir, c.id, c.version, files,
+        "engram: propose " + c.id + (c.label.empty() ? "" : " (" + c.label + ")") + " from " +
+            c.originClaim + "\n\n" + req.reason + "\n\nProposed by " + req.agent +
+            (result.replaces ? "; replaces " + c.supersedes : "") + ".");
+    proj.store->audit().append("propose", w.id + "@" + std::to_string(w.version), req.agent,
+                               "to team:" + req.team + " as " + c.id + " on branch " +
+                                   result.branch + ": " + req.reason);
+    result.proposal = c;
+    result.witness = w;
+    result.team = "team:" + req.team;
+    result.store = dir;
+    result.remote = readSyncRecord(dir).remote;
     return result;
 }
 

@@ -10,6 +10,7 @@
 
 #include <algorithm>
 #include <map>
+#include <set>
 
 namespace engram {
 
@@ -32,26 +33,38 @@ constexpr size_t kQueryBytes = 400;
 
 } // namespace
 
-std::vector<RelatedClaim> Engine::probablyRelated(Tier& t, const Claim& c) {
-    // Candidates: claims on one of its definitions (as anchoring tells them
-    // apart), then those the new text itself recalls.
-    std::map<std::string, std::pair<Claim, bool>> cands; // id -> (claim, same anchor)
-    for (auto& a : c.anchors) {
+std::vector<Claim> Engine::claimsOnDefinitions(Tier& t, const std::vector<Anchor>& anchors) {
+    std::vector<Claim> out;
+    std::set<std::string> seen;
+    for (auto& a : anchors) {
+        // One definition, as anchoring tells definitions apart (overloads,
+        // twins), not by the written path#symbol.
         std::string key = anchorer_.identity(a);
         for (auto rowid : t.index->anchoredIn(a.path, 400)) {
             auto ic = t.index->byRowid(rowid);
-            if (!ic || ic->claim.status != ClaimStatus::Committed) continue;
+            if (!ic || seen.count(ic->claim.id)) continue;
             for (auto& oa : ic->claim.anchors)
                 if (anchorer_.identity(oa) == key) {
-                    cands.insert_or_assign(ic->claim.id, std::make_pair(ic->claim, true));
+                    seen.insert(ic->claim.id);
+                    out.push_back(ic->claim);
                     break;
                 }
         }
     }
+    return out;
+}
+
+std::vector<RelatedClaim> Engine::probablyRelated(Tier& t, const Claim& c) {
+    // Candidates: claims on one of its definitions (as anchoring tells them
+    // apart), then those the new text itself recalls.
+    std::map<std::string, std::pair<Claim, bool>> cands; // id -> (claim, same anchor)
+    for (auto& other : claimsOnDefinitions(t, c.anchors))
+        if (other.status == ClaimStatus::Committed)
+            cands.insert_or_assign(other.id, std::make_pair(other, true));
     RecallRequest rr;
     rr.query = std::string(utf8Prefix(c.text, kQueryBytes));
     rr.tier = t.name;
-    rr.limit = 5;
+    rr.limit = 6; // the new claim itself is one of the rows
     rr.instructionParagraphs = false;
     rr.counted = false;
     rr.relatedWords = false;

@@ -121,6 +121,40 @@ static std::string driverBinary() {
     return shellQuote(exe);
 }
 
+MergeDriverConfig registerMergeDriver(const std::string& gitRoot, bool write) {
+    MergeDriverConfig out;
+    std::string want = driverBinary() + " merge-driver %O %A %B %P";
+    out.command = gitConfigGet(gitRoot, "merge.engram.driver");
+    // A driver registered by another engram binary that still exists is
+    // kept: one clone may be shared by several installs.
+    if (out.command) {
+        const std::string& cmd = *out.command;
+        std::string bin = cmd.substr(0, cmd.find(" merge-driver"));
+        if (bin.size() >= 2 && bin.front() == '\'' && bin.back() == '\'')
+            bin = bin.substr(1, bin.size() - 2);
+        out.usable =
+            cmd.find(" merge-driver ") != std::string::npos &&
+            (bin == "engram" ? findOnPath("engram").has_value() : ::access(bin.c_str(), X_OK) == 0);
+    }
+    if (!out.usable && write) {
+        auto a = runProcess({"git", "-C", gitRoot, "config", "--local", "merge.engram.name",
+                             "engram claim files, merged field by field"},
+                            4096);
+        auto b = runProcess(
+            {"git", "-C", gitRoot, "config", "--local", "merge.engram.driver", want}, 4096);
+        if (a && b && a->exitCode == 0 && b->exitCode == 0) {
+            out.command = want;
+            out.usable = true;
+            out.wrote = true;
+        }
+    }
+    return out;
+}
+
+const char* claimAttributes() {
+    return kAttributes;
+}
+
 TeamSetup Team::setup(bool write) {
     TeamSetup s;
     s.git = insideWorkTree(root_);
@@ -142,32 +176,10 @@ TeamSetup Team::setup(bool write) {
         // A store from before reports: its inbox merges line by line too.
         s.wrote.push_back(".engram/.gitattributes (inbox.jsonl merge=union)");
     }
-    std::string want = driverBinary() + " merge-driver %O %A %B %P";
-    auto have = gitConfigGet(root_, "merge.engram.driver");
-    // A driver registered by another engram binary that still exists is
-    // kept: one clone may be shared by several installs.
-    bool usable = false;
-    if (have) {
-        std::string cmd = *have;
-        std::string bin = cmd.substr(0, cmd.find(" merge-driver"));
-        if (bin.size() >= 2 && bin.front() == '\'' && bin.back() == '\'')
-            bin = bin.substr(1, bin.size() - 2);
-        usable =
-            cmd.find(" merge-driver ") != std::string::npos &&
-            (bin == "engram" ? findOnPath("engram").has_value() : ::access(bin.c_str(), X_OK) == 0);
-    }
-    if (!usable && write) {
-        auto a = runProcess({"git", "-C", root_, "config", "--local", "merge.engram.name",
-                             "engram claim files, merged field by field"},
-                            4096);
-        auto b = runProcess({"git", "-C", root_, "config", "--local", "merge.engram.driver", want},
-                            4096);
-        if (a && b && a->exitCode == 0 && b->exitCode == 0) {
-            have = want;
-            usable = true;
-            s.wrote.push_back("git config merge.engram.driver");
-        }
-    }
+    auto driver = registerMergeDriver(root_, write);
+    bool usable = driver.usable;
+    std::optional<std::string> have = driver.command;
+    if (driver.wrote) s.wrote.push_back("git config merge.engram.driver");
     s.driver = usable;
     if (usable) s.driverCommand = *have;
     if (!s.attributes || !s.driver)

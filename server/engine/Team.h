@@ -11,11 +11,23 @@
 #include "model/Requests.h"
 #include "store/Store.h"
 
+#include <optional>
 #include <set>
 #include <string>
 #include <vector>
 
 namespace engram {
+
+// The merge driver in a clone's git config: what is registered, whether
+// it can run, and (with `write`) registered when it cannot.
+struct MergeDriverConfig {
+    std::optional<std::string> command;
+    bool usable = false;
+    bool wrote = false;
+};
+MergeDriverConfig registerMergeDriver(const std::string& gitRoot, bool write);
+// The .gitattributes lines naming the driver for claim and history files.
+const char* claimAttributes();
 
 class Team {
 public:

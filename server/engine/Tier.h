@@ -2,6 +2,7 @@
 // Private to engine/.
 #pragma once
 #include "engine/Anchoring.h"
+#include "engine/GitStores.h"
 #include "index/Index.h"
 #include "index/Reconcile.h"
 #include "model/NotJudged.h"
@@ -71,6 +72,17 @@ struct Tier {
     std::map<std::string, FileHealth> health;
     int64_t healthGeneration = -1; // the index's generation `health` lists
     uint64_t healthOpens = 0;      // the index `health` was counted against
+
+    // A git-backed store's last sync (engine/GitStores.h), read again only
+    // when the record's file changed: the envelope says its age on every
+    // answer without a `git` process.
+    std::optional<FileStat> syncSeen;
+    SyncRecord sync;
+    bool syncRead = false;
+    // A server's background sync (store.conf `sync_minutes:`), on a thread
+    // of its own: started no sooner than `nextSync`, collected by a poll.
+    std::optional<std::future<SyncOutcome>> syncing;
+    std::chrono::steady_clock::time_point nextSync{};
 
     // Cancels a running scan and waits for it (the future's destructor).
     void stopScan() {

@@ -1,6 +1,7 @@
 // The tiers of memory, their reconcile, and claim writes (engine/Tiers.h).
 #include "engine/Tiers.h"
 
+#include "engine/GitStores.h"
 #include "engine/Hold.h"
 #include "engine/Tier.h"
 #include "index/Reconcile.h"
@@ -22,6 +23,12 @@
 
 namespace engram {
 
+static EngramError teamWrite() {
+    return invalidField("tier", "a team store is written through review: promote a project "
+                                "claim with `promote --to team:NAME` (a branch to merge as a "
+                                "pull request)");
+}
+
 static std::string storeLabel(const std::string& root) {
     auto slash = root.find_last_of('/');
     std::string b = slash == std::string::npos ? root : root.substr(slash + 1);
@@ -42,7 +49,23 @@ Tiers::Tiers(Options opts, std::function<void()> projectWritten)
         medulla->name = "medulla";
         medulla->store = std::make_unique<Store>(opts_.home + "/medulla", "medulla", "medulla");
         own_.push_back(std::move(medulla));
+        // The team stores the project's committed store.conf names: read
+        // by default, beside the project and the medulla (pull-only: no
+        // other team store is read unless a call asks for it).
+        for (auto& name : own_[0]->store->teams())
+            own_.push_back(teamTier(name));
     }
+}
+
+std::unique_ptr<Tier> Tiers::teamTier(const std::string& name) const {
+    auto t = std::make_unique<Tier>();
+    t->name = "team:" + name;
+    t->store = std::make_unique<Store>(teamStoreDir(opts_.home, name), "team", name);
+    return t;
+}
+
+bool isTeamTier(const std::string& name) {
+    return name.starts_with("team:");
 }
 
 Tiers::~Tiers() = default;
@@ -138,10 +161,39 @@ void Tiers::startScan(Tier& t, bool opening) {
     t.scan = std::move(s);
 }
 
+void Tiers::backgroundSync(std::chrono::steady_clock::time_point now) {
+    auto minutes = project().store->syncMinutes();
+    for (auto& t : own_) {
+        if (t->name != "medulla" && !isTeamTier(t->name)) continue;
+        if (t->syncing) {
+            if (t->syncing->wait_for(std::chrono::seconds(0)) != std::future_status::ready)
+                continue;
+            SyncOutcome o = t->syncing->get();
+            t->syncing.reset();
+            if (!o.error.empty())
+                logDropped("background sync of " + o.store, std::runtime_error(o.error));
+            // What arrived is read at the tier's next check, as any change
+            // to its claim files is.
+            t->nextCheck = now;
+            continue;
+        }
+        if (!minutes || now < t->nextSync) continue;
+        t->nextSync = now + std::chrono::minutes(*minutes);
+        if (!readSyncRecord(t->store->dir()).git) continue; // not a clone: nothing to sync
+        t->syncing = std::async(std::launch::async, [dir = t->store->dir(), label = t->name,
+                                                     pushMain = t->name == "medulla"] {
+            // Behind the requests, as the reconcile's sweep is.
+            ::setpriority(PRIO_PROCESS, id_t(::syscall(SYS_gettid)), 10);
+            return syncStore(dir, label, pushMain);
+        });
+    }
+}
+
 std::vector<std::string> Tiers::poll() {
     std::vector<std::string> changed;
     if (!opts_.backgroundReconcile) return changed;
     auto now = std::chrono::steady_clock::now();
+    backgroundSync(now);
     auto poll = [&](Tier& t) {
         if (!t.index) return;
         if (t.scan &&
@@ -180,6 +232,8 @@ std::vector<std::string> Tiers::poll() {
     for (auto& t : own_)
         poll(*t);
     for (auto& t : others_)
+        poll(*t);
+    for (auto& t : teams_)
         poll(*t);
     return changed;
 }
@@ -254,8 +308,9 @@ void Tiers::recheckClaims() {
 bool Tiers::reconciling() const {
     for (auto& t : own_)
         if (t->index && !t->swept) return true;
-    for (auto& t : others_)
-        if (t->index && !t->swept) return true;
+    for (auto* list : {&others_, &teams_})
+        for (auto& t : *list)
+            if (t->index && !t->swept) return true;
     return false;
 }
 
@@ -271,6 +326,7 @@ void Tiers::reread(const std::vector<std::pair<Tier*, std::string>>& claims) {
 }
 
 Tier& Tiers::writable(const std::string& name) {
+    if (isTeamTier(name)) throw teamWrite();
     Tier* t = find(name);
     if (!t)
         throw invalidField("tier", name == "medulla" ? "no medulla: ENGRAM_HOME is not set"
@@ -286,8 +342,42 @@ Tier& Tiers::writable(const std::string& name) {
 std::vector<Tier*> Tiers::forRecall(const std::optional<std::string>& tier,
                                     std::vector<UnreachableStore>& unreachable) {
     std::vector<Tier*> out;
-    for (auto& t : own_)
-        if (!tier || *tier == "all" || *tier == t->name) out.push_back(t.get());
+    auto notAdded = [&](const std::string& team) {
+        unreachable.push_back(
+            {"team:" + team, "team store '" + team +
+                                 "' is not added on this machine: engram team add " + team +
+                                 " URL (its claims were not read)"});
+    };
+    for (auto& t : own_) {
+        if (tier && *tier != "all" && *tier != t->name) continue;
+        // A team the project names but this machine has not cloned: said,
+        // so that an empty answer is not taken for "the team knows nothing".
+        if (isTeamTier(t->name) && !t->store->exists()) {
+            notAdded(t->name.substr(5));
+            continue;
+        }
+        out.push_back(t.get());
+    }
+    // A team store asked for by name (or by all) that the project does not
+    // name: opened on demand, labelled as every team row is.
+    std::vector<std::string> asked;
+    if (tier && isTeamTier(*tier)) asked.push_back(tier->substr(5));
+    if (tier && *tier == "all") asked = addedTeams(opts_.home);
+    for (auto& team : asked) {
+        if (find("team:" + team)) continue;
+        Tier* t = nullptr;
+        for (auto& o : teams_)
+            if (o->name == "team:" + team) t = o.get();
+        if (!t) {
+            teams_.push_back(teamTier(team));
+            t = teams_.back().get();
+        }
+        if (!t->store->exists()) {
+            notAdded(team);
+            continue;
+        }
+        out.push_back(t);
+    }
     if (!tier || *tier != "all" || opts_.home.empty()) return out;
     for (auto& root : Registry(opts_.home).roots()) {
         if (root == opts_.root) continue;
@@ -407,6 +497,19 @@ TierState Tiers::state(Tier& t) {
     } catch (const std::exception& e) {
         s.error = e.what();
     }
+    if (t.name == "medulla" || isTeamTier(t.name)) {
+        // One stat per answer; the record is read again only when it changed.
+        auto now = statFile(t.store->dir() + "/.git/engram-sync");
+        bool changed = now ? !t.syncSeen || !sameFile(now, *t.syncSeen) : t.syncSeen.has_value();
+        if (changed || !t.syncRead) {
+            t.sync = readSyncRecord(t.store->dir());
+            t.syncSeen = now;
+            t.syncRead = true;
+        }
+        if (t.sync.git || isTeamTier(t.name))
+            s.sync =
+                TierState::Sync{t.sync.remote, t.sync.lastSync, t.sync.lastError, t.sync.pending};
+    }
     return s;
 }
 
@@ -423,6 +526,9 @@ Claim Tiers::loadForUpdate(Tier& t, const std::string& id) {
 
 Tiers::WriteUndo Tiers::commit(Tier& t, const Claim& c, const std::string& act,
                                const std::string& agent, const std::string& detail) {
+    // A team's claims change by review: a proposal branch, then a merge
+    // (engine/GitStores.h); the clone's branch takes no direct write.
+    if (t.store->tier() == "team") throw teamWrite();
     std::string path = t.store->claimPath(c.id);
     WriteUndo before{&t, c.id, readFile(path)};
     try {

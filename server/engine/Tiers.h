@@ -11,6 +11,7 @@
 #include "model/Requests.h"
 #include "store/Store.h"
 
+#include <chrono>
 #include <functional>
 #include <memory>
 #include <optional>
@@ -21,6 +22,9 @@ namespace engram {
 
 // One tier of memory (engine/Tier.h, private to engine/).
 struct Tier;
+
+// "team:NAME": a team store's tier.
+bool isTeamTier(const std::string& name);
 
 class Tiers {
 public:
@@ -50,8 +54,10 @@ public:
     Tier& writable(const std::string& name);
     // The tier holding the claim, or UnknownClaim.
     Tier& locate(const std::string& id);
-    // The tiers a recall reads: project and/or medulla, and with tier all
-    // every other registered project (those gone from disk in `unreachable`).
+    // The tiers a recall reads: by default the project, the medulla and the
+    // team stores the project's store.conf names; `team:NAME` one team
+    // store; all every added team store and every other registered project
+    // (those gone from disk, and named teams not added, in `unreachable`).
     std::vector<Tier*> forRecall(const std::optional<std::string>& tier,
                                  std::vector<UnreachableStore>& unreachable);
     // One store's counts as the envelope gives them.
@@ -93,6 +99,11 @@ private:
     // on a thread (the caller holds the store's lock).
     SyncReport reconcileOnOpen(Tier& t);
     void startScan(Tier& t, bool opening);
+    // A server's sync of its git-backed tiers every store.conf
+    // `sync_minutes:` (off without it), each on a thread; never waited for.
+    void backgroundSync(std::chrono::steady_clock::time_point now);
+    // Team store NAME under engram's home, not opened.
+    std::unique_ptr<Tier> teamTier(const std::string& name) const;
     // Audit entries for claim files a sync found added, changed or removed
     // by something other than engram (a pull, a checkout, a hand edit).
     // The caller holds the store's lock.
@@ -105,6 +116,7 @@ private:
     std::function<void()> projectWritten_;
     std::vector<std::unique_ptr<Tier>> own_;
     std::vector<std::unique_ptr<Tier>> others_; // other registered projects, opened on demand
+    std::vector<std::unique_ptr<Tier>> teams_;  // team stores the project does not name, asked for
     ClaimsQuiet claimsQuiet_;                   // vouchForClaims
 };
 

@@ -8,6 +8,7 @@
 #include "model/Spelling.h"
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <utility>
 #include <vector>
@@ -56,6 +57,16 @@ struct TierState {
     bool reconciled = true;
     int64_t uncheckedFiles = 0;
     std::string error; // why the tier could not be read, when it could not
+    // A store kept in a git repository of its own (a team store, a medulla
+    // with a remote): origin's URL (redacted), when a sync last reached it,
+    // why the last one failed, what waits to be pushed.
+    struct Sync {
+        std::string remote;
+        std::optional<int64_t> lastSync;
+        std::string error;
+        std::vector<std::string> pending;
+    };
+    std::optional<Sync> sync;
 };
 
 struct Recovery {

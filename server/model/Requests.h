@@ -231,6 +231,23 @@ struct PromoteResult {
     std::string capWarning;
 };
 
+struct ProposeRequest {
+    std::string id;   // a live project claim
+    std::string team; // a team store added on this machine
+    std::string agent;
+    std::string reason;
+};
+
+struct ProposeResult {
+    Claim proposal;                // the copy, as the branch holds it
+    Claim witness;                 // the project original (unchanged)
+    std::optional<Claim> replaces; // the team's live claim under the same label
+    std::string team;              // "team:NAME"
+    std::string branch;            // engram/promote-<id>
+    std::string store;             // the clone's directory
+    std::string remote;            // its origin, redacted
+};
+
 struct RegisteredStore {
     std::string root;
     bool reachable = false; // its .engram/ store is still there

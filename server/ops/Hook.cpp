@@ -95,14 +95,16 @@ std::string itemLine(size_t n, const PacketItem& it) {
 }
 
 struct Totals {
-    int64_t project = 0, medulla = 0;
-    int64_t all() const { return project + medulla; }
+    int64_t project = 0, medulla = 0, team = 0;
+    int64_t all() const { return project + medulla + team; }
 };
 
 Totals totalsOf(const Envelope& e) {
     Totals t;
     for (auto& s : e.stores)
-        (s.tier == "medulla" ? t.medulla : t.project) += s.committed;
+        (s.tier == "medulla"           ? t.medulla
+         : s.tier.starts_with("team:") ? t.team
+                                       : t.project) += s.committed;
     return t;
 }
 
@@ -213,7 +215,8 @@ std::string promptContext(Engine& engine, const HookInput& in, size_t maxChars,
     b.reserve(close.size() + (gaps.empty() ? 0 : gaps.size() + 1));
     b.add(open);
     std::string of = "of the " + count(t.all(), "claim", "claims") + " in memory (project " +
-                     std::to_string(t.project) + ", medulla " + std::to_string(t.medulla) + ")";
+                     std::to_string(t.project) + ", medulla " + std::to_string(t.medulla) +
+                     (t.team ? ", team stores " + std::to_string(t.team) : "") + ")";
     std::string earlierLine;
     if (!earlier.empty()) {
         earlierLine = count(int64_t(earlier.size()), "relevant memory", "relevant memories") +

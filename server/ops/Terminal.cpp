@@ -164,7 +164,9 @@ std::string status(const StatusResult& r) {
     for (auto& s : e.stores) {
         out += s.tier + ": " + s.path;
         if (!s.exists) {
-            out += " (no store yet)\n";
+            out += s.tier.starts_with("team:") ? " (not added on this machine: engram team add " +
+                                                     s.tier.substr(5) + " URL)\n"
+                                               : " (no store yet)\n";
             continue;
         }
         out += "\n  " + std::to_string(s.committed) + " live, " + std::to_string(s.frontier) +
@@ -173,6 +175,18 @@ std::string status(const StatusResult& r) {
                " anchors · index generation " + std::to_string(s.generation) + "\n";
         if (s.readOnly) out += "  read-only: answered from its files, writes are refused\n";
         if (!s.error.empty()) out += "  error: " + s.error + "\n";
+        if (s.sync) {
+            auto& y = *s.sync;
+            std::string age = y.lastSync ? humanAge(std::max<int64_t>(0, nowUnix() - *y.lastSync))
+                                         : std::string("never");
+            out += "  a clone of " + y.remote + " · last sync " +
+                   (age == "just now" || age == "never" ? age : age + " ago") +
+                   (y.pending.empty() ? ""
+                                      : " · " + std::to_string(y.pending.size()) +
+                                            " waiting to be pushed (engram sync)") +
+                   "\n";
+            if (!y.error.empty()) out += "  the last sync failed: " + y.error + "\n";
+        }
     }
     auto& h = r.anchorHealth;
     out += "anchors: " + std::to_string(h.intact) + " intact, " + std::to_string(h.drifted) +

@@ -38,11 +38,14 @@ Store::Store(std::string dir, std::string tier, std::string defaultName)
         instructionGlobs_ = std::move(conf.instructionGlobs);
         configErrors_ = std::move(conf.errors);
         staleDays_ = conf.staleDays;
+        teams_ = std::move(conf.teams);
+        syncMinutes_ = conf.syncMinutes;
     }
 }
 
 std::string Store::originLabel() const {
-    return tier_ == "medulla" ? std::string("medulla") : "project:" + name_;
+    if (tier_ == "medulla") return "medulla";
+    return (tier_ == "team" ? "team:" : "project:") + name_;
 }
 
 bool Store::exists() const {

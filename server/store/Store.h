@@ -28,14 +28,16 @@ std::optional<std::string> readClaimText(const std::string& path, FileStat* stat
 
 class Store {
 public:
-    // `tier` is "project" or "medulla"; `name` is the default store name used
-    // when store.conf does not exist yet (the root's base name).
+    // `tier` is "project", "medulla" or "team"; `name` is the default store
+    // name used when store.conf does not exist yet (the root's base name; a
+    // team store's name).
     Store(std::string dir, std::string tier, std::string defaultName);
 
     const std::string& dir() const { return dir_; }
     const std::string& tier() const { return tier_; }
     const std::string& name() const { return name_; }
-    // What `origin` says for claims born here: "project:<name>" or "medulla".
+    // What `origin` says for claims born here: "project:<name>", "medulla" or
+    // "team:<name>".
     std::string originLabel() const;
     bool exists() const;
 
@@ -104,6 +106,10 @@ public:
     const std::vector<std::string>& configErrors() const { return configErrors_; }
     // store.conf's `stale_days:`, when it sets one.
     std::optional<int> staleDays() const { return staleDays_; }
+    // store.conf's `teams:` (the team stores a project reads) and
+    // `sync_minutes:` (how often a server fetches git-backed stores).
+    const std::vector<std::string>& teams() const { return teams_; }
+    std::optional<int> syncMinutes() const { return syncMinutes_; }
 
     static bool validId(std::string_view id);
     static std::string newId();
@@ -119,6 +125,8 @@ private:
     std::vector<std::string> instructionGlobs_;
     std::vector<std::string> configErrors_;
     std::optional<int> staleDays_;
+    std::vector<std::string> teams_;
+    std::optional<int> syncMinutes_;
 };
 
 } // namespace engram

@@ -2,6 +2,8 @@
 
 #include "util/Utf8.h"
 
+#include <algorithm>
+
 namespace engram {
 
 namespace {
@@ -13,7 +15,30 @@ std::string_view trimBlank(std::string_view v) {
     return v.substr(b, e - b + 1);
 }
 
+// A whole number from 1 to `max` written in at most 5 digits.
+std::optional<int> boundedNumber(std::string_view value, int max) {
+    if (value.empty() || value.size() > 5 ||
+        value.find_first_not_of("0123456789") != std::string_view::npos)
+        return std::nullopt;
+    int n = 0;
+    for (char c : value)
+        n = n * 10 + (c - '0');
+    if (n < 1 || n > max) return std::nullopt;
+    return n;
+}
+
 } // namespace
+
+bool validTeamName(std::string_view name) {
+    if (name.empty() || name.size() > 40) return false;
+    for (size_t i = 0; i < name.size(); ++i) {
+        char c = name[i];
+        bool ok =
+            (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || (i > 0 && (c == '-' || c == '_'));
+        if (!ok) return false;
+    }
+    return true;
+}
 
 StoreConfig parseStoreConfig(std::string_view text) {
     StoreConfig conf;
@@ -79,17 +104,39 @@ StoreConfig parseStoreConfig(std::string_view text) {
             }
             if (!any) problem(line, "expected 'instructions: GLOB...'");
         } else if (key == "stale_days") {
-            int days = 0;
-            bool digits = !value.empty() && value.size() <= 5 &&
-                          value.find_first_not_of("0123456789") == std::string_view::npos;
-            for (char c : digits ? value : std::string_view())
-                days = days * 10 + (c - '0');
-            if (!digits || days < 1 || days > kMaxStaleDays)
+            if (auto days = boundedNumber(value, kMaxStaleDays))
+                conf.staleDays = *days;
+            else
                 problem(line, "stale_days: expected a whole number of days from 1 to " +
                                   std::to_string(kMaxStaleDays) + ", got '" +
                                   std::string(value.substr(0, 40)) + "'");
+        } else if (key == "sync_minutes") {
+            if (auto minutes = boundedNumber(value, kMaxSyncMinutes))
+                conf.syncMinutes = *minutes;
             else
-                conf.staleDays = days;
+                problem(line, "sync_minutes: expected a whole number of minutes from 1 to " +
+                                  std::to_string(kMaxSyncMinutes) + ", got '" +
+                                  std::string(value.substr(0, 40)) + "'");
+        } else if (key == "teams") {
+            // Names separated by commas or blanks; each names a directory
+            // under $ENGRAM_HOME/teams, so nothing else is taken.
+            size_t at = 0;
+            bool any = false;
+            while (at < value.size()) {
+                size_t end = value.find_first_of(", \t", at);
+                if (end == std::string_view::npos) end = value.size();
+                std::string_view team = value.substr(at, end - at);
+                at = end + 1;
+                if (team.empty()) continue;
+                any = true;
+                if (!validTeamName(team))
+                    problem(line, "teams: '" + std::string(team.substr(0, 40)) +
+                                      "' is not a team name (lower-case letters, digits, '-' "
+                                      "and '_', at most 40)");
+                else if (std::find(conf.teams.begin(), conf.teams.end(), team) == conf.teams.end())
+                    conf.teams.emplace_back(team);
+            }
+            if (!any) problem(line, "expected 'teams: NAME, ...'");
         }
     }
     return conf;

@@ -554,6 +554,13 @@ CliResult runGit(const std::string& dir, std::vector<std::string> args) {
     return runProgram(args, fixedGitEnv());
 }
 
+CliResult gitOk(const std::string& dir, std::vector<std::string> args) {
+    std::string what = "git " + (args.empty() ? std::string() : args[0]);
+    CliResult r = runGit(dir, std::move(args));
+    if (r.exitCode != 0) throw HarnessError(what + " in " + dir + ": " + describe(r));
+    return r;
+}
+
 CliResult runProgram(std::vector<std::string> argv, const std::vector<std::string>& env,
                      const std::string& stdinData, std::chrono::milliseconds timeout) {
     (void)kSigpipeIgnored;

@@ -170,6 +170,9 @@ CliResult runProgram(std::vector<std::string> argv, const std::vector<std::strin
 const std::vector<std::string>& fixedGitEnv();
 // `git -C dir args...` with fixedGitEnv().
 CliResult runGit(const std::string& dir, std::vector<std::string> args);
+// runGit that must succeed: a HarnessError naming the command, the
+// directory and git's output when it does not.
+CliResult gitOk(const std::string& dir, std::vector<std::string> args);
 
 // `file://` URI of an absolute path.
 std::string fileUri(const std::string& path);

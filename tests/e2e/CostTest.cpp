@@ -83,12 +83,6 @@ struct Meter {
     }
 };
 
-void gitOk(const std::string& dir, std::vector<std::string> args) {
-    auto r = runGit(dir, args);
-    INFO("git " << args[0] << ": exit " << r.exitCode << "\n" << r.out << r.err);
-    REQUIRE(r.exitCode == 0);
-}
-
 void cliOk(const std::vector<std::string>& args) {
     auto r = runCli(args, {"ENGRAM_AGENT=human:tester"});
     INFO(describe(r));

@@ -18,13 +18,6 @@ namespace fs = std::filesystem;
 
 namespace {
 
-CliResult gitOk(const std::string& dir, std::vector<std::string> args) {
-    auto r = runGit(dir, args);
-    INFO("git " << args[0] << ": " << describe(r));
-    REQUIRE(r.exitCode == 0);
-    return r;
-}
-
 struct Repo {
     std::string dir;
     TempDir home;

@@ -24,12 +24,6 @@ namespace fs = std::filesystem;
 
 namespace {
 
-void gitOk(const std::string& dir, std::vector<std::string> args) {
-    auto r = runGit(dir, args);
-    INFO("git " << args[0] << ": exit " << r.exitCode << "\n" << r.out << r.err);
-    REQUIRE(r.exitCode == 0);
-}
-
 std::string handWritten(const std::string& label, const std::string& text) {
     return "---\nlabel: " + label + "\nkind: fact\nconfidence: 0.8\n---\n" + text + "\n";
 }

@@ -17,13 +17,6 @@ CliResult git(const std::string& dir, std::vector<std::string> args) {
     return runGit(dir, std::move(args));
 }
 
-CliResult gitOk(const std::string& dir, std::vector<std::string> args) {
-    auto r = git(dir, args);
-    INFO("git " << args[0] << ": " << describe(r));
-    REQUIRE(r.exitCode == 0);
-    return r;
-}
-
 // One teammate's clone and home.
 struct Clone {
     std::string dir;

@@ -1,6 +1,7 @@
 // The operation table (ops/Operations.cpp): the surfaces derive from it, so
 // its entries must agree with themselves, and an operation runs the same
 // whichever surface supplies its Call.
+#include "engine/GitStores.h"
 #include "ops/Operation.h"
 #include "ops/Render.h"
 #include "store/ClaimFile.h"
@@ -9,6 +10,7 @@
 #include "support/Workspace.h"
 #include "util/Error.h"
 #include "util/Fs.h"
+#include "util/Process.h"
 
 #include <algorithm>
 #include <catch2/catch.hpp>
@@ -257,6 +259,16 @@ TEST_CASE("every operation's result fits the output schema written beside it") {
     CHECK(stamped["refused"].size() == 2); // pool.py has neither release nor close
     run("anchors", {{"path", "pool.py"}});
     run("promote", {{"id", id}, {"reason", "holds for every pool"}});
+    {
+        // A team store to propose to: a bare repository as its remote.
+        TempDir remote;
+        auto init = runProcess({"git", "init", "-q", "--bare", remote.path() + "/team.git"});
+        REQUIRE((init && init->exitCode == 0));
+        addTeam(w.home.path(), "platform", remote.path() + "/team.git");
+        json proposed =
+            run("promote", {{"id", id}, {"to", "team:platform"}, {"reason", "every service"}});
+        CHECK(proposed["branch"].get<std::string>().rfind("engram/promote-", 0) == 0);
+    }
     json packet = run("delegate", {{"task", "change the connection timeout"}});
     run("verify_packet", {{"packet", packet["packet"]}});
     json contributed =

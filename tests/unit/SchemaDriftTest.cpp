@@ -27,9 +27,13 @@ struct Bound {};
 // One value of each id shape the schemas constrain by pattern. A pattern
 // missing here fails the test, so a new one gets a sample with it.
 const std::map<std::string, std::string> kPatternSamples = {
-    {"^[a-z0-9_-]{3,64}$", "c-0123456789ab"},      {"^r-[0-9a-f]{16}$", "r-0123456789abcdef"},
-    {"^[0-9a-f]{64}$", std::string(64, 'a')},      {"^k-[a-z0-9_-]{1,62}$", "k-0123456789ab"},
+    {"^[a-z0-9_-]{3,64}$", "c-0123456789ab"},
+    {"^r-[0-9a-f]{16}$", "r-0123456789abcdef"},
+    {"^[0-9a-f]{64}$", std::string(64, 'a')},
+    {"^k-[a-z0-9_-]{1,62}$", "k-0123456789ab"},
     {"^[kc]-[a-z0-9_-]{1,62}$", "k-0123456789ab"},
+    {"^(project|medulla|all|team:[a-z0-9][a-z0-9_-]{0,39})$", "team:platform"},
+    {"^(medulla|team:[a-z0-9][a-z0-9_-]{0,39})$", "medulla"},
 };
 
 std::string firstType(const json& schema) {

@@ -162,6 +162,29 @@ TEST_CASE("store.conf sets stale_days to whole days from 1 to a century, and nam
     CHECK(parseStoreConfig("stale_days: 7\nstale_days: 400\n").staleDays == 400);
 }
 
+TEST_CASE("store.conf names the team stores a project reads, each once, and refuses other names") {
+    StoreConfig c = parseStoreConfig("teams: platform, billing-eu platform\nteams: Ops ../x a_b\n"
+                                     "sync_minutes: 30\n");
+    CHECK(c.teams == std::vector<std::string>{"platform", "billing-eu", "a_b"});
+    CHECK(c.syncMinutes == 30);
+    REQUIRE(c.errors.size() == 2);
+    CHECK(c.errors[0].rfind("store.conf line 2: teams: 'Ops' is not a team name", 0) == 0);
+    CHECK(c.errors[1].rfind("store.conf line 2: teams: '../x' is not a team name", 0) == 0);
+    StoreConfig empty = parseStoreConfig("teams:\nsync_minutes: 0\n");
+    CHECK(empty.teams.empty());
+    CHECK_FALSE(empty.syncMinutes.has_value());
+    REQUIRE(empty.errors.size() == 2);
+    CHECK(empty.errors[0] == "store.conf line 1: expected 'teams: NAME, ...'");
+    CHECK(empty.errors[1].rfind("store.conf line 2: sync_minutes: expected a whole number", 0) ==
+          0);
+    CHECK(validTeamName("platform"));
+    CHECK(validTeamName("a"));
+    for (std::string bad :
+         {std::string(), std::string("-x"), std::string("_x"), std::string("Platform"),
+          std::string("a/b"), std::string("a.b"), std::string("team:x"), std::string(41, 'a')})
+        CHECK_FALSE(validTeamName(bad));
+}
+
 TEST_CASE("a store.conf over 64 KiB is read up to the limit and said to be") {
     std::string text = "name: big\n" + std::string(kMaxStoreConfigBytes, '#') + "\nname: late\n";
     StoreConfig c = parseStoreConfig(text);

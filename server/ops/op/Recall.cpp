@@ -6,6 +6,7 @@
 #include "ops/op/Wire.h"
 
 #include "ops/Render.h"
+#include "store/StoreConfig.h"
 #include "util/Paths.h"
 #include "util/Time.h"
 
@@ -14,18 +15,15 @@
 namespace engram {
 
 namespace ops::recall {
-// Which stores a recall reads; absent: the project and the medulla.
-enum class ReadTier { Project, Medulla, All };
+// Which stores a recall reads; absent: the project, the medulla and the
+// team stores the project names. project, medulla, all or team:NAME.
+struct ReadTier {
+    std::string value;
+};
 // The statuses a recall may show beside committed claims.
 enum class Beside { Frontier, Retracted, Superseded };
 } // namespace ops::recall
 
-template <>
-struct Spelling<ops::recall::ReadTier> {
-    using T = ops::recall::ReadTier;
-    static constexpr std::array values{std::pair{T::Project, "project"},
-                                       std::pair{T::Medulla, "medulla"}, std::pair{T::All, "all"}};
-};
 template <>
 struct Spelling<ops::recall::Beside> {
     using B = ops::recall::Beside;
@@ -35,6 +33,22 @@ struct Spelling<ops::recall::Beside> {
 };
 
 namespace protocol {
+
+template <>
+struct Wire<ops::recall::ReadTier> {
+    static json schema(Side = Side::Input) {
+        return {{"type", "string"},
+                {"pattern", "^(project|medulla|all|team:[a-z0-9][a-z0-9_-]{0,39})$"}};
+    }
+    static ops::recall::ReadTier read(const json& v, const std::string& path) {
+        std::string s = Wire<std::string>::read(v, path);
+        bool team = s.starts_with("team:") && validTeamName(std::string_view(s).substr(5));
+        if (s != "project" && s != "medulla" && s != "all" && !team)
+            throw invalidField(path, "must be project, medulla, all or team:NAME");
+        return {std::move(s)};
+    }
+    static json write(const ops::recall::ReadTier& t) { return t.value; }
+};
 
 // Per tier {live, other}: the project and the medulla by name, other
 // registered projects under "other", by root. Nothing in an entry is
@@ -91,8 +105,8 @@ struct Params {
             field("query", &Params::query,
                   "Words about the task or the code; absent = the most recent claims"),
             field("tier", &Params::tier,
-                  "Default: the project and the medulla; all adds the other projects engram "
-                  "served on this machine, labelled"),
+                  "Default: the project, the medulla and the project's teams; team:NAME one "
+                  "team store; all adds every team store and other projects, labelled"),
             field("path", &Params::path,
                   "The file you are working on: claims anchored in it rank first"),
             field("uri", &Params::uri, "That file as a file:// URI, instead of path"),
@@ -126,7 +140,7 @@ struct Row {
             protocol::spread(&Row::claim),
             field("score", &Row::score),
             field("tier", &Row::tier,
-                  "project, medulla, or other (another project's, with tier all)"),
+                  "project, medulla, team:NAME, or other (another project's, with tier all)"),
             field("store", &Row::store, "The root (or medulla directory) the row came from"),
             field("provenance", &Row::provenance,
                   "Where, by whom and when it was learned; promotions"),
@@ -200,7 +214,7 @@ RecallRequest parse(const json& params) {
     auto p = protocol::fromJson<Params>(params);
     RecallRequest r;
     r.query = p.query;
-    if (p.tier) r.tier = std::string(spell(*p.tier));
+    if (p.tier) r.tier = p.tier->value;
     r.path = p.path;
     if (p.uri) {
         auto local = uriToPath(*p.uri);
@@ -264,10 +278,11 @@ Operation operation() {
         .run = run,
         .render = render::recall,
         .answersUnbound = true,
-        .cli = {.help = "  recall [QUERY...]              find claims [--tier project|medulla|all] "
-                        "[--path P] [--symbol S]\n"
-                        "      [--kind K]... [--include frontier|retracted|superseded]... "
-                        "[--limit N] [--max-chars N]\n",
+        .cli = {.help = "  recall [QUERY...]              find claims "
+                        "[--tier project|medulla|team:NAME|all]\n"
+                        "      [--path P] [--symbol S] [--kind K]... "
+                        "[--include frontier|retracted|superseded]...\n"
+                        "      [--limit N] [--max-chars N]\n",
                 .positionals = {{"query", "QUERY", true}},
                 .flags = {{"--tier", "tier"},
                           {"--path", "path"},

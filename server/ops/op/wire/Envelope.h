@@ -4,6 +4,9 @@
 #include "model/Envelope.h"
 #include "ops/op/wire/Common.h"
 #include "protocol/Shape.h"
+#include "util/Time.h"
+
+#include <algorithm>
 
 #include <map>
 
@@ -41,10 +44,37 @@ struct RecoveryCall {
 } // namespace detail
 
 template <>
+struct Shape<TierState::Sync> {
+    using S = TierState::Sync;
+    static constexpr auto fields = std::tuple{
+        field("remote", &S::remote, "origin's URL (a password in it shown as ***)"),
+        computed(
+            "last_sync",
+            +[](const S& s) {
+                return s.lastSync ? std::optional<std::string>(formatUtc(*s.lastSync))
+                                  : std::nullopt;
+            },
+            "When a sync last reached the remote; absent: never"),
+        computed(
+            "age",
+            +[](const S& s) {
+                return s.lastSync ? std::optional<std::string>(
+                                        humanAge(std::max<int64_t>(0, nowUnix() - *s.lastSync)))
+                                  : std::nullopt;
+            },
+            "How old the local clone's view of the remote is (answers come from the clone)"),
+        computed(
+            "error", +[](const S& s) { return detail::unlessEmpty(s.error); },
+            "Why the last sync failed"),
+        field("pending", &S::pending, "What waits to be pushed by engram sync"),
+    };
+};
+
+template <>
 struct Shape<TierState> {
     using S = TierState;
     static constexpr auto fields = std::tuple{
-        field("tier", &S::tier, "project or medulla"),
+        field("tier", &S::tier, "project, medulla or team:NAME"),
         field("path", &S::path, "The store directory"),
         field("name", &S::name),
         field("exists", &S::exists),
@@ -72,6 +102,8 @@ struct Shape<TierState> {
         computed(
             "error", +[](const S& s) { return detail::unlessEmpty(s.error); },
             "Why the tier could not be read"),
+        field("sync", &S::sync,
+              "A store in a git repository of its own (a team store, a medulla with a remote)"),
     };
 };
 
