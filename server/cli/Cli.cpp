@@ -8,6 +8,7 @@
 #include "cli/Setup.h"
 #include "cli/Sync.h"
 #include "engine/Engine.h"
+#include "engine/Team.h"
 #include "index/Index.h"
 #include "lsp/LspServer.h"
 #include "mcp/McpServer.h"
@@ -30,6 +31,7 @@
 #include "util/Paths.h"
 #include "util/Process.h"
 #include "util/Progress.h"
+#include "util/Time.h"
 
 #include <cerrno>
 #include <charconv>
@@ -644,10 +646,33 @@ int cmdDoctor(const Context& ctx) {
           stamped.empty() ? "no anchored claims in the project" : "anchors stamped " + stamped);
     auto st = engine.status();
     for (auto& s : st.envelope.stores) {
+        const bool team = s.tier.starts_with("team:");
         check(s.tier + " store", s.error.empty(),
-              !s.exists         ? s.path + " does not exist yet"
+              !s.exists && team ? s.path + " is not added on this machine: engram team add " +
+                                      s.tier.substr(5) + " URL"
+              : !s.exists       ? s.path + " does not exist yet"
               : s.error.empty() ? s.path + ": " + std::to_string(s.committed) + " live claims"
                                 : s.error);
+        // A store in a repository of its own: its remote, its last sync,
+        // and the merge driver its clone needs for two machines' writes.
+        if (s.exists && s.sync) {
+            const auto& y = *s.sync;
+            std::string age = y.lastSync ? humanAge(std::max<int64_t>(0, nowUnix() - *y.lastSync))
+                                         : std::string("never");
+            check(s.tier + " sync", y.error.empty(),
+                  (y.error.empty() ? "" : "the last sync failed: " + y.error + "; ") +
+                      "a clone of " + y.remote + ", last synced " +
+                      (age == "just now" || age == "never" ? age : age + " ago") +
+                      (y.pending.empty() ? ""
+                                         : ", " + std::to_string(y.pending.size()) +
+                                               " waiting to be pushed (engram sync)"));
+            auto driver = registerMergeDriver(s.path, false);
+            check(s.tier + " merge driver", driver.usable,
+                  driver.usable ? "claim files merge with " + *driver.command
+                                : "this clone does not register a runnable merge driver: "
+                                  "merges fall back to git's line merge (engram sync "
+                                  "registers it again when run from this engram)");
+        }
         if (s.exists) {
             auto v = AuditLog(s.path + "/audit.log").verify();
             check(s.tier + " audit log", v.ok,

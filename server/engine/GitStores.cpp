@@ -300,6 +300,9 @@ SyncOutcome syncStore(const std::string& dir, const std::string& label, bool pus
     }
     record.remote = originUrl(dir);
     record.lastTry = nowUnix();
+    // Merges need the driver registered in this clone, for this engram (a
+    // home copied from another machine names a binary that is not here).
+    registerMergeDriver(dir, true);
     auto finish = [&] {
         record.lastError = out.error;
         record.pending = pendingOf(dir, pushMain);

@@ -248,6 +248,12 @@ TEST_CASE("offline, answers come from the local clone and say how old the last s
     CHECK(team["sync"].contains("last_sync"));
     CHECK(team["sync"].contains("age"));
     CHECK(contains(team["sync"]["error"], "could not be reached"));
+    // doctor names it too, with the clone's merge driver.
+    auto doctor = a.run(ws, {"doctor"});
+    CHECK(doctor.exitCode == 1);
+    CHECK(contains(doctor.out, "FAIL team:platform sync: the last sync failed: the remote could "
+                               "not be reached"));
+    CHECK(contains(doctor.out, "ok   team:platform merge driver: claim files merge with"));
 }
 
 TEST_CASE("no remote URL with a password reaches a log, an envelope, a claim or git's config") {
@@ -284,6 +290,27 @@ TEST_CASE("no remote URL with a password reaches a log, an envelope, a claim or 
     auto record = slurp(a.teamDir("platform") + "/.git/engram-sync");
     REQUIRE(record);
     CHECK_FALSE(contains(*record, secret));
+
+    // A server's background sync that fails logs why, without it.
+    writeFile(ws + "/.engram/store.conf", "name: orders\nteams: platform\nsync_minutes: 60\n");
+    fs::remove(a.teamDir("platform") + "/.git/engram-sync");
+    const std::string log = a.dirs.path() + "/serve.log";
+    {
+        ServerOptions options;
+        options.home = a.home.path();
+        options.args = {"--root", ws, "--log", log};
+        options.env = fixedGitEnv();
+        Server server(options);
+        server.initialize(ws);
+        bool logged = false;
+        for (int i = 0; i < 300 && !logged; ++i) {
+            server.call("engram/status", json::object());
+            logged = contains(slurp(log).value_or(""), "background sync of team:platform");
+            if (!logged) std::this_thread::sleep_for(std::chrono::milliseconds(100));
+        }
+        CHECK(logged);
+    }
+    CHECK_FALSE(contains(slurp(log).value_or(""), secret));
 }
 
 TEST_CASE("a server syncs its git-backed stores in the background when store.conf asks, and "

@@ -114,6 +114,42 @@ h.run('nvim render', function()
   })
   h.eq('  broken   ... and 249900 more (engram check lists them)', lines[#lines], 'unlisted broken files')
 
+  -- Team stores: each with its remote and the age of its last sync, or
+  -- said not added on this machine.
+  local claims = { committed = 2, frontier = 0, retracted = 0, superseded = 0 }
+  lines = render.status_lines({
+    envelope = {
+      binding = { root = '/w', source = 'initialize', fingerprint = '0123' },
+      session = { version = '0.1.0', pid = 7 },
+      trust_mode = 'full_trust',
+      status = 'ok',
+      store = {
+        {
+          tier = 'team:platform',
+          exists = true,
+          index_ready = true,
+          claims = claims,
+          anchors = 0,
+          sync = { remote = 'git@example.com:acme/platform.git', age = '3 hours', pending = { 'engram/promote-c-1' } },
+        },
+        {
+          tier = 'team:billing',
+          exists = false,
+          claims = { committed = 0, frontier = 0, retracted = 0, superseded = 0 },
+          anchors = 0,
+          sync = { remote = '', pending = {} },
+        },
+      },
+    },
+    anchor_health = { intact = 0, drifted = 0, moved = 0, orphaned = 0 },
+  })
+  h.eq(
+    '           a clone of git@example.com:acme/platform.git; last sync 3 hours ago; 1 waiting to be pushed (engram sync)',
+    lines[4],
+    'a team store: its remote, its last sync, what waits'
+  )
+  h.eq(true, lines[5]:find('not added on this machine', 1, true) ~= nil, 'a named team not added')
+
   -- Lenses: a line of their own above the symbol (indented as it is), but
   -- on line 1 at its end, where a line above would be scrolled out of view.
   local lens = require('engram.lens')

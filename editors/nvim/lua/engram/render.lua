@@ -75,7 +75,9 @@ function M.status_lines(s)
     ('  server %s, pid %d; trust mode %s (%s)'):format(e.session.version, e.session.pid, e.trust_mode, e.status),
   }
   for _, st in ipairs(e.store) do
-    local state = not st.exists and 'no store yet' or (st.index_ready and 'index ready' or 'index not ready')
+    local team = st.tier:sub(1, 5) == 'team:'
+    local state = not st.exists and (team and 'not added on this machine (engram team add)' or 'no store yet')
+      or (st.index_ready and 'index ready' or 'index not ready')
     table.insert(
       lines,
       ('  %-8s %d live, %d frontier, %d retracted, %d superseded; %d anchors; %s'):format(
@@ -88,6 +90,20 @@ function M.status_lines(s)
         state
       )
     )
+    -- A store in a git repository of its own: where it syncs, and how old
+    -- the local clone's view is (answers come from it).
+    local sync = st.sync
+    if sync then
+      local age = sync.age and (sync.age == 'just now' and sync.age or sync.age .. ' ago') or 'never'
+      local line = ('           a clone of %s; last sync %s'):format(sync.remote, age)
+      if sync.pending and #sync.pending > 0 then
+        line = line .. ('; %d waiting to be pushed (engram sync)'):format(#sync.pending)
+      end
+      table.insert(lines, line)
+      if sync.error then
+        table.insert(lines, '           the last sync failed: ' .. sync.error)
+      end
+    end
   end
   table.insert(
     lines,
