@@ -94,7 +94,11 @@ public:
     RememberResult remember(const RememberRequest& req);
     RecallResult recall(const RecallRequest& req);
     GetResult get(const std::string& id);
-    Claim retract(const std::string& id, const std::string& agent, const std::string& reason);
+    // A team store's claim is not retracted in place: with `proposedOn`,
+    // its retraction is written on a branch of the team's clone (named
+    // there) to merge; without it, refused as every direct team write is.
+    Claim retract(const std::string& id, const std::string& agent, const std::string& reason,
+                  std::string* proposedOn = nullptr);
     LearnResult learn(const std::string& id, Verdict verdict, const std::string& agent,
                       const std::string& note);
     // Copies a live project claim into the medulla (a new version of an

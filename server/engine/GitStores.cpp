@@ -482,11 +482,9 @@ SyncOutcome medullaRemote(const std::string& home, const std::string& url) {
     return syncStore(dir, "medulla", true);
 }
 
-std::string proposeOnBranch(const std::string& dir, const std::string& id, int version,
-                            const std::vector<std::pair<std::string, std::string>>& files,
-                            const std::string& message) {
-    const std::string branch =
-        "engram/promote-" + id + (version > 1 ? "-v" + std::to_string(version) : "");
+void proposeOnBranch(const std::string& dir, const std::string& branch,
+                     const std::vector<std::pair<std::string, std::string>>& files,
+                     const std::string& message) {
     auto g = findGit(dir);
     if (!g) throw EngramError(ErrorKind::Storage, dir + " is not a git clone");
     std::string base = lines(git(dir, {"rev-parse", "--verify", "-q", "HEAD"}).out);
@@ -494,8 +492,9 @@ std::string proposeOnBranch(const std::string& dir, const std::string& id, int v
         throw EngramError(ErrorKind::Storage, "the team store at " + dir +
                                                   " has no commit to branch from: run engram sync");
     if (!resolveRef(*g, "refs/heads/" + branch).empty())
-        throw invalidField("id", "claim '" + id + "' is already proposed on branch " + branch +
-                                     " (delete the branch to propose it again)");
+        throw invalidField("id", "branch " + branch +
+                                     " already exists: this change is proposed (delete the "
+                                     "branch to propose it again)");
     const std::string tag = std::to_string(::getpid());
     const std::string blobFile = g->gitDir + "/engram-proposal-" + tag;
     const std::string indexFile = g->gitDir + "/engram-index-" + tag;
@@ -532,7 +531,6 @@ std::string proposeOnBranch(const std::string& dir, const std::string& id, int v
     SyncRecord r = readSyncRecord(dir);
     r.pending = pendingOf(dir, false);
     writeRecord(dir, r);
-    return branch;
 }
 
 } // namespace engram

@@ -76,13 +76,13 @@ TeamAdded addTeam(const std::string& home, const std::string& name, const std::s
 // holds (another machine's medulla) by engram's merge driver, and pushed.
 SyncOutcome medullaRemote(const std::string& home, const std::string& url);
 
-// A team promotion: `files` (paths in the store, and their bytes: the claim
-// file, and the history file of the version it replaces) committed on a new
-// branch engram/promote-<id> (-v<version> past the first) of the clone,
-// from the branch checked out, with the working tree untouched: the claim is
-// the team's only once the branch is merged. Returns the branch's name.
-std::string proposeOnBranch(const std::string& storeDir, const std::string& id, int version,
-                            const std::vector<std::pair<std::string, std::string>>& files,
-                            const std::string& message);
+// A change to a team store, for review: `files` (paths in the store, and
+// their bytes: a claim file, the history file of the version it replaces)
+// committed on a new branch of the clone (engram/promote-<id>,
+// engram/retract-<id>) from the branch checked out, with the working tree
+// untouched: the change is the team's only once the branch is merged.
+void proposeOnBranch(const std::string& storeDir, const std::string& branch,
+                     const std::vector<std::pair<std::string, std::string>>& files,
+                     const std::string& message);
 
 } // namespace engram

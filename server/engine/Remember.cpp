@@ -163,7 +163,8 @@ RememberResult Engine::remember(const RememberRequest& in) {
     return result;
 }
 
-Claim Engine::retract(const std::string& id, const std::string& agent, const std::string& reason) {
+Claim Engine::retract(const std::string& id, const std::string& agent, const std::string& reason,
+                      std::string* proposedOn) {
     checkAgent(agent);
     checkLine("reason", reason, kMaxShort, true);
     scanForSecrets("reason", reason);
@@ -175,6 +176,18 @@ Claim Engine::retract(const std::string& id, const std::string& agent, const std
     c.retractedBy = agent;
     c.retractReason = reason;
     c.updated = nowUnix();
+    if (t.store->tier() == "team" && proposedOn) {
+        // A team's claims change by review, a retraction too: the retracted
+        // file on a branch of the clone; the claim stays live until merged.
+        *proposedOn = "engram/retract-" + id;
+        proposeOnBranch(t.store->dir(), *proposedOn, {{"claims/" + id + ".md", serializeClaim(c)}},
+                        "engram: retract " + id + (c.label.empty() ? "" : " (" + c.label + ")") +
+                            "\n\n" + reason + "\n\nProposed by " + agent + ".");
+        tiers_.project().store->audit().append("propose-retract", id, agent,
+                                               "in " + t.name + " on branch " + *proposedOn + ": " +
+                                                   reason);
+        return c;
+    }
     Tiers::commit(t, c, "retract", agent, reason);
     return c;
 }
@@ -451,11 +464,12 @@ ProposeResult Engine::propose(const ProposeRequest& req) {
             c.id = Store::newId();
         } while (statFile(team->store->claimPath(c.id)));
     files.emplace_back("claims/" + c.id + ".md", serializeClaim(c));
-    result.branch = proposeOnBranch(
-        dir, c.id, c.version, files,
-        "engram: propose " + c.id + (c.label.empty() ? "" : " (" + c.label + ")") + " from " +
-            c.originClaim + "\n\n" + req.reason + "\n\nProposed by " + req.agent +
-            (result.replaces ? "; replaces " + c.supersedes : "") + ".");
+    result.branch =
+        "engram/promote-" + c.id + (c.version > 1 ? "-v" + std::to_string(c.version) : "");
+    proposeOnBranch(dir, result.branch, files,
+                    "engram: propose " + c.id + (c.label.empty() ? "" : " (" + c.label + ")") +
+                        " from " + c.originClaim + "\n\n" + req.reason + "\n\nProposed by " +
+                        req.agent + (result.replaces ? "; replaces " + c.supersedes : "") + ".");
     proj.store->audit().append("propose", w.id + "@" + std::to_string(w.version), req.agent,
                                "to team:" + req.team + " as " + c.id + " on branch " +
                                    result.branch + ": " + req.reason);

@@ -24,9 +24,9 @@
 namespace engram {
 
 static EngramError teamWrite() {
-    return invalidField("tier", "a team store is written through review: promote a project "
-                                "claim with `promote --to team:NAME` (a branch to merge as a "
-                                "pull request)");
+    return invalidField("tier", "a team store changes through review: `promote --to "
+                                "team:NAME` proposes a claim, `retract` a retraction, each on a "
+                                "branch to merge as a pull request");
 }
 
 static std::string storeLabel(const std::string& root) {

@@ -159,9 +159,16 @@ TEST_CASE("team stores: promotions from two machines merge through review, live 
           Rows{{kBilling, "team:platform"}, {kBilling, "other"}});
 
     // A team's branch takes no direct write: its claims change by review.
-    auto direct = a.run(wsA, {"retract", idA, "--reason", "moved"});
+    auto direct = a.run(wsA, {"learn", idA, "--verdict", "wrong"});
     CHECK(direct.exitCode == 2);
     CHECK(contains(direct.err, "promote --to team:NAME"));
+    // A retraction is proposed on a branch too; the claim stays live.
+    json retracted = a.ok(wsA, {"retract", idA, "--reason", "obs.Logger is gone"});
+    CHECK(retracted["branch"] == "engram/retract-" + idA);
+    CHECK(gitOk(a.teamDir("platform"), {"diff", "--name-only", "main", "engram/retract-" + idA})
+              .out == "claims/" + idA + ".md\n");
+    CHECK(rows(a.ok(wsA, {"recall", "obs.Logger", "--tier", "team:platform"})) ==
+          Rows{{kLogging, "team:platform"}});
     // A proposal under the same label is the team claim's next version.
     std::string again = a.remember(wsA, kLogging + " (obs.Logger v2)", "logging");
     json next = a.ok(wsA, {"promote", again, "--to", "team:platform", "--reason", "v2"});

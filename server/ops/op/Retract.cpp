@@ -27,22 +27,39 @@ struct Params {
 
 struct Answer {
     Claim claim;
+    std::optional<std::string> branch;
     static constexpr auto fields() {
         return std::tuple{
-            field("claim", &Answer::claim, "The claim, now retracted (kept, never deleted)")};
+            field("claim", &Answer::claim, "The claim, now retracted (kept, never deleted)"),
+            field("branch", &Answer::branch,
+                  "A team store's claim: the branch of its repository the retraction waits on "
+                  "(live for the team until merged; engram sync pushes it)")};
     }
 };
 
 Outcome run(Call& call, const json& params) {
     auto p = protocol::fromJson<Params>(withDefaultAgent(call, params));
-    auto c = call.engine().retract(p.id, p.agent, p.reason);
-    Outcome out(protocol::toJson(Answer{c}));
-    if (call.terminal) out.text = "Retracted: " + terminal::claimLine(c) + "\n";
+    std::string branch;
+    auto c = call.engine().retract(p.id, p.agent, p.reason, &branch);
+    Answer a{c, {}};
+    if (!branch.empty()) a.branch = branch;
+    Outcome out(protocol::toJson(a));
+    if (call.terminal)
+        out.text = branch.empty() ? "Retracted: " + terminal::claimLine(c) + "\n"
+                                  : "Proposed on branch " + branch +
+                                        " (engram sync pushes it; "
+                                        "live for the team until merged): " +
+                                        terminal::claimLine(c) + "\n";
     return out;
 }
 
 std::string text(const json& r) {
     const json& c = render::member(r, "claim");
+    if (r.contains("branch"))
+        return "Proposed the retraction of " + render::field(c, "id") +
+               render::quoted(render::field(c, "label")) + " on branch " +
+               render::field(r, "branch") +
+               ": it stays live for the team until that branch is merged\n";
     return "Retracted " + render::field(c, "id") + render::quoted(render::field(c, "label")) +
            ": it is kept but no longer recalled (reason: " + render::field(c, "retract_reason") +
            ")\n";
