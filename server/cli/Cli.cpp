@@ -657,12 +657,9 @@ int cmdDoctor(const Context& ctx) {
         // and the merge driver its clone needs for two machines' writes.
         if (s.exists && s.sync) {
             const auto& y = *s.sync;
-            std::string age = y.lastSync ? humanAge(std::max<int64_t>(0, nowUnix() - *y.lastSync))
-                                         : std::string("never");
             check(s.tier + " sync", y.error.empty(),
                   (y.error.empty() ? "" : "the last sync failed: " + y.error + "; ") +
-                      "a clone of " + y.remote + ", last synced " +
-                      (age == "just now" || age == "never" ? age : age + " ago") +
+                      "a clone of " + y.remote + ", last synced " + agoText(y.lastSync) +
                       (y.pending.empty() ? ""
                                          : ", " + std::to_string(y.pending.size()) +
                                                " waiting to be pushed (engram sync)"));

@@ -17,12 +17,6 @@ using protocol::json;
 
 namespace {
 
-std::string ageOf(const std::optional<int64_t>& at) {
-    if (!at) return "never";
-    std::string age = humanAge(std::max<int64_t>(0, nowUnix() - *at));
-    return age == "just now" ? age : age + " ago";
-}
-
 json toJson(const SyncOutcome& o) {
     json j = {{"store", o.store},         {"reached", o.reached},     {"merge", o.merge},
               {"arrived", o.arrived},     {"committed", o.committed}, {"pushed", o.pushed},
@@ -123,7 +117,7 @@ int cmdTeam(const SyncCommand& c) {
             continue;
         }
         text +=
-            "   " + dir + ", a clone of " + r.remote + "; last sync " + ageOf(r.lastSync) + "\n";
+            "   " + dir + ", a clone of " + r.remote + "; last sync " + agoText(r.lastSync) + "\n";
         for (auto& p : r.pending)
             text += "   waiting to be pushed: " + p + "\n";
         if (!r.lastError.empty()) text += "   the last sync failed: " + r.lastError + "\n";

@@ -286,8 +286,7 @@ std::string sessionContext(Engine& engine, size_t maxChars) {
     b.add(open);
     std::string health;
     if (auto h = engine.lastAnchorHealth(); h && (h->drifted || h->orphaned || h->moved)) {
-        std::string when = humanAge(std::max<int64_t>(0, nowUnix() - h->countedAt));
-        if (when != "just now") when += " ago";
+        std::string when = agoText(h->countedAt);
         health = " (anchors as last counted, " + when + ": " + std::to_string(h->intact) +
                  " intact, " + std::to_string(h->drifted) + " drifted, " +
                  std::to_string(h->moved) + " moved, " + std::to_string(h->orphaned) + " orphaned)";

@@ -177,10 +177,7 @@ std::string status(const StatusResult& r) {
         if (!s.error.empty()) out += "  error: " + s.error + "\n";
         if (s.sync) {
             auto& y = *s.sync;
-            std::string age = y.lastSync ? humanAge(std::max<int64_t>(0, nowUnix() - *y.lastSync))
-                                         : std::string("never");
-            out += "  a clone of " + y.remote + " · last sync " +
-                   (age == "just now" || age == "never" ? age : age + " ago") +
+            out += "  a clone of " + y.remote + " · last sync " + agoText(y.lastSync) +
                    (y.pending.empty() ? ""
                                       : " · " + std::to_string(y.pending.size()) +
                                             " waiting to be pushed (engram sync)") +

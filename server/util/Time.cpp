@@ -2,6 +2,7 @@
 // depend on the process's TZ or locale.
 #include "util/Time.h"
 
+#include <algorithm>
 #include <chrono>
 #include <cstdio>
 #include <ctime>
@@ -58,6 +59,12 @@ std::optional<int64_t> parseUtc(std::string_view s) {
     }
     if (mo < 1 || mo > 12 || d < 1 || d > 31 || h > 23 || mi > 59 || se > 60) return std::nullopt;
     return daysFromCivil(y, unsigned(mo), unsigned(d)) * 86400 + h * 3600 + mi * 60 + se;
+}
+
+std::string agoText(std::optional<int64_t> then) {
+    if (!then) return "never";
+    std::string age = humanAge(std::max<int64_t>(0, nowUnix() - *then));
+    return age == "just now" ? age : age + " ago";
 }
 
 std::string humanAge(int64_t s) {

@@ -17,5 +17,8 @@ std::optional<int64_t> parseUtc(std::string_view s);
 std::string isoWeek(int64_t unixSeconds);
 // "3 days", "5 hours", "just now": ages shown to people and agents.
 std::string humanAge(int64_t seconds);
+// How long ago a UTC time was, as people say it: "3 hours ago", "just
+// now"; "never" when there is no time.
+std::string agoText(std::optional<int64_t> unixSeconds);
 
 } // namespace engram

@@ -112,9 +112,10 @@ std::string bulkId(int i) {
 
 // The sample workspace with an instruction file, `sources` more source
 // files, one claim anchored to code, `claims` more committed and a hundred
-// not yet committed.
+// not yet committed; and a team store it names, cloned from a bare
+// repository, holding a claim: its tier is read on every path, from files.
 struct Workspace {
-    TempDir root, home;
+    TempDir root, home, remote;
     std::string anchored;
     int claims = 0; // besides the two written by remember
     Workspace(int claims, int sources)
@@ -135,6 +136,12 @@ struct Workspace {
              "`src/pool.py` is gone.\n");
         gitOk(root.path(), {"init", "-q", "-b", "main"});
         cliOk({"--root", root.path(), "--home", home.path(), "init"});
+        gitOk(remote.path(), {"init", "-q", "--bare", "-b", "main", remote.path() + "/team.git"});
+        cliOk({"--root", root.path(), "--home", home.path(), "team", "add", "platform",
+               remote.path() + "/team.git"});
+        spew(home.path() + "/teams/platform/claims/c-team00000000001.md",
+             "---\nlabel: team-logging\nkind: convention\nconfidence: 0.9\n---\nEvery "
+             "service logs through obs.Logger, and the ledger subsystem too\n");
         auto r = runCli({"--root", root.path(), "--home", home.path(), "--json", "remember",
                          "TokenValidator.validate reports expiry in .ok", "--label",
                          "validate-expiry", "--anchor", "src/auth.py#TokenValidator.validate"},
@@ -155,6 +162,8 @@ struct Workspace {
         std::string anchor = text.substr(at + 1, text.find('\n', at + 1) - at - 1);
         for (int i = 0; i < claims; ++i)
             spew(dir + bulkId(i) + ".md", claimFile(i, "ledger", anchor));
+        spew(root.path() + "/.engram/store.conf",
+             *slurp(root.path() + "/.engram/store.conf") + "teams: platform\n");
         gitOk(root.path(), {"add", "-A"});
         gitOk(root.path(), {"commit", "-q", "-m", "claims"});
         for (int i = claims; i < claims + 100; ++i)

@@ -33,6 +33,9 @@ TEST_CASE("UTC times round-trip and reject malformed input") {
     CHECK_FALSE(parseUtc("yesterday"));
     CHECK(humanAge(3 * 86400) == "3 days");
     CHECK(humanAge(30) == "just now");
+    CHECK(agoText(std::nullopt) == "never");
+    CHECK(agoText(nowUnix() + 60) == "just now"); // a clock behind another machine's
+    CHECK(agoText(nowUnix() - 3 * 86400 - 5) == "3 days ago");
 }
 
 TEST_CASE("paths are confined to the root, symlinks included") {
