@@ -136,6 +136,10 @@ TEST_CASE("team stores: promotions from two machines merge through review, live 
 
     json arrivedA = a.ok(wsA, {"sync"});
     CHECK(arrivedA["stores"][0]["arrived"].size() == 2);
+    // Recorded where they arrived, as a pull into a project store is.
+    std::string audit = slurp(a.teamDir("platform") + "/audit.log").value_or("");
+    CHECK(contains(audit, "\tarrive\t" + idA + "@1\t"));
+    CHECK(contains(audit, "\tarrive\t" + proposedB["proposal"]["id"].get<std::string>() + "@1\t"));
     b.ok(wsB, {"sync"});
 
     // Both promotions reached both machines, nothing lost, labelled.
