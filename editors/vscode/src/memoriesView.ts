@@ -144,6 +144,8 @@ export class MemoriesView implements vscode.TreeDataProvider<Node>, vscode.Dispo
     private pendingFull = false;
     /** Something changed while the view was hidden: reload when it shows. */
     private stale = false;
+    /** The team stores recall has read (team:NAME), offered by the tier filter. */
+    private readonly teamTiers = new Set<string>();
 
     constructor(
         private readonly pool: ServerPool,
@@ -275,7 +277,7 @@ export class MemoriesView implements vscode.TreeDataProvider<Node>, vscode.Dispo
             section('Kind'),
             ...kinds.map((k) => option('kinds', k)),
             section('Tier'),
-            ...tiers.map((t) => option('tiers', t)),
+            ...[...tiers, ...[...this.teamTiers].sort()].map((t) => option('tiers', t)),
         ];
         const picked = await vscode.window.showQuickPick(items, {
             title: 'engram: show only memories that are…',
@@ -306,6 +308,8 @@ export class MemoriesView implements vscode.TreeDataProvider<Node>, vscode.Dispo
                 recallParams({ query: '', limit: recallLimit, tier: recallTier(this.filter), kinds: this.filter.kinds }),
             );
             const live = recalled.memory_exists?.project?.live ?? 0;
+            for (const tier of Object.keys(recalled.memory_exists ?? {}))
+                if (tier.startsWith('team:')) this.teamTiers.add(tier);
             const { findings, inbox, read, stale } = await this.readAround(server, live);
             // Claims findings name that the newest rows miss (a large store).
             const named = [...engramDiagnostics(server), ...findings];

@@ -29,7 +29,7 @@ export interface Filter {
     states: string[];
     /** Empty: every kind. */
     kinds: string[];
-    /** Which tiers recall lists: project, medulla, or both (empty). */
+    /** Which tiers recall lists: project, medulla, team:NAME, or all the default reads (empty). */
     tiers: string[];
 }
 

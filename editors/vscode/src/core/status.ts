@@ -74,12 +74,27 @@ export function statusReport(folder: string, status: StatusResult): string[] {
     ];
     for (const s of e.store) {
         const c = s.claims;
-        const state = !s.exists ? 'no store yet' : s.index_ready ? 'index ready' : 'index not ready';
+        const team = s.tier.startsWith('team:');
+        const state = !s.exists
+            ? team
+                ? 'not added on this machine (engram team add)'
+                : 'no store yet'
+            : s.index_ready
+              ? 'index ready'
+              : 'index not ready';
         lines.push(
             `  ${s.tier.padEnd(12)} ${c.committed} live, ${c.frontier} frontier, ${c.retracted} retracted, ` +
                 `${c.superseded} superseded; ${s.anchors} anchors; ${state} (${s.path})` +
                 (s.error ? `; error: ${s.error}` : ''),
         );
+        // A store in a repository of its own: where it syncs, and how old
+        // the local clone's view is (answers come from it).
+        if (s.sync) {
+            const age = !s.sync.age ? 'never' : s.sync.age === 'just now' ? s.sync.age : `${s.sync.age} ago`;
+            const pending = s.sync.pending.length ? `; ${s.sync.pending.length} waiting to be pushed (engram sync)` : '';
+            lines.push(`               a clone of ${s.sync.remote}; last sync ${age}${pending}`);
+            if (s.sync.error) lines.push(`               the last sync failed: ${s.sync.error}`);
+        }
     }
     lines.push(
         `  anchors      ${h.intact} intact, ${h.drifted} drifted, ${h.moved} moved, ${h.orphaned} orphaned` +

@@ -67,6 +67,8 @@ export interface StoreInfo {
     anchors: number;
     broken_files: number;
     error?: string;
+    /** A store in a git repository of its own (a team store, a medulla with a remote). */
+    sync?: { remote: string; last_sync?: string; age?: string; error?: string; pending: string[] };
 }
 
 export interface Envelope {

@@ -132,6 +132,7 @@ test('filters keep the states and kinds asked for; one tier goes to recall', () 
         ['c-3'],
     );
     assert.equal(recallTier({ ...noFilter, tiers: ['medulla'] }), 'medulla');
+    assert.equal(recallTier({ ...noFilter, tiers: ['team:platform'] }), 'team:platform');
     assert.equal(recallTier({ ...noFilter, tiers: ['project', 'medulla'] }), undefined);
     assert.equal(describeFilter({ states: ['drifted'], kinds: ['fact', 'gotcha'], tiers: [] }), 'drifted · fact, gotcha');
 });

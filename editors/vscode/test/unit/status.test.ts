@@ -63,6 +63,22 @@ test('broken files are counted from the stores: the list names only the first on
     assert.ok(report.includes('  broken file  ... and 249900 more (engram check lists them)'));
 });
 
+test('a team store shows its remote, the age of its last sync and what waits; one not added says so', () => {
+    const s = status(0);
+    s.envelope.store.push({
+        ...store('team:platform', 3),
+        sync: { remote: 'git@example.com:acme/platform.git', age: '3 hours', pending: ['engram/promote-c-1'] },
+    });
+    s.envelope.store.push(store('team:billing', 0, false));
+    const report = statusReport('/w', s);
+    assert.ok(
+        report.includes(
+            '               a clone of git@example.com:acme/platform.git; last sync 3 hours ago; 1 waiting to be pushed (engram sync)',
+        ),
+    );
+    assert.ok(report.some((l) => l.startsWith('  team:billing') && l.includes('not added on this machine')));
+});
+
 test('open reports in the inbox are counted, in progress with them, never external ones', () => {
     const s = status(0);
     s.inbox = { open: 1, in_progress: 1, answered: 4, external: 3, answers: 5 };
