@@ -32,6 +32,10 @@ Measured, through the real binary (a store built with `engram remember`):
 
     recall_quality.py --engram BIN [--out FILE] [--check]
 
+With ENGRAM_BENCH_MISSES=1 in the environment, each answerable prompt whose
+answer did not reach the agent is printed to stderr with what the hook gave
+instead (a tuning aid).
+
 With --check (the test suite), exits 1 when a promise is broken: engram's
 MRR@10 under BM25's on a split, or the hook (in a session) giving a claim
 to more than 1 unrelated prompt in 20, repeating more than 1 injected claim
@@ -201,6 +205,7 @@ def engram_rankings(engram, ws, env, ids, queries):
 
 # ---- the hook ----
 
+MISSES = os.environ.get("ENGRAM_BENCH_MISSES") == "1"  # print each miss (a tuning aid)
 INJECTED = re.compile(r"\((c-[a-z0-9]+)[,)]")
 
 
@@ -241,6 +246,9 @@ def hook_session(engram, ws, env, ids, queries, session, extra=()):
             stats["hit"] += bool(want & (set(injected) | given))
             stats["hit_in_prompt"] += bool(want & set(injected))
             stats["noise"] += sum(1 for k in injected if k not in want)
+            if MISSES and not want & (set(injected) | given):
+                print(f"miss [{q['split']}] {q['q']!r} wants {sorted(want)}; "
+                      f"got {injected}", file=sys.stderr)
         else:
             stats["no_answer"] += 1
             stats["abstained"] += not injected

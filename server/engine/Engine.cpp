@@ -122,7 +122,8 @@ Anchorer& Engine::anchorerFor(Tier& t) {
 }
 
 Envelope Engine::envelope(const std::string& method,
-                          const std::optional<std::string>& requestedRoot) {
+                          const std::optional<std::string>& requestedRoot,
+                          const std::vector<Tier*>& alsoRead) {
     Envelope e;
     e.observed.method = method;
     e.session = {int64_t(::getpid()), opts_.version, started_};
@@ -142,6 +143,10 @@ Envelope Engine::envelope(const std::string& method,
             e.observed.error = e.stores.back().tier + ": " + e.stores.back().error;
         }
     }
+    for (Tier* t : alsoRead)
+        if (std::none_of(tiers_.own().begin(), tiers_.own().end(),
+                         [&](auto& o) { return o.get() == t; }))
+            live += tiers_.state(*t).committed;
     e.nonClaims = {"Claims are what agents and people wrote down; they are not verified facts "
                    "about the code.",
                    "An intact anchor means the anchored code is unchanged since the claim was "

@@ -315,7 +315,11 @@ public:
     std::string projectDir() const;
 
 private:
-    Envelope envelope(const std::string& method, const std::optional<std::string>& requestedRoot);
+    // `alsoRead`: stores the call reads beyond the workspace's own (a team
+    // store or another project asked for by name); their claims count
+    // towards "nothing recorded yet".
+    Envelope envelope(const std::string& method, const std::optional<std::string>& requestedRoot,
+                      const std::vector<Tier*>& alsoRead = {});
 
 public:
     // teamSetup(true) the first time it matters (a server opening a store, a

@@ -59,14 +59,18 @@ GitRun git(const std::string& dir, std::vector<std::string> args,
 }
 
 // Commits need an author; a machine with none configured still syncs.
+// git's options to put first: asked once per command that commits.
 std::vector<std::string> identity(const std::string& dir) {
     if (!lines(git(dir, {"config", "--get", "user.email"}).out).empty()) return {};
     return {"-c", "user.name=engram", "-c", "user.email=engram@localhost"};
 }
 
-std::vector<std::string> with(std::vector<std::string> a, const std::vector<std::string>& b) {
-    a.insert(a.begin(), b.begin(), b.end());
-    return a;
+// `head` then `tail`: git's options before its subcommand, or a command's
+// arguments before the paths it takes.
+std::vector<std::string> joined(std::vector<std::string> head,
+                                const std::vector<std::string>& tail) {
+    head.insert(head.end(), tail.begin(), tail.end());
+    return head;
 }
 
 bool passwordIn(const std::string& url) {
@@ -109,8 +113,20 @@ std::string recordPath(const std::string& dir) {
 
 // What is ours and not on the remote: proposal branches, and for a store
 // whose branch engram pushes, commits ahead of origin's.
-std::vector<std::string> pendingOf(const std::string& dir, bool pushMain) {
-    std::vector<std::string> out;
+struct Pending {
+    std::vector<std::string> branches; // engram/* proposal branches
+    std::string main;                  // the branch checked out, when engram pushes it
+    int64_t ahead = 0;                 // its commits origin lacks
+    // As the sync record and the answers say it.
+    std::vector<std::string> said() const {
+        std::vector<std::string> out = branches;
+        if (ahead > 0) out.push_back(std::to_string(ahead) + " commit(s) on " + main);
+        return out;
+    }
+};
+
+Pending pendingOf(const std::string& dir, bool pushMain) {
+    Pending out;
     auto g = findGit(dir);
     if (!g) return out;
     auto refs =
@@ -119,7 +135,7 @@ std::vector<std::string> pendingOf(const std::string& dir, bool pushMain) {
         auto sp = l.find(' ');
         if (sp == std::string_view::npos) return;
         std::string name(l.substr(0, sp)), id(l.substr(sp + 1));
-        if (resolveRef(*g, "refs/remotes/origin/" + name) != id) out.push_back(name);
+        if (resolveRef(*g, "refs/remotes/origin/" + name) != id) out.branches.push_back(name);
     });
     if (pushMain) {
         std::string b = branchOf(dir);
@@ -127,7 +143,12 @@ std::vector<std::string> pendingOf(const std::string& dir, bool pushMain) {
             bool upstream = !resolveRef(*g, "refs/remotes/origin/" + b).empty();
             auto n =
                 git(dir, {"rev-list", "--count", upstream ? "origin/" + b + "..HEAD" : "HEAD"});
-            if (n.ok && lines(n.out) != "0") out.push_back(lines(n.out) + " commit(s) on " + b);
+            std::string count = lines(n.out);
+            if (n.ok && !count.empty() && count.size() < 10 &&
+                count.find_first_not_of("0123456789") == std::string::npos) {
+                out.main = b;
+                out.ahead = std::stoll(count);
+            }
         }
     }
     return out;
@@ -173,12 +194,13 @@ std::string actOf(const std::string& dir, const std::string& path, char change) 
 
 // Commits engram's own writes to the store's files; the acts named in the
 // message. Empty when there was nothing to commit.
-std::vector<std::string> commitLocal(const std::string& dir, std::string& error) {
+std::vector<std::string> commitLocal(const std::string& dir, const std::vector<std::string>& who,
+                                     std::string& error) {
     std::vector<std::string> paths;
     for (auto* p : kStorePaths)
         if (statEntry(dir + "/" + p)) paths.push_back(p);
     if (paths.empty()) return {};
-    auto add = git(dir, with(paths, {"add", "-A", "--"}));
+    auto add = git(dir, joined({"add", "-A", "--"}, paths));
     if (!add.ok) {
         error = "git add: " + add.err;
         return {};
@@ -201,7 +223,7 @@ std::vector<std::string> commitLocal(const std::string& dir, std::string& error)
         message += (i ? ", " : "") + acts[i];
     if (acts.size() > 20) message += " and " + std::to_string(acts.size() - 20) + " more";
     if (acts.empty()) message += "the store's settings and history";
-    auto commit = git(dir, with({"commit", "-q", "--no-verify", "-m", message}, identity(dir)));
+    auto commit = git(dir, joined(who, {"commit", "-q", "--no-verify", "-m", message}));
     if (!commit.ok) {
         error = "git commit: " + commit.err;
         return {};
@@ -303,13 +325,15 @@ SyncOutcome syncStore(const std::string& dir, const std::string& label, bool pus
     // Merges need the driver registered in this clone, for this engram (a
     // home copied from another machine names a binary that is not here).
     registerMergeDriver(dir, true);
+    const std::vector<std::string> who = identity(dir);
+    std::optional<Pending> pending; // known after the pushes
     auto finish = [&] {
         record.lastError = out.error;
-        record.pending = pendingOf(dir, pushMain);
+        record.pending = (pending ? *pending : pendingOf(dir, pushMain)).said();
         writeRecord(dir, record);
         return out;
     };
-    if (pushMain) out.committed = commitLocal(dir, out.error);
+    if (pushMain) out.committed = commitLocal(dir, who, out.error);
     if (!out.error.empty()) return finish();
 
     auto fetch = git(dir, {"fetch", "-q", "--prune", "origin"});
@@ -330,8 +354,8 @@ SyncOutcome syncStore(const std::string& dir, const std::string& label, bool pus
         // a history of its own, and merges with the one another machine
         // pushed; claim ids never collide, so the union is what is wanted.
         auto merge =
-            git(dir, with({"merge", "-q", "--no-edit", "--allow-unrelated-histories", upstream},
-                          identity(dir)));
+            git(dir,
+                joined(who, {"merge", "-q", "--no-edit", "--allow-unrelated-histories", upstream}));
         if (!merge.ok) {
             auto unmerged = git(dir, {"diff", "--name-only", "--diff-filter=U"});
             forEachLine(unmerged.out, [&](std::string_view f, int) {
@@ -373,20 +397,24 @@ SyncOutcome syncStore(const std::string& dir, const std::string& label, bool pus
     }
 
     // Push: the branch checked out only where engram owns it (a medulla),
-    // and the proposal branches not yet on the remote.
-    for (auto& p : pendingOf(dir, pushMain)) {
-        std::string ref = p.starts_with("engram/") ? p : branch;
-        if (ref.empty()) continue;
+    // and the proposal branches not yet on the remote. A push updates
+    // origin's remote-tracking ref itself, so what is left is known without
+    // another fetch.
+    pending = pendingOf(dir, pushMain);
+    std::vector<std::string> refs = pending->branches;
+    if (pending->ahead > 0) refs.push_back(pending->main);
+    for (auto& ref : refs) {
         auto push = git(dir, {"push", "-q", "origin", "refs/heads/" + ref + ":refs/heads/" + ref});
-        if (push.ok) {
-            out.pushed.push_back(ref);
-        } else {
+        if (!push.ok) {
             out.error = "could not push " + ref + " (" + push.err + ")";
             break;
         }
+        out.pushed.push_back(ref);
+        if (ref == pending->main && pending->ahead > 0)
+            pending->ahead = 0;
+        else
+            std::erase(pending->branches, ref);
     }
-    // Pushing moves origin's refs only on the next fetch; say what we know.
-    if (!out.pushed.empty()) git(dir, {"fetch", "-q", "origin"});
     return finish();
 }
 
@@ -432,9 +460,8 @@ TeamAdded addTeam(const std::string& home, const std::string& name, const std::s
         // store.conf names the store, so every clone agrees on it.
         atomicWrite(dir + "/store.conf", "# engram team store\nname: " + name + "\n");
         auto add = git(dir, {"add", "-A", "--", "."});
-        auto commit = git(dir, with({"commit", "-q", "--no-verify", "-m",
-                                     "engram: a new team store '" + name + "'"},
-                                    identity(dir)));
+        auto commit = git(dir, joined(identity(dir), {"commit", "-q", "--no-verify", "-m",
+                                                      "engram: a new team store '" + name + "'"}));
         if (!add.ok || !commit.ok)
             throw gone("could not commit the new store: " + (add.ok ? commit.err : add.err));
         added.created = true;
@@ -443,7 +470,6 @@ TeamAdded addTeam(const std::string& home, const std::string& name, const std::s
             git(dir, {"push", "-q", "origin", "refs/heads/" + branch + ":refs/heads/" + branch});
         if (!push.ok)
             throw gone("could not push the new store to " + added.remote + ": " + push.err);
-        git(dir, {"fetch", "-q", "origin"});
     }
     SyncRecord r;
     r.git = true;
@@ -522,14 +548,14 @@ void proposeOnBranch(const std::string& dir, const std::string& branch,
     }
     auto tree = git(dir, {"write-tree"}, indexFile);
     if (!tree.ok) throw fail("write-tree", tree);
-    auto commit =
-        git(dir, with({"commit-tree", lines(tree.out), "-p", base, "-m", message}, identity(dir)));
+    auto commit = git(
+        dir, joined(identity(dir), {"commit-tree", lines(tree.out), "-p", base, "-m", message}));
     if (!commit.ok) throw fail("commit-tree", commit);
     auto ref =
         git(dir, {"update-ref", "refs/heads/" + branch, lines(commit.out), std::string(40, '0')});
     if (!ref.ok) throw fail("update-ref", ref);
     SyncRecord r = readSyncRecord(dir);
-    r.pending = pendingOf(dir, false);
+    r.pending = pendingOf(dir, false).said();
     writeRecord(dir, r);
 }
 

@@ -558,7 +558,12 @@ RecallResult Engine::recallChecked(const RecallRequest& req, bool rowsReread) {
     if (req.path) focusPath = confinedPath(opts_.root, "path", *req.path);
 
     RecallResult result;
-    result.envelope = envelope("engram/recall", req.root);
+    // Invariant 1 (no leak): the bound project and the medulla, and other projects
+    // only when asked for by name (tier all), each row saying where it is from.
+    bool mismatch = req.root && canonicalPath(*req.root) != opts_.root;
+    std::vector<Tier*> read;
+    if (!mismatch) read = tiers_.forRecall(req.tier, result.unreachable);
+    result.envelope = envelope("engram/recall", req.root, read);
     if (result.envelope.binding.mismatch) return result;
 
     std::vector<std::string> queryTerms;
@@ -599,10 +604,8 @@ RecallResult Engine::recallChecked(const RecallRequest& req, bool rowsReread) {
 
     int64_t now = nowUnix();
     size_t keep = size_t(std::max(kScoredCap, req.limit * 3));
-    // Invariant 1 (no leak): the bound project and the medulla, and other projects
-    // only when asked for by name (tier all), each row saying where it is from.
     std::vector<TierPass> passes;
-    for (Tier* tp : tiers_.forRecall(req.tier, result.unreachable))
+    for (Tier* tp : read)
         if (tiers_.ready(*tp)) passes.emplace_back().tier = tp;
     // The candidate passes only read each tier's own connection, so with
     // many stores (tier all) they run on two threads.
@@ -618,17 +621,6 @@ RecallResult Engine::recallChecked(const RecallRequest& req, bool rowsReread) {
     }
     shareBudget(passes, keep);
     if (!rowsReread && req.counted) reports_.countRecall(result.memoryExists);
-    // The envelope counted the workspace's own tiers; a store read because
-    // the call asked for it (a team store, another project) may hold what
-    // they do not, and then "nothing recorded yet" is not the state.
-    if (result.envelope.recovery.method == "engram/remember")
-        for (auto& me : result.memoryExists)
-            if (me.live > 0) {
-                result.envelope.trustMode = "full_trust";
-                result.envelope.nextSuggested.clear();
-                result.envelope.recovery = {};
-                break;
-            }
 
     // Reading and fully scoring the chosen rows, on the pass's thread too.
     forEachPass(passes, [&](TierPass& p) {

@@ -497,14 +497,22 @@ TierState Tiers::state(Tier& t) {
     } catch (const std::exception& e) {
         s.error = e.what();
     }
+    // A store found not to be a clone of its own is not looked at again: a
+    // medulla turned into one (`engram medulla remote`) shows its sync state
+    // from the next server's start, as a `teams:` line added to store.conf
+    // does.
     if (t.name == "medulla" || isTeamTier(t.name)) {
-        // One stat per answer; the record is read again only when it changed.
-        auto now = statFile(t.store->dir() + "/.git/engram-sync");
-        bool changed = now ? !t.syncSeen || !sameFile(now, *t.syncSeen) : t.syncSeen.has_value();
-        if (changed || !t.syncRead) {
-            t.sync = readSyncRecord(t.store->dir());
-            t.syncSeen = now;
-            t.syncRead = true;
+        if (!t.syncRead || t.sync.git) {
+            // One stat per answer; the record is read again only when it
+            // changed.
+            auto now = statFile(t.store->dir() + "/.git/engram-sync");
+            bool changed =
+                now ? !t.syncSeen || !sameFile(now, *t.syncSeen) : t.syncSeen.has_value();
+            if (changed || !t.syncRead) {
+                t.sync = readSyncRecord(t.store->dir());
+                t.syncSeen = now;
+                t.syncRead = true;
+            }
         }
         if (t.sync.git || isTeamTier(t.name))
             s.sync =

@@ -27,6 +27,24 @@ std::optional<int> boundedNumber(std::string_view value, int max) {
     return n;
 }
 
+// Calls `each` with every word of `value` split at any of `separators`;
+// false when there was none.
+template <class Each>
+bool forEachWord(std::string_view value, const char* separators, Each each) {
+    bool any = false;
+    size_t at = 0;
+    while (at < value.size()) {
+        size_t end = value.find_first_of(separators, at);
+        if (end == std::string_view::npos) end = value.size();
+        std::string_view word = value.substr(at, end - at);
+        at = end + 1;
+        if (word.empty()) continue;
+        any = true;
+        each(word);
+    }
+    return any;
+}
+
 } // namespace
 
 bool validTeamName(std::string_view name) {
@@ -86,22 +104,13 @@ StoreConfig parseStoreConfig(std::string_view text) {
                 conf.languageMap.emplace_back(ext, lang == "none" ? "" : std::string(lang));
         } else if (key == "instructions") {
             // Globs of more instruction files, blank-separated.
-            size_t at = 0;
-            bool any = false;
-            while (at < value.size()) {
-                size_t end = value.find_first_of(" \t", at);
-                if (end == std::string_view::npos) end = value.size();
-                std::string_view glob = value.substr(at, end - at);
-                if (!glob.empty()) {
-                    any = true;
-                    if (glob.starts_with('/') || glob.find("..") != std::string_view::npos)
-                        problem(line, "instructions: '" + std::string(glob) +
-                                          "' must be a glob relative to the workspace root");
-                    else
-                        conf.instructionGlobs.emplace_back(glob);
-                }
-                at = end + 1;
-            }
+            bool any = forEachWord(value, " \t", [&](std::string_view glob) {
+                if (glob.starts_with('/') || glob.find("..") != std::string_view::npos)
+                    problem(line, "instructions: '" + std::string(glob) +
+                                      "' must be a glob relative to the workspace root");
+                else
+                    conf.instructionGlobs.emplace_back(glob);
+            });
             if (!any) problem(line, "expected 'instructions: GLOB...'");
         } else if (key == "stale_days") {
             if (auto days = boundedNumber(value, kMaxStaleDays))
@@ -120,22 +129,14 @@ StoreConfig parseStoreConfig(std::string_view text) {
         } else if (key == "teams") {
             // Names separated by commas or blanks; each names a directory
             // under $ENGRAM_HOME/teams, so nothing else is taken.
-            size_t at = 0;
-            bool any = false;
-            while (at < value.size()) {
-                size_t end = value.find_first_of(", \t", at);
-                if (end == std::string_view::npos) end = value.size();
-                std::string_view team = value.substr(at, end - at);
-                at = end + 1;
-                if (team.empty()) continue;
-                any = true;
+            bool any = forEachWord(value, ", \t", [&](std::string_view team) {
                 if (!validTeamName(team))
                     problem(line, "teams: '" + std::string(team.substr(0, 40)) +
                                       "' is not a team name (lower-case letters, digits, '-' "
                                       "and '_', at most 40)");
                 else if (std::find(conf.teams.begin(), conf.teams.end(), team) == conf.teams.end())
                     conf.teams.emplace_back(team);
-            }
+            });
             if (!any) problem(line, "expected 'teams: NAME, ...'");
         }
     }

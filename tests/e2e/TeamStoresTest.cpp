@@ -130,6 +130,8 @@ TEST_CASE("team stores: promotions from two machines merge through review, live 
     // Sync pushes the proposals; the forge merges both.
     json syncA = a.ok(wsA, {"sync"});
     CHECK(syncA["stores"][0]["pushed"] == json::array({branchA}));
+    // The push itself tells the clone origin has the branch: nothing waits.
+    CHECK(a.ok(wsA, {"team", "list"})["teams"][0]["pending"].empty());
     b.ok(wsB, {"sync"});
     remotes.mergeOnForge(branchA);
     remotes.mergeOnForge(branchB);
@@ -226,7 +228,10 @@ TEST_CASE("a medulla kept in a repository merges two machines, and a conflict is
     std::string key = got["claim"]["diverged"][0]["key"];
     std::string taken = got["claim"]["diverged"][0]["text"];
     b.ok(wsB, {"resolve", style, "--take", key});
-    b.ok(wsB, {"sync"});
+    json pushed = b.ok(wsB, {"sync"});
+    CHECK(pushed["stores"][0]["pushed"].size() == 1);
+    CHECK_FALSE(contains(slurp(b.home.path() + "/medulla/.git/engram-sync").value_or("pending"),
+                         "pending"));
     a.ok(wsA, {"sync"});
     json resolved = a.ok(wsA, {"get", style});
     CHECK_FALSE(resolved["claim"].contains("diverged"));
