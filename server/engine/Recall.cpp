@@ -584,7 +584,7 @@ RecallResult Engine::recallChecked(const RecallRequest& req, bool rowsReread) {
     // "undo the release" also finds the claim about the rollback.
     std::vector<text::Expansion> related;
     if (req.query && req.relatedWords)
-        for (auto& e : text::relatedTerms(*req.query, kMaxRelated)) {
+        for (auto& e : text::relatedTerms(*req.query, queryTerms, kMaxRelated)) {
             bool specific = std::any_of(e.of.begin(), e.of.end(), [](const std::string& w) {
                 return !weakTerm(w) && !text::isGenericTerm(w);
             });

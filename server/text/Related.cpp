@@ -197,9 +197,9 @@ const Table& table() {
 
 } // namespace
 
-std::vector<Expansion> relatedTerms(std::string_view query, size_t max) {
+std::vector<Expansion> relatedTerms(std::string_view query, const std::vector<std::string>& own,
+                                    size_t max) {
     const Table& t = table();
-    std::vector<std::string> own = text::terms(query);
     std::unordered_set<std::string> ownSet(own.begin(), own.end());
     std::unordered_set<std::string> given;
     std::vector<Expansion> out;

@@ -27,7 +27,10 @@ struct Expansion {
 
 // The related terms of a query's words and phrases, each once, none the
 // query holds itself, at most `max` (the first found first: the query's
-// order). A phrase is found whatever its stop words ("log in", "sign in").
-std::vector<Expansion> relatedTerms(std::string_view query, size_t max);
+// order). `own`: the query's terms, as text::terms gave them to the caller
+// (not worked out again). A phrase is found whatever its stop words ("log
+// in", "sign in").
+std::vector<Expansion> relatedTerms(std::string_view query, const std::vector<std::string>& own,
+                                    size_t max);
 
 } // namespace engram::text

@@ -2,6 +2,7 @@
 // what recall adds to a query, and what makes two claims one.
 #include "text/Related.h"
 #include "text/Content.h"
+#include "text/Tokenize.h"
 
 #include <catch2/catch.hpp>
 
@@ -20,6 +21,11 @@ std::vector<std::string> termsOf(const std::vector<text::Expansion>& related) {
     return out;
 }
 
+// As recall asks: with the query's terms as it worked them out.
+std::vector<text::Expansion> relatedOf(const std::string& query, size_t max) {
+    return text::relatedTerms(query, text::terms(query), max);
+}
+
 bool holds(const std::vector<std::string>& v, const std::string& s) {
     return std::find(v.begin(), v.end(), s) != v.end();
 }
@@ -28,7 +34,7 @@ bool holds(const std::vector<std::string>& v, const std::string& s) {
 
 TEST_CASE("a word brings the other members of its groups, stemmed, each naming the word",
           "[text]") {
-    auto related = text::relatedTerms("undo the last deploy", 12);
+    auto related = relatedOf("undo the last deploy", 12);
     auto terms = termsOf(related);
     CHECK(holds(terms, "revert"));
     CHECK(holds(terms, "rollback"));
@@ -39,24 +45,24 @@ TEST_CASE("a word brings the other members of its groups, stemmed, each naming t
         CHECK_FALSE(e.phrase);
     }
     // An abbreviation in an identifier is found by its part.
-    CHECK(holds(termsOf(text::relatedTerms("where is dbPool set", 12)), "databas"));
+    CHECK(holds(termsOf(relatedOf("where is dbPool set", 12)), "databas"));
 }
 
 TEST_CASE("a phrase is found whatever its stop words, and its words alone are not added",
           "[text]") {
-    auto related = text::relatedTerms("brute force protection on sign in", 12);
+    auto related = relatedOf("brute force protection on sign in", 12);
     auto login = std::find_if(related.begin(), related.end(),
                               [](const text::Expansion& e) { return e.term == "login"; });
     REQUIRE(login != related.end());
     CHECK(login->phrase);
     CHECK(login->of == std::vector<std::string>{"sign"}); // "in" is a stop word
     // "log in" relates to login, never to its word "log" alone as a member.
-    CHECK_FALSE(holds(termsOf(text::relatedTerms("sign in", 12)), "log"));
+    CHECK_FALSE(holds(termsOf(relatedOf("sign in", 12)), "log"));
 }
 
 TEST_CASE("related terms leave out the query's own words, repeat none, and stop at the cap",
           "[text]") {
-    auto related = text::relatedTerms("rollback or revert the deploy", 12);
+    auto related = relatedOf("rollback or revert the deploy", 12);
     auto terms = termsOf(related);
     CHECK_FALSE(holds(terms, "rollback"));
     CHECK_FALSE(holds(terms, "revert"));
@@ -64,8 +70,8 @@ TEST_CASE("related terms leave out the query's own words, repeat none, and stop 
     auto sorted = terms;
     std::sort(sorted.begin(), sorted.end());
     CHECK(std::adjacent_find(sorted.begin(), sorted.end()) == sorted.end());
-    CHECK(text::relatedTerms("db cfg repo auth env prod msg err", 3).size() == 3);
-    CHECK(text::relatedTerms("the colour of the sky", 12).empty());
+    CHECK(relatedOf("db cfg repo auth env prod msg err", 3).size() == 3);
+    CHECK(relatedOf("the colour of the sky", 12).empty());
 }
 
 TEST_CASE("word overlap counts shared stemmed terms, and numbers and negations tell claims apart",
