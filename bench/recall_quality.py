@@ -2,16 +2,18 @@
 """Recall and hook quality on the labelled set in bench/recall/.
 
 The set: 103 claims an agent team would keep about a payments service
-(claims.jsonl) and 201 prompts (queries.jsonl), each with the claims that
+(claims.jsonl) and 261 prompts (queries.jsonl), each with the claims that
 answer it: worded like the claim (direct), worded otherwise (paraphrase),
 about the project but not in memory (absent), and coding requests memory
 has nothing for (unrelated). Every other prompt is held out (split
 "held-out"): a change is judged on both halves, so it improves the
-ranking, not the fit to one half. The last 30 paraphrases ("written":
-"after-related", reported as written-after) were written after recall's
-related words (server/text/Related.cpp) were chosen while reading the
-misses of both halves: they alone measure those words on prompts that did
-not shape them. Beside them, 400 distractors answer
+ranking, not the fit to one half. Two batches were written after a choice
+was made, and never used to make it: 30 paraphrases ("written":
+"after-related", reported as written-after) after recall's related words
+(server/text/Related.cpp) were chosen while reading the misses of both
+halves; and the last 60 prompts (50 paraphrases, 6 unrelated, 4 absent;
+"after-floor", reported as written-last) after the hook's floor was, and
+before anything since. Beside them, 400 distractors answer
 nothing: the first paragraph of the docstrings of public functions and
 classes in 55 modules of Python's standard library (real technical prose
 that shares the everyday words of coding prompts: return, file, list,
@@ -156,6 +158,11 @@ class Bm25:
 
 # ---- metrics ----
 
+# Prompts written after a choice was made, and the part of the report that
+# measures that choice on them alone.
+WRITTEN = {"after-related": "written-after", "after-floor": "written-last"}
+
+
 def ranking_metrics(rankings, queries):
     """MRR@10 and recall@1/3/10 over the answerable queries."""
     mrr = r1 = r3 = r10 = 0.0
@@ -183,9 +190,11 @@ def by_split(queries, rankings, fn):
     for kind in ("direct", "paraphrase"):
         pairs = [(q, r) for q, r in zip(queries, rankings) if q["kind"] == kind]
         out[kind] = fn([r for _, r in pairs], [q for q, _ in pairs])
-    # Written after the related words were chosen, never used to choose them.
-    pairs = [(q, r) for q, r in zip(queries, rankings) if q.get("written") == "after-related"]
-    out["written-after"] = fn([r for _, r in pairs], [q for q, _ in pairs])
+    # Written after the related words (or the hook's floor) were chosen,
+    # never used to choose them.
+    for written, part in WRITTEN.items():
+        pairs = [(q, r) for q, r in zip(queries, rankings) if q.get("written") == written]
+        out[part] = fn([r for _, r in pairs], [q for q, _ in pairs])
     out["all"] = fn(rankings, queries)
     return out
 
@@ -240,9 +249,9 @@ def hook_session(engram, ws, env, ids, queries, session, extra=()):
             stats["answerable"] += 1
             stats["answerable " + q["split"]] += 1
             stats["hit " + q["split"]] += bool(want & (set(injected) | given))
-            if q.get("written") == "after-related":
-                stats["answerable after"] += 1
-                stats["hit after"] += bool(want & (set(injected) | given))
+            if q.get("written") in WRITTEN:
+                stats["answerable " + q["written"]] += 1
+                stats["hit " + q["written"]] += bool(want & (set(injected) | given))
             stats["hit"] += bool(want & (set(injected) | given))
             stats["hit_in_prompt"] += bool(want & set(injected))
             stats["noise"] += sum(1 for k in injected if k not in want)
@@ -263,7 +272,10 @@ def hook_session(engram, ws, env, ids, queries, session, extra=()):
         "hit_rate_development": round(s["hit development"] / s["answerable development"], 4),
         "hit_rate_held_out": round(s["hit held-out"] / s["answerable held-out"], 4),
         "hit_rate_in_prompt": round(s["hit_in_prompt"] / s["answerable"], 4),
-        "hit_rate_written_after": round(s["hit after"] / max(1, s["answerable after"]), 4),
+        "hit_rate_written_after": round(s["hit after-related"] /
+                                        max(1, s["answerable after-related"]), 4),
+        "hit_rate_written_last": round(s["hit after-floor"] / max(1, s["answerable after-floor"]),
+                                       4),
         "noise_per_answerable_prompt": round(s["noise"] / s["answerable"], 3),
         "abstention_when_no_answer": round(s["abstained"] / s["no_answer"], 4),
         "unrelated_prompts_given_claims": round(s["unrelated_given"] / s["unrelated"], 4),
@@ -314,12 +326,14 @@ def run(args, claims, queries, ws, env, ids):
     }
     e, b = results["recall"]["engram"], results["recall"]["bm25"]
     print(f"{'recall MRR@10':28} {'engram':>8} {'bm25':>8}   recall@10 engram / bm25")
-    for part in ("development", "held-out", "direct", "paraphrase", "written-after", "all"):
+    for part in ("development", "held-out", "direct", "paraphrase", "written-after",
+                 "written-last", "all"):
         print(f"  {part:26} {e[part]['mrr@10']:8.3f} {b[part]['mrr@10']:8.3f}   "
               f"{e[part]['recall@10']:.3f} / {b[part]['recall@10']:.3f}")
     for mode, h in results["hook"].items():
         print(f"hook {mode}: hit {h['hit_rate']:.3f} (development {h['hit_rate_development']:.3f}, "
-              f"held-out {h['hit_rate_held_out']:.3f}, written after {h['hit_rate_written_after']:.3f}; "
+              f"held-out {h['hit_rate_held_out']:.3f}, written after {h['hit_rate_written_after']:.3f}, "
+              f"written last {h['hit_rate_written_last']:.3f}; "
               f"in prompt {h['hit_rate_in_prompt']:.3f}), "
               f"noise {h['noise_per_answerable_prompt']:.2f}/prompt, abstains "
               f"{h['abstention_when_no_answer']:.3f}, unrelated given "
@@ -332,7 +346,8 @@ def run(args, claims, queries, ws, env, ids):
             f.write("\n")
     if args.check:
         broken = []
-        for part in ("development", "held-out", "direct", "paraphrase", "written-after"):
+        for part in ("development", "held-out", "direct", "paraphrase", "written-after",
+                     "written-last"):
             if e[part]["mrr@10"] <= b[part]["mrr@10"]:
                 broken.append(f"recall MRR@10 on {part}: {e[part]['mrr@10']} against BM25's "
                               f"{b[part]['mrr@10']}")
