@@ -42,9 +42,11 @@ With --check (the test suite), exits 1 when a promise is broken: engram's
 MRR@10 under BM25's on a split, or the hook (in a session) giving a claim
 to more than 1 unrelated prompt in 20, repeating more than 1 injected claim
 in 10, bringing the answer for fewer than 95% of the answerable prompts,
-or adding more than a fifth of the 186,874 bytes it added over the first
-50 prompts before its floor and session rule. The hook is also measured
-with `--floor loose` (reported, not checked): the tuning knob.
+or adding more than a fifth of the bytes it adds over the first 50 prompts
+with neither floor nor session rule (`--floor none` without a session id,
+measured in the same run: the hook as it was before them). The hook is
+also measured with `--floor loose` (reported, not checked): the tuning
+knob.
 """
 import argparse
 import json
@@ -160,7 +162,8 @@ class Bm25:
 
 # Prompts written after a choice was made, and the part of the report that
 # measures that choice on them alone.
-WRITTEN = {"after-related": "written-after", "after-floor": "written-last"}
+WRITTEN = {"after-related": "written-after", "after-floor": "written-last",
+           "after-phrase": "written-latest", "after-tuning": "written-final"}
 
 
 def ranking_metrics(rankings, queries):
@@ -256,14 +259,19 @@ def hook_session(engram, ws, env, ids, queries, session, extra=()):
             stats["hit_in_prompt"] += bool(want & set(injected))
             stats["noise"] += sum(1 for k in injected if k not in want)
             if MISSES and not want & (set(injected) | given):
-                print(f"miss [{q['split']}] {q['q']!r} wants {sorted(want)}; "
+                print(f"miss {extra or session} [{q['split']}] {q['q']!r} wants {sorted(want)}; "
                       f"got {injected}", file=sys.stderr)
         else:
             stats["no_answer"] += 1
             stats["abstained"] += not injected
+            if MISSES and injected:
+                print(f"given {extra or session} [{q['kind']}] {q['q']!r}: {injected}", file=sys.stderr)
             if q["kind"] == "unrelated":
                 stats["unrelated"] += 1
                 stats["unrelated_given"] += bool(injected)
+                if q.get("written") in WRITTEN:
+                    stats["unrelated " + q["written"]] += 1
+                    stats["unrelated given " + q["written"]] += bool(injected)
         given |= set(injected)
     s = stats
     return {
@@ -272,10 +280,11 @@ def hook_session(engram, ws, env, ids, queries, session, extra=()):
         "hit_rate_development": round(s["hit development"] / s["answerable development"], 4),
         "hit_rate_held_out": round(s["hit held-out"] / s["answerable held-out"], 4),
         "hit_rate_in_prompt": round(s["hit_in_prompt"] / s["answerable"], 4),
-        "hit_rate_written_after": round(s["hit after-related"] /
-                                        max(1, s["answerable after-related"]), 4),
-        "hit_rate_written_last": round(s["hit after-floor"] / max(1, s["answerable after-floor"]),
-                                       4),
+        # Each batch written after a change, alone.
+        "written": {part: {"hit_rate": round(s["hit " + w] / max(1, s["answerable " + w]), 4),
+                           "unrelated_given": f'{s["unrelated given " + w]}/'
+                                              f'{s["unrelated " + w]}'}
+                    for w, part in WRITTEN.items()},
         "noise_per_answerable_prompt": round(s["noise"] / s["answerable"], 3),
         "abstention_when_no_answer": round(s["abstained"] / s["no_answer"], 4),
         "unrelated_prompts_given_claims": round(s["unrelated_given"] / s["unrelated"], 4),
@@ -322,22 +331,28 @@ def run(args, claims, queries, ws, env, ids):
             # The tuning knob: a packet's floor instead of the hook's.
             "loose_floor": hook_session(args.engram, ws, env, ids, queries, True,
                                         ("--floor", "loose")),
+            # Before the floor and the session rule: rank alone fills the
+            # slice, on every prompt (the baseline the hook is judged against).
+            "no_floor": hook_session(args.engram, ws, env, ids, queries, False,
+                                     ("--floor", "none")),
         },
     }
     e, b = results["recall"]["engram"], results["recall"]["bm25"]
     print(f"{'recall MRR@10':28} {'engram':>8} {'bm25':>8}   recall@10 engram / bm25")
-    for part in ("development", "held-out", "direct", "paraphrase", "written-after",
-                 "written-last", "all"):
+    for part in ("development", "held-out", "direct", "paraphrase", *WRITTEN.values(), "all"):
         print(f"  {part:26} {e[part]['mrr@10']:8.3f} {b[part]['mrr@10']:8.3f}   "
               f"{e[part]['recall@10']:.3f} / {b[part]['recall@10']:.3f}")
     for mode, h in results["hook"].items():
+        batches = ", ".join(f"{part} {b['hit_rate']:.3f}" for part, b in h["written"].items())
         print(f"hook {mode}: hit {h['hit_rate']:.3f} (development {h['hit_rate_development']:.3f}, "
-              f"held-out {h['hit_rate_held_out']:.3f}, written after {h['hit_rate_written_after']:.3f}, "
-              f"written last {h['hit_rate_written_last']:.3f}; "
+              f"held-out {h['hit_rate_held_out']:.3f}; {batches}; "
               f"in prompt {h['hit_rate_in_prompt']:.3f}), "
               f"noise {h['noise_per_answerable_prompt']:.2f}/prompt, abstains "
               f"{h['abstention_when_no_answer']:.3f}, unrelated given "
-              f"{h['unrelated_prompts_given_claims']:.3f}, repeats "
+              f"{h['unrelated_prompts_given_claims']:.3f} ("
+              + ", ".join(f"{part} {b['unrelated_given']}" for part, b in h["written"].items()
+                          if b["unrelated_given"] != "0/0") + "), "
+              f"repeats "
               f"{h['repeated_share_of_injected']:.3f}, {h['bytes_per_prompt']:.0f} B/prompt, "
               f"{h['bytes_first_50_prompts']} B over 50 prompts")
     if args.out:
@@ -346,8 +361,7 @@ def run(args, claims, queries, ws, env, ids):
             f.write("\n")
     if args.check:
         broken = []
-        for part in ("development", "held-out", "direct", "paraphrase", "written-after",
-                     "written-last"):
+        for part in ("development", "held-out", "direct", "paraphrase", *WRITTEN.values()):
             if e[part]["mrr@10"] <= b[part]["mrr@10"]:
                 broken.append(f"recall MRR@10 on {part}: {e[part]['mrr@10']} against BM25's "
                               f"{b[part]['mrr@10']}")
@@ -361,8 +375,10 @@ def run(args, claims, queries, ws, env, ids):
         if h["hit_rate"] < 0.95:
             broken.append(f"the answer reached the agent for {h['hit_rate']:.1%} of answerable "
                           "prompts (under 95%)")
-        if h["bytes_first_50_prompts"] > 186874 / 5:
-            broken.append(f"the hook added {h['bytes_first_50_prompts']} bytes over 50 prompts")
+        before = results["hook"]["no_floor"]["bytes_first_50_prompts"]
+        if h["bytes_first_50_prompts"] > before / 5:
+            broken.append(f"the hook added {h['bytes_first_50_prompts']} bytes over 50 prompts, "
+                          f"more than a fifth of the {before} it adds with no floor")
         for line in broken:
             print("FAIL: " + line)
         sys.exit(1 if broken else 0)

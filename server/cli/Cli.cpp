@@ -99,12 +99,13 @@ const char* kUsageTail =
                                  git's merge driver for claim files (registered by init;
                                  git runs it, people need not)
   hook [--event session-start|prompt] [--format auto|claude|cursor|text] [--max-chars N]
-       [--prompt TEXT] [--floor strict|loose] [--repeat]
+       [--prompt TEXT] [--floor strict|loose|none] [--repeat]
                                  for an agent harness's session-start and prompt hooks: a
                                  bounded memory slice (at most N bytes, default 8000) for
                                  the harness to add to the agent's context: the claims that
                                  clear the relevance floor (strict by default; loose: a
-                                 packet's, more answers and more noise), each once per
+                                 packet's, more answers and more noise; none: rank
+                                 alone fills the slice), each once per
                                  session (the harness's session id) unless it changed or
                                  --repeat.
                                  Reads the harness's JSON on stdin (event, prompt, cwd,
@@ -400,9 +401,10 @@ int cmdHook(Context ctx) {
         }
         if (auto p = ctx.args.get("--prompt")) in.prompt = *p;
         if (auto f = ctx.args.get("--floor")) {
-            if (*f != "strict" && *f != "loose")
-                throw UsageError("--floor: '" + *f + "' is not strict or loose");
+            if (*f != "strict" && *f != "loose" && *f != "none")
+                throw UsageError("--floor: '" + *f + "' is not strict, loose or none");
             in.looseFloor = *f == "loose";
+            in.noFloor = *f == "none";
         }
         // The harness says where the agent works (a worktree, a subdirectory);
         // an explicit --root or $ENGRAM_ROOT still wins.

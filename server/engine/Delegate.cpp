@@ -338,25 +338,35 @@ void boostInScope(std::map<std::pair<std::string, std::string>, Candidate>& cand
 //
 // The hook, which pushes memory unasked into every prompt, asks more
 // (strict), in two steps. First, is the prompt a question for memory at
-// all: some claim must answer it clearly, covering at least a third of the
-// prompt's specific words with half the best score, and matching two of
-// them, or half of them in its label, a tag or an anchor's symbol (the
-// prompt's only specific word: in a name, or held by no other claim); or
-// the best claim matches a specific word no other claim holds. One common
-// word shared with a longer prompt is a coincidence more often than an
-// answer. If so, the claims that clear the packet's floor come along with
-// it, at most kHookMost in all: a prompt worded unlike its answer often
-// ranks the answer second or third, and an unrelated prompt has no claim
-// to open the door.
+// all: one of the claims the hook would give (the kHookMost best over the
+// packet's floor) must answer it clearly, with at least half the best
+// score and
+// - two of the prompt's specific words side by side, as the prompt has
+//   them ("event loop": each word alone is common, the two together name
+//   one thing);
+// - or at least a third of the prompt's words (an identifier and its parts
+//   are one word), and two of them (the prompt's only specific word: in a
+//   label, a tag or an anchor's symbol, or held by no other claim).
+// One common word shared with a longer prompt is a coincidence more often
+// than an answer, and so is a claim that answers clearly only from below
+// claims that do not: it would not even be given. So is a word of a longer
+// prompt that one claim alone holds: rare in the store is not telling
+// ("median" in "compute the median of this array" opened the door to a
+// docstring about statistics.median).
+//
+// If the door is open, the claims that clear the packet's floor come along,
+// at most kHookMost in all: a prompt worded unlike its answer often ranks
+// the answer second or third, and an unrelated prompt has no claim to open
+// the door.
 //
 // Ranking in the top N is not enough: some claim always shares a word with
 // any prompt. A claim in the requested scope (path, symbol) stays whatever
-// its words. Calibrated on the labelled prompts in bench/recall/
-// (bench/recall_quality.py; ARCHITECTURE.md, "Memory in the agent loop").
-// Returns how many fell under it.
+// its words. Calibrated on the labelled prompts in bench/recall/, and
+// checked on batches written after each change (bench/recall_quality.py;
+// ARCHITECTURE.md, "Memory in the agent loop"). Returns how many fell under
+// it.
 constexpr double kPacketRelative = 0.25;
 constexpr double kHookCoverage = 1.0 / 3, kHookRelative = 0.5;
-constexpr double kHookStrongCoverage = 0.5;
 constexpr size_t kHookMost = 4;
 
 bool clearsPacketFloor(const Candidate& c, double best) {
@@ -366,10 +376,11 @@ bool clearsPacketFloor(const Candidate& c, double best) {
 bool answersClearly(const Candidate& c, double best) {
     const RecallRow::Match& m = c.match;
     if (m.matched == 0) return false;
-    if (m.unique && c.textScore >= best) return true;
-    if (m.coverage < kHookCoverage || c.textScore < kHookRelative * best) return false;
+    if (c.textScore < kHookRelative * best) return false;
+    if (m.phrase) return true;
+    if (m.coverage < kHookCoverage) return false;
     if (m.asked <= 1) return m.strong || m.unique; // one word: in a name, or held by no other
-    return m.matched >= 2 || (m.strong && m.coverage >= kHookStrongCoverage);
+    return m.matched >= 2;
 }
 
 int64_t relevanceFloor(std::map<std::pair<std::string, std::string>, Candidate>& cands,
@@ -377,15 +388,15 @@ int64_t relevanceFloor(std::map<std::pair<std::string, std::string>, Candidate>&
     double best = 0;
     for (auto& [key, c] : cands)
         best = std::max(best, c.textScore);
-    bool open = !strict;
-    for (auto& [key, c] : cands)
-        open = open || (!c.inScope && answersClearly(c, best));
-    // The hook's cap: the best-scoring of those over the floor.
+    // The hook's cap: the best-scoring of those over the packet's floor.
     std::vector<double> kept;
     for (auto& [key, c] : cands)
-        if (!c.inScope && open && clearsPacketFloor(c, best)) kept.push_back(c.textScore);
+        if (!c.inScope && clearsPacketFloor(c, best)) kept.push_back(c.textScore);
     std::sort(kept.begin(), kept.end(), std::greater<>());
     double least = strict && kept.size() > kHookMost ? kept[kHookMost - 1] : 0;
+    bool open = !strict;
+    for (auto& [key, c] : cands)
+        open = open || (!c.inScope && c.textScore >= least && answersClearly(c, best));
     int64_t below = 0;
     size_t taken = 0;
     for (auto it = cands.begin(); it != cands.end();) {
@@ -620,7 +631,7 @@ DelegateResult Engine::delegate(const DelegateRequest& in) {
         }
     }
     boostInScope(cands, scope);
-    p.metrics.belowFloor = relevanceFloor(cands, in.strictFloor);
+    if (!in.noFloor) p.metrics.belowFloor = relevanceFloor(cands, in.strictFloor);
     std::vector<Candidate*> eligible = eligibleOrGap(cands, p);
 
     // The budget: items in score order; an item whose text does not fit in

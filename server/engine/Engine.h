@@ -354,7 +354,15 @@ private:
     class FindingsRun;
     static void forEachPass(std::vector<TierPass>& passes,
                             const std::function<void(TierPass&)>& fn);
+    // A query term's word: the index of the word of the query it came from,
+    // and whether it is a part of that word (an identifier's: "key" of
+    // "KeyError").
+    struct QueryWord {
+        uint32_t index = 0;
+        bool part = false;
+    };
     void candidatePass(TierPass& p, const std::vector<std::string>& queryTerms,
+                       const std::vector<QueryWord>& termWords,
                        const std::vector<text::Expansion>& related,
                        const std::optional<std::string>& focusPath, bool committedOnly,
                        size_t keep);

@@ -102,14 +102,46 @@ bool weakTerm(const std::string& term) {
     return weak.count(term) > 0;
 }
 
+// Two words of a query side by side ("event loop", "index.html"): a claim
+// holding them side by side is about what the query names, where each word
+// alone ("event", "loop") is common. Keyed "first second"; only pairs that
+// tell (no weak word) with a specific word in them (not "this function").
+using WordPairs = std::unordered_set<std::string>;
+
+WordPairs wordPairs(std::string_view query) {
+    WordPairs out;
+    std::string prev;
+    text::tokenize(query, [&](const text::Token& t) {
+        if (t.colocated) return; // an identifier's parts: the identifier is the word
+        if (!prev.empty() && prev != t.term && !weakTerm(prev) && !weakTerm(t.term) &&
+            (!text::isGenericTerm(prev) || !text::isGenericTerm(t.term)))
+            out.insert(prev + " " + t.term);
+        prev = t.term;
+    });
+    return out;
+}
+
+// Whether `field` holds one of `pairs` side by side.
+bool holdsPair(std::string_view field, const WordPairs& pairs) {
+    if (pairs.empty() || field.empty()) return false;
+    std::string prev;
+    bool found = false;
+    text::tokenize(field, [&](const text::Token& t) {
+        if (found || t.colocated) return;
+        found = !prev.empty() && pairs.count(prev + " " + t.term);
+        prev = t.term;
+    });
+    return found;
+}
+
 // How well a claim matches the query's terms (BM25 over its label, text,
 // tags and anchors, weighed by field), each matched term noted in `why`;
 // none when no term tells it apart (below).
 template <class QueryTerms>
 std::optional<double> relevanceOf(const IndexedClaim& ic, const QueryTerms& qterms, size_t own,
                                   const std::unordered_set<std::string>& wanted,
-                                  const IndexStats& st, std::vector<std::string>& why,
-                                  RecallRow::Match& match) {
+                                  const WordPairs& pairs, const IndexStats& st,
+                                  std::vector<std::string>& why, RecallRow::Match& match) {
     const Claim& c = ic.claim;
     std::string tags;
     for (auto& tg : c.tags)
@@ -164,15 +196,40 @@ std::optional<double> relevanceOf(const IndexedClaim& ic, const QueryTerms& qter
     // Matched on a path or on words like "should" alone: noise, not a match.
     if (telling == 0) return std::nullopt;
     size_t matched = 0;
+    // Coverage counts the query's words, not its terms: an identifier
+    // matched whole ("KeyError") is one word matched, not three (with "key"
+    // and "error"); matched by its parts alone, by more than half of them
+    // ("key" alone does not match "KeyError", generic as "error" is). A
+    // word is specific when it or one of its parts is.
+    struct Word {
+        bool specific = false, whole = false;
+        int parts = 0, partsTold = 0;
+    };
+    std::vector<Word> words;
     for (size_t i = 0; i < own; ++i) {
         matched += found[i];
+        const auto& qw = qterms[i].word;
+        if (words.size() <= qw.index) words.resize(qw.index + 1);
+        Word& w = words[qw.index];
+        w.specific = w.specific || qterms[i].specific;
+        if (qw.part) {
+            ++w.parts;
+            w.partsTold += told[i];
+        } else {
+            w.whole = w.whole || (told[i] && qterms[i].specific);
+        }
         if (!qterms[i].specific) continue;
-        ++match.asked;
-        if (told[i]) ++match.matched;
         match.unique = match.unique || uniqueTold[i];
         match.strong = match.strong || strong[i];
     }
+    for (auto& w : words) {
+        if (!w.specific) continue;
+        ++match.asked;
+        if (w.whole || (w.parts > 0 && 2 * w.partsTold > w.parts)) ++match.matched;
+    }
     if (matched == 0) return std::nullopt;
+    match.phrase = holdsPair(c.label, pairs) || holdsPair(text, pairs);
+    if (match.phrase) why.push_back("matched words of the query side by side");
     // By count, not by idf: in a young store of a few claims idf is
     // degenerate (a word every claim holds weighs nothing, one none holds
     // weighs most), and on the labelled prompts the count did as well.
@@ -349,6 +406,7 @@ struct Engine::TierPass {
         // stands for (indices of the query's own terms, which come first).
         double weight = 1.0;
         std::vector<size_t> of;
+        QueryWord word; // of the query's own terms: the word it is (part of)
     };
     size_t ownTerms = 0; // qterms[0, ownTerms) are the query's own words
     Tier* tier = nullptr;
@@ -398,6 +456,7 @@ void Engine::forEachPass(std::vector<TierPass>& passes, const std::function<void
 }
 
 void Engine::candidatePass(TierPass& p, const std::vector<std::string>& queryTerms,
+                           const std::vector<QueryWord>& termWords,
                            const std::vector<text::Expansion>& related,
                            const std::optional<std::string>& focusPath, bool committedOnly,
                            size_t keep) {
@@ -422,6 +481,7 @@ void Engine::candidatePass(TierPass& p, const std::vector<std::string>& queryTer
             term, int64_t(rows.size()), 0, !weakTerm(term) && !text::isGenericTerm(term), 1.0, {}};
         if (i < queryTerms.size()) {
             q.of = {i};
+            q.word = termWords[i];
         } else {
             q.weight = kRelatedWeight;
             for (auto& w : related[i - queryTerms.size()].of) {
@@ -566,20 +626,26 @@ RecallResult Engine::recallChecked(const RecallRequest& req, bool rowsReread) {
     result.envelope = envelope("engram/recall", req.root, read);
     if (result.envelope.binding.mismatch) return result;
 
+    // Each term once, with the word of the query it came from: an
+    // identifier ("KeyError") is one word, its parts ("key", "error")
+    // included.
     std::vector<std::string> queryTerms;
-    if (req.query) {
+    std::vector<QueryWord> termWords;
+    auto addTerms = [&](std::string_view text) {
         std::unordered_set<std::string> seen;
-        for (auto& t : text::terms(*req.query))
-            if (seen.insert(t).second) queryTerms.push_back(t);
-    }
+        uint32_t words = 0;
+        text::tokenize(text, [&](const text::Token& t) {
+            if (!t.colocated || words == 0) ++words;
+            if (!seen.insert(t.term).second) return;
+            queryTerms.push_back(t.term);
+            termWords.push_back({words - 1, t.colocated});
+        });
+    };
+    if (req.query) addTerms(*req.query);
     // Without a query, a symbol's own words find its claims (the index
     // holds each anchor's path and symbol among a claim's words).
     const std::optional<std::string>& focusSymbol = req.symbol;
-    if (focusSymbol && !req.query) {
-        std::unordered_set<std::string> seen;
-        for (auto& t : text::terms(lastNamePart(*focusSymbol)))
-            if (seen.insert(t).second) queryTerms.push_back(t);
-    }
+    if (focusSymbol && !req.query) addTerms(lastNamePart(*focusSymbol));
     // Related words of the query's own specific words (or of its phrases):
     // "undo the release" also finds the claim about the rollback.
     std::vector<text::Expansion> related;
@@ -591,6 +657,7 @@ RecallResult Engine::recallChecked(const RecallRequest& req, bool rowsReread) {
             if (e.phrase || specific) related.push_back(std::move(e));
         }
     std::unordered_set<std::string> wanted(queryTerms.begin(), queryTerms.end());
+    const WordPairs pairs = req.query ? wordPairs(*req.query) : WordPairs{};
     for (auto& e : related)
         wanted.insert(e.term);
     auto statusAllowed = [&](ClaimStatus s) {
@@ -610,7 +677,7 @@ RecallResult Engine::recallChecked(const RecallRequest& req, bool rowsReread) {
     // The candidate passes only read each tier's own connection, so with
     // many stores (tier all) they run on two threads.
     forEachPass(passes, [&](TierPass& p) {
-        candidatePass(p, queryTerms, related, focusPath, req.include.empty(), keep);
+        candidatePass(p, queryTerms, termWords, related, focusPath, req.include.empty(), keep);
     });
     int64_t candidates = 0;
     for (auto& p : passes) {
@@ -634,7 +701,8 @@ RecallResult Engine::recallChecked(const RecallRequest& req, bool rowsReread) {
             RecallRow row;
             double relevance = 1.0;
             if (!qterms.empty()) {
-                auto r = relevanceOf(*ic, qterms, p.ownTerms, wanted, st, row.why, row.match);
+                auto r =
+                    relevanceOf(*ic, qterms, p.ownTerms, wanted, pairs, st, row.why, row.match);
                 if (!r) continue; // no query term in it
                 relevance = *r;
             }

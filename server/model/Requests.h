@@ -117,12 +117,14 @@ struct RecallRow {
     // coding prompts, text/Generic.h). Not on the wire; the hook's and
     // packets' relevance floor reads it (engine/Delegate.cpp).
     struct Match {
+        // Of the query's words (an identifier and its parts are one word).
         double coverage = 1.0; // share of the specific words matched
         int matched = 0;       // specific words matched
         int asked = 0;         // specific words in the query
         bool strong = false;   // one matched in the label, a tag or an anchor's symbol
         bool unique = false;   // one matched is a word no other claim of its store (of
                                // 100 claims or more) holds
+        bool phrase = false;   // two words of the query side by side in its label or text
     } match;
     // Other live claims holding this row's label (two branches each wrote
     // it, ARCHITECTURE.md, "Team memory"): which of them holds is undecided.
@@ -362,6 +364,7 @@ struct DelegateRequest {
     // packet someone asked for keeps such claims; memory pushed into every
     // prompt does not.
     bool strictFloor = false;
+    bool noFloor = false; // `engram hook --floor none`: rank alone decides
 };
 
 // Where the packet was composed: the workspace and, in a git work tree, its

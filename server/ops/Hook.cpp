@@ -178,6 +178,7 @@ std::string promptContext(Engine& engine, const HookInput& in, size_t maxChars,
     req.dirtyFlag = false;
     req.readHistory = false;
     req.strictFloor = !in.looseFloor;
+    req.noFloor = in.noFloor;
     req.maxChars = int(std::min<size_t>(maxChars, 1000000));
     auto r = engine.delegate(req);
     Totals t = totalsOf(r.envelope);

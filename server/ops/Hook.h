@@ -36,6 +36,10 @@ struct HookInput {
     // (strict), or a packet's (loose: one specific word is enough, more of
     // the answers and more noise). `engram hook --floor`.
     bool looseFloor = false;
+    // No floor at all: rank alone fills the slice, as before the floor was
+    // built (`--floor none`: the baseline bench/recall_quality.py measures
+    // the floor against, and a choice for those who want it).
+    bool noFloor = false;
 };
 
 // Reads the harness's JSON (empty or blank input is no input). Throws

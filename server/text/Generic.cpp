@@ -164,6 +164,16 @@ constexpr const char* kWords[] = {
     "spinner",
     "label",
     "match",
+    // what every program runs into
+    "file",
+    "folder",
+    "directory",
+    "error",
+    "exception",
+    "message",
+    "bug",
+    "issue",
+    "problem",
     // everyday qualifiers
     "new",
     "old",

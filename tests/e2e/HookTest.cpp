@@ -121,6 +121,12 @@ TEST_CASE("engram hook: the budget, Cursor's shape, text, and errors that never 
     CHECK(r.exitCode == 1);
     CHECK(contains(r.err, "--max-chars: 50 is not between 200 and 100000"));
     CHECK(r.out.empty());
+    r = w.hook(prompt, {"--floor", "lax"});
+    CHECK(r.exitCode == 1);
+    CHECK(contains(r.err, "--floor: 'lax' is not strict, loose or none"));
+    // Rank alone: the twelve rules, as many as fit.
+    ctx = contextOf(w.hook(prompt, {"--floor", "none"}));
+    CHECK(contains(ctx, "5. ["));
 }
 
 TEST_CASE("engram hook: a large store is answered from its index, a claim rewritten in place "

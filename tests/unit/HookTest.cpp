@@ -190,6 +190,41 @@ TEST_CASE("hook floor: a prompt of generic words, or one sharing one word with a
     CHECK(r.packet.metrics.belowFloor >= 1); // the event-loop claim shared only "loop"
 }
 
+TEST_CASE("hook floor: two words of the prompt side by side open it, an identifier and its "
+          "parts are one word, and --floor none lets rank alone decide",
+          "[hook]") {
+    Workspace w;
+    w.remember("Each event is handled in a loop that drains the queue every second", "");
+    w.remember("Exports hold one key per organization in the cache", "export-cache");
+    auto given = [&](const std::string& text, bool none = false) {
+        ops::HookInput in = prompt(text);
+        in.noFloor = none;
+        return ops::hookContext(w.engine, in, 8000);
+    };
+    // "event" is the prompt's one specific word ("loop", "block" and "load"
+    // are generic): in no name, held by another claim too.
+    const std::string loop = "the event loop is blocked under load";
+    CHECK(given(loop).find("1. [") == std::string::npos);
+    // A claim naming the event loop, the two words side by side, answers it.
+    w.remember("The event loop stalls when a route makes a blocking database call", "");
+    std::string ctx = given(loop);
+    CHECK(ctx.find("The event loop stalls") != std::string::npos);
+
+    // "KeyError" is one word, not "keyerror", "key" and "error": the claim
+    // on the export cache matches one word of three ("export"; "key" is
+    // half of "KeyError"), not two of four.
+    const std::string keyError = "KeyError in the nightly export";
+    ctx = given(keyError);
+    INFO(ctx);
+    CHECK(ctx.find("1. [") == std::string::npos);
+    w.remember("The nightly export raises KeyError when an organization was deleted", "");
+    CHECK(given(keyError).find("raises KeyError when an organization") != std::string::npos);
+
+    // No floor: whatever shares a word, as the hook did before its floor.
+    CHECK(given("make this loop faster").find("1. [") == std::string::npos);
+    CHECK(given("make this loop faster", true).find("1. [") != std::string::npos);
+}
+
 TEST_CASE("hook session: a claim is given once per session, again when it changed or is named, "
           "and a cleared context starts the list anew",
           "[hook]") {
