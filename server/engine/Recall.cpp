@@ -106,7 +106,10 @@ bool weakTerm(const std::string& term) {
 // holding them side by side is about what the query names, where each word
 // alone ("event", "loop") is common. Keyed "first second"; only pairs that
 // tell (no weak word) with a specific word in them (not "this function").
-using WordPairs = std::unordered_set<std::string>;
+struct WordPairs {
+    std::unordered_set<std::string> keys;                  // "first second"
+    std::vector<std::pair<std::string, std::string>> both; // the same, apart
+};
 
 WordPairs wordPairs(std::string_view query) {
     WordPairs out;
@@ -114,21 +117,26 @@ WordPairs wordPairs(std::string_view query) {
     text::tokenize(query, [&](const text::Token& t) {
         if (t.colocated) return; // an identifier's parts: the identifier is the word
         if (!prev.empty() && prev != t.term && !weakTerm(prev) && !weakTerm(t.term) &&
-            (!text::isGenericTerm(prev) || !text::isGenericTerm(t.term)))
-            out.insert(prev + " " + t.term);
+            (!text::isGenericTerm(prev) || !text::isGenericTerm(t.term)) &&
+            out.keys.insert(prev + " " + t.term).second)
+            out.both.emplace_back(prev, t.term);
         prev = t.term;
     });
     return out;
 }
 
-// Whether `field` holds one of `pairs` side by side.
-bool holdsPair(std::string_view field, const WordPairs& pairs) {
-    if (pairs.empty() || field.empty()) return false;
+// Whether `field`, whose counts of the query's terms are `tf`, holds one of
+// `pairs` side by side. Read again only when it holds both words of one.
+bool holdsPair(std::string_view field, std::unordered_map<std::string, int>& tf,
+               const WordPairs& pairs) {
+    if (std::none_of(pairs.both.begin(), pairs.both.end(),
+                     [&](const auto& p) { return tf[p.first] > 0 && tf[p.second] > 0; }))
+        return false;
     std::string prev;
     bool found = false;
     text::tokenize(field, [&](const text::Token& t) {
         if (found || t.colocated) return;
-        found = !prev.empty() && pairs.count(prev + " " + t.term);
+        found = !prev.empty() && pairs.keys.count(prev + " " + t.term);
         prev = t.term;
     });
     return found;
@@ -228,7 +236,7 @@ std::optional<double> relevanceOf(const IndexedClaim& ic, const QueryTerms& qter
         if (w.whole || (w.parts > 0 && 2 * w.partsTold > w.parts)) ++match.matched;
     }
     if (matched == 0) return std::nullopt;
-    match.phrase = holdsPair(c.label, pairs) || holdsPair(text, pairs);
+    match.phrase = holdsPair(c.label, tfLabel, pairs) || holdsPair(text, tfText, pairs);
     if (match.phrase) why.push_back("matched words of the query side by side");
     // By count, not by idf: in a young store of a few claims idf is
     // degenerate (a word every claim holds weighs nothing, one none holds
@@ -478,7 +486,8 @@ void Engine::candidatePass(TierPass& p, const std::vector<std::string>& queryTer
             i < queryTerms.size() ? queryTerms[i] : related[i - queryTerms.size()].term;
         auto rows = t.index->match(term, perTerm);
         TierPass::QueryTerm q{
-            term, int64_t(rows.size()), 0, !weakTerm(term) && !text::isGenericTerm(term), 1.0, {}};
+            term, int64_t(rows.size()), 0, !weakTerm(term) && !text::isGenericTerm(term), 1.0, {},
+            {}};
         if (i < queryTerms.size()) {
             q.of = {i};
             q.word = termWords[i];
