@@ -143,9 +143,10 @@ Envelope Engine::envelope(const std::string& method,
             e.observed.error = e.stores.back().tier + ": " + e.stores.back().error;
         }
     }
+    // Only "nothing recorded yet" depends on them: looked at only then.
     for (Tier* t : alsoRead)
-        if (std::none_of(tiers_.own().begin(), tiers_.own().end(),
-                         [&](auto& o) { return o.get() == t; }))
+        if (live == 0 && std::none_of(tiers_.own().begin(), tiers_.own().end(),
+                                      [&](auto& o) { return o.get() == t; }))
             live += tiers_.state(*t).committed;
     e.nonClaims = {"Claims are what agents and people wrote down; they are not verified facts "
                    "about the code.",
