@@ -127,10 +127,14 @@ WordPairs wordPairs(std::string_view query) {
 
 // Whether `field`, whose counts of the query's terms are `tf`, holds one of
 // `pairs` side by side. Read again only when it holds both words of one.
-bool holdsPair(std::string_view field, std::unordered_map<std::string, int>& tf,
+bool holdsPair(std::string_view field, const std::unordered_map<std::string, int>& tf,
                const WordPairs& pairs) {
+    auto holds = [&](const std::string& term) {
+        auto it = tf.find(term);
+        return it != tf.end() && it->second > 0;
+    };
     if (std::none_of(pairs.both.begin(), pairs.both.end(),
-                     [&](const auto& p) { return tf[p.first] > 0 && tf[p.second] > 0; }))
+                     [&](const auto& p) { return holds(p.first) && holds(p.second); }))
         return false;
     std::string prev;
     bool found = false;
