@@ -74,17 +74,6 @@ constexpr int64_t kUniqueFrom = 100;
 // Field weights: a label or tag names what a claim is about; the text says it.
 constexpr double kWeightLabel = 3.0, kWeightTags = 2.0, kWeightCode = 2.0, kWeightText = 1.0;
 
-// Term frequencies of the query's terms in one field.
-std::unordered_map<std::string, int> termCounts(std::string_view field,
-                                                const std::unordered_set<std::string>& wanted) {
-    std::unordered_map<std::string, int> tf;
-    if (field.empty()) return tf;
-    text::tokenize(field, [&](const text::Token& t) {
-        if (wanted.count(t.term)) ++tf[t.term];
-    });
-    return tf;
-}
-
 double lengthNorm(size_t len, double avg);
 
 // Words a claim keeps for their meaning (negations, modals: the stop list
@@ -102,78 +91,92 @@ bool weakTerm(const std::string& term) {
     return weak.count(term) > 0;
 }
 
-// Two words of a query side by side ("event loop", "index.html"): a claim
-// holding them side by side is about what the query names, where each word
-// alone ("event", "loop") is common. Keyed "first second"; only pairs that
-// tell (no weak word) with a specific word in them (not "this function").
-struct WordPairs {
-    std::unordered_set<std::string> keys;                  // "first second"
-    std::vector<std::pair<std::string, std::string>> both; // the same, apart
+// The terms a recall looks for (the query's own and their related terms),
+// each with a slot, so a scored row counts them in arrays rather than in
+// maps of strings. Two words of the query side by side ("event loop",
+// "index.html") are kept as pairs of slots: a claim holding them side by
+// side is about what the query names, where each word alone ("event",
+// "loop") is common. Only pairs that tell (no weak word) with a specific
+// word in them (not "this function").
+struct Wanted {
+    std::unordered_map<std::string, uint32_t> slot;
+    std::unordered_set<uint64_t> pairs; // first slot << 32 | second slot
+
+    static uint64_t pairKey(uint32_t first, uint32_t second) {
+        return uint64_t(first) << 32 | second;
+    }
+    uint32_t add(const std::string& term) {
+        return slot.emplace(term, uint32_t(slot.size())).first->second;
+    }
+    std::optional<uint32_t> find(const std::string& term) const {
+        auto it = slot.find(term);
+        if (it == slot.end()) return std::nullopt;
+        return it->second;
+    }
+    void addPairs(std::string_view query) {
+        std::string prev;
+        text::tokenize(query, [&](const text::Token& t) {
+            if (t.colocated) return; // an identifier's parts: the identifier is the word
+            if (!prev.empty() && prev != t.term && !weakTerm(prev) && !weakTerm(t.term) &&
+                (!text::isGenericTerm(prev) || !text::isGenericTerm(t.term)))
+                pairs.insert(pairKey(add(prev), add(t.term)));
+            prev = t.term;
+        });
+    }
 };
 
-WordPairs wordPairs(std::string_view query) {
-    WordPairs out;
-    std::string prev;
-    text::tokenize(query, [&](const text::Token& t) {
-        if (t.colocated) return; // an identifier's parts: the identifier is the word
-        if (!prev.empty() && prev != t.term && !weakTerm(prev) && !weakTerm(t.term) &&
-            (!text::isGenericTerm(prev) || !text::isGenericTerm(t.term)) &&
-            out.keys.insert(prev + " " + t.term).second)
-            out.both.emplace_back(prev, t.term);
-        prev = t.term;
-    });
-    return out;
-}
+// How often each wanted term occurs in one of a claim's fields, and whether
+// the field holds a pair of the query's words side by side; one pass over
+// the field's words.
+struct FieldCounts {
+    std::vector<uint16_t> tf; // by slot
+    bool pair = false;
 
-// Whether `field`, whose counts of the query's terms are `tf`, holds one of
-// `pairs` side by side. Read again only when it holds both words of one.
-bool holdsPair(std::string_view field, const std::unordered_map<std::string, int>& tf,
-               const WordPairs& pairs) {
-    auto holds = [&](const std::string& term) {
-        auto it = tf.find(term);
-        return it != tf.end() && it->second > 0;
-    };
-    if (std::none_of(pairs.both.begin(), pairs.both.end(),
-                     [&](const auto& p) { return holds(p.first) && holds(p.second); }))
-        return false;
-    std::string prev;
-    bool found = false;
-    text::tokenize(field, [&](const text::Token& t) {
-        if (found || t.colocated) return;
-        found = !prev.empty() && pairs.keys.count(prev + " " + t.term);
-        prev = t.term;
-    });
-    return found;
-}
+    FieldCounts(std::string_view field, const Wanted& wanted, bool pairs)
+        : tf(wanted.slot.size(), 0) {
+        if (field.empty()) return;
+        constexpr uint32_t kNone = UINT32_MAX;
+        uint32_t prev = kNone;
+        text::tokenize(field, [&](const text::Token& t) {
+            auto it = wanted.slot.find(t.term);
+            uint32_t at = it == wanted.slot.end() ? kNone : it->second;
+            if (at != kNone && tf[at] < UINT16_MAX) ++tf[at];
+            if (!pairs || t.colocated) return;
+            if (!pair && prev != kNone && at != kNone)
+                pair = wanted.pairs.count(Wanted::pairKey(prev, at)) > 0;
+            prev = at;
+        });
+    }
+    int operator[](std::optional<uint32_t> at) const { return at ? tf[*at] : 0; }
+};
 
 // How well a claim matches the query's terms (BM25 over its label, text,
 // tags and anchors, weighed by field), each matched term noted in `why`;
 // none when no term tells it apart (below).
 template <class QueryTerms>
 std::optional<double> relevanceOf(const IndexedClaim& ic, const QueryTerms& qterms, size_t own,
-                                  const std::unordered_set<std::string>& wanted,
-                                  const WordPairs& pairs, const IndexStats& st,
+                                  const Wanted& wanted, const IndexStats& st,
                                   std::vector<std::string>& why, RecallRow::Match& match) {
     const Claim& c = ic.claim;
     std::string tags;
     for (auto& tg : c.tags)
         tags += tg + " ";
-    auto tfLabel = termCounts(c.label, wanted);
+    const FieldCounts tfLabel(c.label, wanted, true);
     // A claim a merge left diverged is found by any version's words (the
     // index searches them all).
     std::string text = c.text;
     for (auto& d : c.diverged)
         text += "\n" + d.text;
-    auto tfText = termCounts(text, wanted);
-    auto tfTags = termCounts(tags, wanted);
-    auto tfCode = termCounts(ic.code, wanted);
+    const FieldCounts tfText(text, wanted, true);
+    const FieldCounts tfTags(tags, wanted, false);
+    const FieldCounts tfCode(ic.code, wanted, false);
     // The anchors' symbols alone: a term found only in an anchor's path
     // (`request` in src/requests/) adds to a row's score but never makes a
     // row match by itself.
     std::string symbols;
     for (auto& a : c.anchors)
         symbols += a.symbol + " ";
-    auto tfSymbol = termCounts(symbols, wanted);
+    const FieldCounts tfSymbol(symbols, wanted, false);
     double relevance = 0;
     int telling = 0;
     // Per word of the query's own: matched (by itself or a related term),
@@ -181,26 +184,27 @@ std::optional<double> relevanceOf(const IndexedClaim& ic, const QueryTerms& qter
     std::vector<char> found(own, 0), told(own, 0), strong(own, 0), uniqueTold(own, 0);
     match = {};
     for (auto& q : qterms) {
-        double w = kWeightLabel * tfLabel[q.term] / lengthNorm(c.label.size(), st.avgLabel) +
-                   kWeightText * tfText[q.term] / lengthNorm(text.size(), st.avgText) +
-                   kWeightTags * tfTags[q.term] / lengthNorm(tags.size(), st.avgTags) +
-                   kWeightCode * tfCode[q.term] / lengthNorm(ic.code.size(), st.avgCode);
+        const std::optional<uint32_t> at = wanted.find(q.term);
+        double w = kWeightLabel * tfLabel[at] / lengthNorm(c.label.size(), st.avgLabel) +
+                   kWeightText * tfText[at] / lengthNorm(text.size(), st.avgText) +
+                   kWeightTags * tfTags[at] / lengthNorm(tags.size(), st.avgTags) +
+                   kWeightCode * tfCode[at] / lengthNorm(ic.code.size(), st.avgCode);
         if (w <= 0) continue;
         relevance += q.weight * q.idf * w / (kK1 + w);
-        bool onlyPath = !tfLabel[q.term] && !tfText[q.term] && !tfTags[q.term] && !tfSymbol[q.term];
+        bool onlyPath = !tfLabel[at] && !tfText[at] && !tfTags[at] && !tfSymbol[at];
         bool tells = !onlyPath && !weakTerm(q.term);
         telling += tells;
         for (size_t i : q.of) {
             found[i] = 1;
             if (tells) told[i] = 1;
-            if (tells && (tfLabel[q.term] || tfTags[q.term] || tfSymbol[q.term])) strong[i] = 1;
+            if (tells && (tfLabel[at] || tfTags[at] || tfSymbol[at])) strong[i] = 1;
             if (tells && q.df == 1 && st.total >= kUniqueFrom) uniqueTold[i] = 1;
         }
-        std::string where = tfLabel[q.term]    ? "label"
-                            : tfTags[q.term]   ? "tags"
-                            : tfSymbol[q.term] ? "anchor"
-                            : onlyPath         ? "anchor path"
-                                               : "text";
+        std::string where = tfLabel[at]    ? "label"
+                            : tfTags[at]   ? "tags"
+                            : tfSymbol[at] ? "anchor"
+                            : onlyPath     ? "anchor path"
+                                           : "text";
         why.push_back("matched '" + q.term + "' in " + where +
                       (q.weight < 1 && !q.of.empty() ? " (for '" + qterms[q.of[0]].term + "')"
                                                      : std::string()));
@@ -240,7 +244,7 @@ std::optional<double> relevanceOf(const IndexedClaim& ic, const QueryTerms& qter
         if (w.whole || (w.parts > 0 && 2 * w.partsTold > w.parts)) ++match.matched;
     }
     if (matched == 0) return std::nullopt;
-    match.phrase = holdsPair(c.label, tfLabel, pairs) || holdsPair(text, tfText, pairs);
+    match.phrase = tfLabel.pair || tfText.pair;
     if (match.phrase) why.push_back("matched words of the query side by side");
     // By count, not by idf: in a young store of a few claims idf is
     // degenerate (a word every claim holds weighs nothing, one none holds
@@ -669,10 +673,12 @@ RecallResult Engine::recallChecked(const RecallRequest& req, bool rowsReread) {
             });
             if (e.phrase || specific) related.push_back(std::move(e));
         }
-    std::unordered_set<std::string> wanted(queryTerms.begin(), queryTerms.end());
-    const WordPairs pairs = req.query ? wordPairs(*req.query) : WordPairs{};
+    Wanted wanted;
+    for (auto& t : queryTerms)
+        wanted.add(t);
+    if (req.query) wanted.addPairs(*req.query);
     for (auto& e : related)
-        wanted.insert(e.term);
+        wanted.add(e.term);
     auto statusAllowed = [&](ClaimStatus s) {
         return s == ClaimStatus::Committed ||
                std::find(req.include.begin(), req.include.end(), s) != req.include.end();
@@ -714,8 +720,7 @@ RecallResult Engine::recallChecked(const RecallRequest& req, bool rowsReread) {
             RecallRow row;
             double relevance = 1.0;
             if (!qterms.empty()) {
-                auto r =
-                    relevanceOf(*ic, qterms, p.ownTerms, wanted, pairs, st, row.why, row.match);
+                auto r = relevanceOf(*ic, qterms, p.ownTerms, wanted, st, row.why, row.match);
                 if (!r) continue; // no query term in it
                 relevance = *r;
             }

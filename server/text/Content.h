@@ -5,9 +5,11 @@
 // index keys every claim by it so a repeat of any live claim is found with
 // one lookup rather than a scan.
 #pragma once
+#include <cstddef>
+#include <cstdint>
 #include <string>
 #include <string_view>
-#include <unordered_set>
+#include <vector>
 
 namespace engram {
 
@@ -25,8 +27,18 @@ std::string contentHash(std::string_view text);
 // only a high share marks a restatement (Engine::probablyRelated) or a near
 // duplicate (recall and packets).
 double wordOverlap(std::string_view a, std::string_view b);
-// The same over term sets made once (a list compared pairwise).
-using TermSet = std::unordered_set<std::string>;
+// The same over term sets made once (a list compared pairwise). Packets
+// compare every row with each row served above it, so a set keeps its
+// terms as sorted 64-bit hashes (two sets compared in one merge of
+// integers; two terms of one claim's length sharing a hash is a chance
+// under one in 10^15) and, spelled out, the terms that must match exactly
+// (numbers, negations and modals: sameNumbersAndPolarity).
+struct TermSet {
+    std::vector<uint64_t> hashes;   // sorted, each once
+    std::vector<std::string> fixed; // sorted, each once
+    bool empty() const { return hashes.empty(); }
+    size_t size() const { return hashes.size(); }
+};
 TermSet termSet(std::string_view text);
 double wordOverlap(const TermSet& a, const TermSet& b);
 // Whether two term sets hold the same numbers ("15", "v2", "sha256") and
