@@ -54,19 +54,8 @@ constexpr size_t kMaxScopes = 32; // paths or symbols in one request
 constexpr int kAnchoredPerPath = 200;
 constexpr size_t kGapIds = 20;
 
-// ---- git: HEAD from the files, the dirty flag from `git status` ----
-
-// `git status` over the tracked files outside .engram/ (memory is what the
-// packet carries; the binding is about the code): true when something is
-// modified, nullopt when git is missing or fails.
-std::optional<bool> gitDirty(const std::string& root) {
-    // --no-optional-locks: a status must not rewrite the repository's index.
-    auto r = runProcess({"git", "--no-optional-locks", "-C", root, "status", "--porcelain",
-                         "--untracked-files=no", "--", ".", ":(exclude).engram"},
-                        4096);
-    if (!r || r->exitCode != 0) return std::nullopt;
-    return !r->out.empty();
-}
+// ---- git: HEAD from the files, the dirty flag from `git status`, kept
+// while what it depends on holds (engine/DirtyFlag.h) ----
 
 // ---- the packet key ----
 
@@ -186,7 +175,7 @@ PacketBinding Engine::currentBinding(bool dirtyFlag) {
                 b.head = h;
             }
         }
-        if (dirtyFlag) b.dirty = gitDirty(opts_.root);
+        if (dirtyFlag) b.dirty = dirty_.get(g->gitDir + "/index", b.head);
     }
     return b;
 }

@@ -51,7 +51,8 @@ Engine::Engine(EngineOptions opts)
                  team_->ensureSetup();
              })
     , anchorer_(opts_.root)
-    , reports_(opts_.root, opts_.home) {
+    , reports_(opts_.root, opts_.home)
+    , dirty_(opts_.root) {
     anchorer_.setShapeLookup(
         [this](const std::string& shape) { return codeIndex_->symbolsWithShape(shape); });
     if (opts_.watchFiles) treeWatch_ = std::make_unique<TreeWatch>(opts_.root);

@@ -10,6 +10,7 @@
 #include "engine/Anchoring.h"
 #include "engine/CodeIndexer.h"
 #include "engine/CodeWalk.h"
+#include "engine/DirtyFlag.h"
 #include "engine/Findings.h"
 #include "engine/Hold.h"
 #include "engine/InstructionFiles.h"
@@ -378,6 +379,7 @@ private:
     std::unique_ptr<Team> team_;
     Anchorer anchorer_;
     Reports reports_;                      // reports, the inbox and the usage counter
+    DirtyFlag dirty_;                      // a packet's dirty flag, kept while it holds
     std::unique_ptr<TreeWatch> treeWatch_; // opts_.watchFiles
     std::vector<std::string> configErrors_;
     // The workspace's code index (engine/CodeIndexer.h): in the project
