@@ -25,7 +25,6 @@
 #include "util/Hash.h"
 #include "util/Log.h"
 #include "util/Paths.h"
-#include "util/Process.h"
 #include "util/Time.h"
 #include "util/Utf8.h"
 

@@ -16,6 +16,7 @@
 // they were), and a repository holding submodules has changes no stat of
 // its own shows: either way git is asked every time.
 #pragma once
+#include <atomic>
 #include <cstdint>
 #include <mutex>
 #include <optional>
@@ -35,7 +36,7 @@ public:
     // from the files, without git).
     std::optional<bool> get(const std::string& indexPath, const std::string& head);
     // How many times git was asked (tests: a repeat costs no process).
-    uint64_t asked() const { return asked_; }
+    uint64_t asked() const { return asked_.load(); }
 
     // The stat of a file as the flag compares it (ctime too: a change that
     // puts mtime back still moves it).
@@ -58,7 +59,7 @@ private:
     std::string root_;
     std::mutex mu_;
     std::optional<Kept> kept_;
-    uint64_t asked_ = 0;
+    std::atomic<uint64_t> asked_{0};
 
     bool stillHolds(const Kept& k, const Stamp& index, const std::string& head) const;
 };
