@@ -152,11 +152,13 @@ struct FieldCounts {
 
 // How well a claim matches the query's terms (BM25 over its label, text,
 // tags and anchors, weighed by field), each matched term noted in `why`;
-// none when no term tells it apart (below).
+// none when no term tells it apart (below). `slots`: each query term's slot
+// in `wanted`, looked up once per pass, not per row.
 template <class QueryTerms>
-std::optional<double> relevanceOf(const IndexedClaim& ic, const QueryTerms& qterms, size_t own,
-                                  const Wanted& wanted, const IndexStats& st,
-                                  std::vector<std::string>& why, RecallRow::Match& match) {
+std::optional<double>
+relevanceOf(const IndexedClaim& ic, const QueryTerms& qterms, size_t own, const Wanted& wanted,
+            const std::vector<std::optional<uint32_t>>& slots, const IndexStats& st,
+            std::vector<std::string>& why, RecallRow::Match& match) {
     const Claim& c = ic.claim;
     std::string tags;
     for (auto& tg : c.tags)
@@ -183,8 +185,9 @@ std::optional<double> relevanceOf(const IndexedClaim& ic, const QueryTerms& qter
     // and matched where it tells (not on a path, not a weak word).
     std::vector<char> found(own, 0), told(own, 0), strong(own, 0), uniqueTold(own, 0);
     match = {};
-    for (auto& q : qterms) {
-        const std::optional<uint32_t> at = wanted.find(q.term);
+    for (size_t k = 0; k < qterms.size(); ++k) {
+        const auto& q = qterms[k];
+        const std::optional<uint32_t> at = slots[k];
         double w = kWeightLabel * tfLabel[at] / lengthNorm(c.label.size(), st.avgLabel) +
                    kWeightText * tfText[at] / lengthNorm(text.size(), st.avgText) +
                    kWeightTags * tfTags[at] / lengthNorm(tags.size(), st.avgTags) +
@@ -713,6 +716,9 @@ RecallResult Engine::recallChecked(const RecallRequest& req, bool rowsReread) {
         Tier& t = *p.tier;
         const IndexStats& st = p.stats;
         const auto& qterms = p.qterms;
+        std::vector<std::optional<uint32_t>> slots;
+        for (auto& q : qterms)
+            slots.push_back(wanted.find(q.term));
         for (auto& [cheap, rowid] : p.ranked) {
             auto ic = t.index->byRowid(rowid);
             if (!ic || !statusAllowed(ic->claim.status) || !kindAllowed(ic->claim.kind)) continue;
@@ -720,7 +726,8 @@ RecallResult Engine::recallChecked(const RecallRequest& req, bool rowsReread) {
             RecallRow row;
             double relevance = 1.0;
             if (!qterms.empty()) {
-                auto r = relevanceOf(*ic, qterms, p.ownTerms, wanted, st, row.why, row.match);
+                auto r =
+                    relevanceOf(*ic, qterms, p.ownTerms, wanted, slots, st, row.why, row.match);
                 if (!r) continue; // no query term in it
                 relevance = *r;
             }

@@ -137,6 +137,21 @@ TEST_CASE("stem matches Porter2 reference outputs", "[text][stem]") {
         CAPTURE(p.word);
         CHECK(stem(p.word) == p.expected);
     }
+    // Each thread's table of recent stems (text/Stem.cpp) changes no stem:
+    // the same words again, after 40,000 others have taken their slots
+    // over (words of every length the table holds, and longer).
+    for (int i = 0; i < 40000; ++i) {
+        std::string w = "w";
+        for (int v = i; v > 0; v /= 26)
+            w += char('a' + v % 26);
+        w += (i % 3 == 0) ? "ations" : (i % 3 == 1) ? "ing" : "edlyness";
+        stem(w);
+    }
+    for (auto it = std::rbegin(pairs); it != std::rend(pairs); ++it) {
+        CAPTURE(it->word);
+        CHECK(stem(it->word) == it->expected);
+        CHECK(stem(it->word) == it->expected);
+    }
 }
 
 TEST_CASE("stem leaves words it cannot handle unchanged", "[text][stem]") {
