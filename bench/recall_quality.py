@@ -20,6 +20,10 @@ that shares the everyday words of coding prompts: return, file, list,
 sort), so that a store of 503 claims is not answered by injecting most of
 it.
 
+Beside it, the dated batch (dated.jsonl): ten claims written days or months
+ago among the distractors spread over a year, and questions about dates
+("what changed last week"), in a store of their own.
+
 Measured, through the real binary (a store built with `engram remember`):
 - recall: MRR@10 and recall@1/3/10 of `engram recall` against a textbook
   BM25 (k1 1.2, b 0.75, lower-cased words, no stemming) over the same
@@ -39,7 +43,7 @@ answer did not reach the agent is printed to stderr with what the hook gave
 instead (a tuning aid).
 
 With --check (the test suite), exits 1 when a promise is broken: engram's
-MRR@10 under BM25's on a split, or the hook (in a session) giving a claim
+MRR@10 under BM25's on a split or on the dated batch, or the hook (in a session) giving a claim
 to more than 1 unrelated prompt in 20, repeating more than 1 injected claim
 in 10, bringing the answer for fewer than 95% of the answerable prompts,
 or adding more than a fifth of the bytes it adds over the first 50 prompts
@@ -120,6 +124,52 @@ def build_store(engram, claims):
         out = subprocess.run(args, check=True, capture_output=True, text=True, env=env).stdout
         ids[c["key"]] = json.loads(out)["claim"]["id"]
     return ws, env, ids
+
+
+def build_dated_store(engram):
+    """The dated batch (dated.jsonl): its claims, written `days_ago` before
+    now, among the 400 distractors spread over the past year (one every
+    0.9 days), as a store that has been in use for a year looks. Dates are
+    set in the claim files and the index rebuilt from them."""
+    rows = load("dated.jsonl")
+    claims = [r["claim"] for r in rows if "claim" in r]
+    queries = [r["query"] for r in rows if "query" in r]
+    others = distractors()
+    for i, d in enumerate(others):
+        d["days_ago"] = (i + 0.5) * 365 / len(others)
+    ws, env, ids = build_store(engram, claims + others)
+    now = time.time()
+    for c in claims + others:
+        path = os.path.join(ws, ".engram", "claims", ids[c["key"]] + ".md")
+        when = time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime(now - c["days_ago"] * 86400))
+        with open(path) as f:
+            text = f.read()
+        text = re.sub(r"^(created|updated): .*$", lambda m: f"{m.group(1)}: {when}", text,
+                      count=2, flags=re.M)
+        with open(path, "w") as f:
+            f.write(text)
+    subprocess.run([engram, "--root", ws, "reindex"], check=True, capture_output=True, env=env)
+    return claims + others, queries, ws, env, ids
+
+
+def dated_quality(engram):
+    """MRR@10 of recall against BM25 on the dated batch, and how often a
+    question about a window nothing answers gets no row."""
+    claims, queries, ws, env, ids = build_dated_store(engram)
+    try:
+        ranked = engram_rankings(engram, ws, env, ids, queries)
+        bm25 = Bm25({c["key"]: c["label"].replace("-", " ") + " " + c["text"] for c in claims})
+        absent = [r for q, r in zip(queries, ranked) if not q["answers"]]
+        if MISSES:
+            for q, r in zip(queries, ranked):
+                if q["answers"] and not set(q["answers"]) & set(r[:1]):
+                    print(f"dated {q['q']!r} wants {q['answers']}; got {r[:3]}", file=sys.stderr)
+        return {"engram": ranking_metrics(ranked, queries),
+                "bm25": ranking_metrics([bm25.rank(q["q"]) for q in queries], queries),
+                "absent_given_nothing": f"{sum(1 for r in absent if not r)}/{len(absent)}"}
+    finally:
+        import shutil
+        shutil.rmtree(ws, ignore_errors=True)
 
 
 # ---- the textbook BM25 ----
@@ -337,11 +387,16 @@ def run(args, claims, queries, ws, env, ids):
                                      ("--floor", "none")),
         },
     }
+    results["recall"]["dated"] = dated_quality(args.engram)
     e, b = results["recall"]["engram"], results["recall"]["bm25"]
     print(f"{'recall MRR@10':28} {'engram':>8} {'bm25':>8}   recall@10 engram / bm25")
     for part in ("development", "held-out", "direct", "paraphrase", *WRITTEN.values(), "all"):
         print(f"  {part:26} {e[part]['mrr@10']:8.3f} {b[part]['mrr@10']:8.3f}   "
               f"{e[part]['recall@10']:.3f} / {b[part]['recall@10']:.3f}")
+    d = results["recall"]["dated"]
+    print(f"  {'dated':26} {d['engram']['mrr@10']:8.3f} {d['bm25']['mrr@10']:8.3f}   "
+          f"{d['engram']['recall@10']:.3f} / {d['bm25']['recall@10']:.3f}; "
+          f"no row for {d['absent_given_nothing']} questions nothing answers")
     for mode, h in results["hook"].items():
         batches = ", ".join(f"{part} {b['hit_rate']:.3f}" for part, b in h["written"].items())
         print(f"hook {mode}: hit {h['hit_rate']:.3f} (development {h['hit_rate_development']:.3f}, "
@@ -365,6 +420,9 @@ def run(args, claims, queries, ws, env, ids):
             if e[part]["mrr@10"] <= b[part]["mrr@10"]:
                 broken.append(f"recall MRR@10 on {part}: {e[part]['mrr@10']} against BM25's "
                               f"{b[part]['mrr@10']}")
+        if d["engram"]["mrr@10"] <= d["bm25"]["mrr@10"]:
+            broken.append(f"recall MRR@10 on the dated batch: {d['engram']['mrr@10']} against "
+                          f"BM25's {d['bm25']['mrr@10']}")
         h = results["hook"]["with_session"]
         if h["unrelated_prompts_given_claims"] > 0.05:
             broken.append(f"the hook gave claims to {h['unrelated_prompts_given_claims']:.1%} "

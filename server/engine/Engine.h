@@ -37,7 +37,8 @@ namespace engram {
 
 namespace text {
 struct Expansion;
-}
+struct When;
+} // namespace text
 
 struct EngineOptions {
     std::string root;       // canonical workspace root
@@ -365,8 +366,8 @@ private:
     void candidatePass(TierPass& p, const std::vector<std::string>& queryTerms,
                        const std::vector<QueryWord>& termWords,
                        const std::vector<text::Expansion>& related,
-                       const std::optional<std::string>& focusPath, bool committedOnly,
-                       size_t keep);
+                       const std::optional<std::string>& focusPath, bool committedOnly, size_t keep,
+                       const text::When* when);
     static void shareBudget(std::vector<TierPass>& passes, size_t keep);
 
     EngineOptions opts_;

@@ -26,6 +26,7 @@
 #include "text/Generic.h"
 #include "text/Related.h"
 #include "text/Tokenize.h"
+#include "text/When.h"
 #include "util/Error.h"
 #include "util/Fs.h"
 #include "util/Paths.h"
@@ -52,6 +53,11 @@ constexpr int kPerTermCap = 400;   // newest rows taken per query term
 // a 5k-claim store), paid once per store.
 constexpr int kOtherPerTermCap = 100;
 constexpr int kScoredCap = 48; // rows read and fully scored
+// A claim written in the window a query's date phrase names (text/When.h)
+// weighs this much more than one that matches as well outside it (a query
+// that only asks what happened then lists the window instead).
+constexpr double kWhenBoost = 2.0;
+constexpr double kWindowFirst = 1e6; // a cheap score above any term's
 // A row scoring under this share of the best row's score is not served
 // (with a query): a match on one word every claim holds. Measured on the
 // scripted session over psf/requests (tests/mcp/agentSession.mjs): every
@@ -89,6 +95,45 @@ bool weakTerm(const std::string& term) {
         return out;
     }();
     return weak.count(term) > 0;
+}
+
+// The words of a question about what happened, not about what: with a
+// date beside them and nothing else ("what changed last week", "anything
+// new since Monday"), the window's claims are listed. Any other word keeps
+// the query a search: "who is on call this week" asks about the rota, not
+// about the week; "what broke this morning" about a breakage.
+bool asksWhatHappened(const std::string& term) {
+    static const std::unordered_set<std::string> words = [] {
+        std::unordered_set<std::string> out;
+        for (auto& t : text::terms("what which anything something everything happen happened "
+                                   "happening change changed changes add added new update updated "
+                                   "go went going learn learned learnt note noted write wrote "
+                                   "written record recorded agree agreed"))
+            out.insert(t);
+        return out;
+    }();
+    return words.count(term) > 0;
+}
+
+// Whether a query term names a claim's kind: "what did we decide" asks
+// for decisions whatever their words ("Agreed at the retro: ..."). A kind
+// so named is matched like a tag.
+bool namesKind(const std::string& term, const std::string& kind) {
+    static const std::unordered_map<std::string, std::unordered_set<std::string>> words = [] {
+        std::unordered_map<std::string, std::unordered_set<std::string>> out;
+        auto add = [&](const char* kind, const char* spelled) {
+            for (auto& t : text::terms(spelled))
+                out[kind].insert(t);
+        };
+        add("decision", "decision decisions decide decided");
+        add("convention", "convention conventions");
+        add("gotcha", "gotcha gotchas pitfall pitfalls");
+        add("todo", "todo todos");
+        add("preference", "preference preferences prefer prefers");
+        return out;
+    }();
+    auto it = words.find(kind);
+    return it != words.end() && it->second.count(term) > 0;
 }
 
 // The terms a recall looks for (the query's own and their related terms),
@@ -188,13 +233,15 @@ relevanceOf(const IndexedClaim& ic, const QueryTerms& qterms, size_t own, const 
     for (size_t k = 0; k < qterms.size(); ++k) {
         const auto& q = qterms[k];
         const std::optional<uint32_t> at = slots[k];
+        const bool kind = namesKind(q.term, c.kind);
         double w = kWeightLabel * tfLabel[at] / lengthNorm(c.label.size(), st.avgLabel) +
                    kWeightText * tfText[at] / lengthNorm(text.size(), st.avgText) +
                    kWeightTags * tfTags[at] / lengthNorm(tags.size(), st.avgTags) +
-                   kWeightCode * tfCode[at] / lengthNorm(ic.code.size(), st.avgCode);
+                   kWeightCode * tfCode[at] / lengthNorm(ic.code.size(), st.avgCode) +
+                   (kind ? kWeightTags : 0.0);
         if (w <= 0) continue;
         relevance += q.weight * q.idf * w / (kK1 + w);
-        bool onlyPath = !tfLabel[at] && !tfText[at] && !tfTags[at] && !tfSymbol[at];
+        bool onlyPath = !tfLabel[at] && !tfText[at] && !tfTags[at] && !tfSymbol[at] && !kind;
         bool tells = !onlyPath && !weakTerm(q.term);
         telling += tells;
         for (size_t i : q.of) {
@@ -203,11 +250,12 @@ relevanceOf(const IndexedClaim& ic, const QueryTerms& qterms, size_t own, const 
             if (tells && (tfLabel[at] || tfTags[at] || tfSymbol[at])) strong[i] = 1;
             if (tells && q.df == 1 && st.total >= kUniqueFrom) uniqueTold[i] = 1;
         }
-        std::string where = tfLabel[at]    ? "label"
-                            : tfTags[at]   ? "tags"
-                            : tfSymbol[at] ? "anchor"
-                            : onlyPath     ? "anchor path"
-                                           : "text";
+        std::string where = tfLabel[at]                          ? "label"
+                            : tfTags[at]                         ? "tags"
+                            : tfSymbol[at]                       ? "anchor"
+                            : onlyPath                           ? "anchor path"
+                            : kind && !tfText[at] && !tfCode[at] ? "kind"
+                                                                 : "text";
         why.push_back("matched '" + q.term + "' in " + where +
                       (q.weight < 1 && !q.of.empty() ? " (for '" + qterms[q.of[0]].term + "')"
                                                      : std::string()));
@@ -291,6 +339,33 @@ bool rankedBefore(const RecallRow& a, const RecallRow& b) {
     if (a.score != b.score) return a.score > b.score;
     if (a.claim.id != b.claim.id) return a.claim.id < b.claim.id;
     return a.store < b.store;
+}
+
+// A claim's date as a query's window weighs it: written in the window,
+// kWhenBoost and up to a quarter more the nearer the moment the phrase
+// names ("two weeks ago"), or the newer within a span ("last week");
+// outside it, 1. A listing by the window alone weighs 1 to 2 by the same
+// nearness. Written is the claim's last version's date.
+double inWhen(const Claim& c, const text::When& w, bool listing, std::vector<std::string>& why) {
+    std::optional<int64_t> written = c.updated ? c.updated : c.created;
+    if (!written || *written < w.from || *written >= w.to) return 1.0;
+    double near = 0;
+    if (w.point) {
+        double half = double(std::max(w.to - *w.point, *w.point - w.from));
+        near = 1.0 - std::min(1.0, std::abs(double(*written - *w.point)) / std::max(half, 1.0));
+    } else {
+        near = double(*written - w.from) / double(std::max<int64_t>(w.to - w.from, 1));
+    }
+    why.push_back("written " + formatUtc(*written).substr(0, 10) + ", " + w.phrase);
+    return listing ? 1.0 + near : kWhenBoost * (1.0 + 0.25 * near);
+}
+
+// The window in words, for the answer's notice: "from 2026-11-14 to
+// 2026-11-28 (UTC)".
+std::string windowText(const text::When& w) {
+    std::string to = formatUtc(w.to - 1).substr(0, 10);
+    return (w.from == 0 ? "up to " + to : "from " + formatUtc(w.from).substr(0, 10) + " to " + to) +
+           " (UTC)";
 }
 
 // How far a claim's anchors put it in the caller's focus: a factor on its
@@ -478,7 +553,7 @@ void Engine::candidatePass(TierPass& p, const std::vector<std::string>& queryTer
                            const std::vector<QueryWord>& termWords,
                            const std::vector<text::Expansion>& related,
                            const std::optional<std::string>& focusPath, bool committedOnly,
-                           size_t keep) {
+                           size_t keep, const text::When* when) {
     Tier& t = *p.tier;
     p.stats = t.index->stats();
     p.storeName = t.root.empty() ? t.store->dir() : t.root;
@@ -554,10 +629,28 @@ void Engine::candidatePass(TierPass& p, const std::vector<std::string>& queryTer
     if (focusPath)
         for (auto id : t.index->anchoredIn(*focusPath, kCandidateCap / 4))
             add(id, 1000.0);
+    // The window's newest claims are candidates whatever their words' lists
+    // held (a saturated term's newest rows may all be older).
+    std::vector<int64_t> inWindow;
+    if (when)
+        inWindow = t.index->writtenBetween(when->from, when->to,
+                                           p.qterms.empty() ? kCandidateCap : kCandidateCap / 4);
     if (!p.qterms.empty()) {
+        for (auto id : inWindow)
+            add(id, 0.0);
         for (size_t i : order)
             for (auto id : lists[i])
                 add(id, p.qterms[i].weight * p.qterms[i].idf);
+        // All of them are scored, beside the `keep` best of the others: a
+        // claim of the window may match by its kind alone ("what did we
+        // decide last week"), which no term's list holds.
+        for (auto id : inWindow)
+            if (auto it = cheap.find(id); it != cheap.end()) it->second += kWindowFirst;
+        keep += inWindow.size();
+    } else if (when) {
+        // Only a date: the claims written then.
+        for (auto id : inWindow)
+            add(id, 0.0);
     } else {
         // No query: the newest claims (of the allowed statuses) in order.
         auto recent = committedOnly ? t.index->recent(ClaimStatus::Committed, kCandidateCap)
@@ -661,7 +754,15 @@ RecallResult Engine::recallChecked(const RecallRequest& req, bool rowsReread) {
             termWords.push_back({words - 1, t.colocated});
         });
     };
-    if (req.query) addTerms(*req.query);
+    // A date phrase ("last week") is a window of time, not words to match;
+    // beside words that only ask what happened, the window's claims are
+    // listed.
+    const int64_t now = nowUnix();
+    std::optional<text::When> when;
+    std::string queryText = req.query.value_or("");
+    if (req.query && req.readDates && (when = text::readWhen(*req.query, now)))
+        queryText = text::withoutWhen(*req.query, *when);
+    if (req.query) addTerms(queryText);
     // Without a query, a symbol's own words find its claims (the index
     // holds each anchor's path and symbol among a claim's words).
     const std::optional<std::string>& focusSymbol = req.symbol;
@@ -670,16 +771,25 @@ RecallResult Engine::recallChecked(const RecallRequest& req, bool rowsReread) {
     // "undo the release" also finds the claim about the rollback.
     std::vector<text::Expansion> related;
     if (req.query && req.relatedWords)
-        for (auto& e : text::relatedTerms(*req.query, queryTerms, kMaxRelated)) {
+        for (auto& e : text::relatedTerms(queryText, queryTerms, kMaxRelated)) {
             bool specific = std::any_of(e.of.begin(), e.of.end(), [](const std::string& w) {
                 return !weakTerm(w) && !text::isGenericTerm(w);
             });
             if (e.phrase || specific) related.push_back(std::move(e));
         }
+    const bool onlyWhen =
+        when && std::all_of(queryTerms.begin(), queryTerms.end(), [](const std::string& t) {
+            return weakTerm(t) || asksWhatHappened(t);
+        });
+    if (onlyWhen) {
+        queryTerms.clear();
+        termWords.clear();
+        related.clear();
+    }
     Wanted wanted;
     for (auto& t : queryTerms)
         wanted.add(t);
-    if (req.query) wanted.addPairs(*req.query);
+    if (req.query && !onlyWhen) wanted.addPairs(queryText);
     for (auto& e : related)
         wanted.add(e.term);
     auto statusAllowed = [&](ClaimStatus s) {
@@ -691,7 +801,6 @@ RecallResult Engine::recallChecked(const RecallRequest& req, bool rowsReread) {
                std::find(req.kinds.begin(), req.kinds.end(), k) != req.kinds.end();
     };
 
-    int64_t now = nowUnix();
     size_t keep = size_t(std::max(kScoredCap, req.limit * 3));
     std::vector<TierPass> passes;
     for (Tier* tp : read)
@@ -699,7 +808,8 @@ RecallResult Engine::recallChecked(const RecallRequest& req, bool rowsReread) {
     // The candidate passes only read each tier's own connection, so with
     // many stores (tier all) they run on two threads.
     forEachPass(passes, [&](TierPass& p) {
-        candidatePass(p, queryTerms, termWords, related, focusPath, req.include.empty(), keep);
+        candidatePass(p, queryTerms, termWords, related, focusPath, req.include.empty(), keep,
+                      when ? &*when : nullptr);
     });
     int64_t candidates = 0;
     for (auto& p : passes) {
@@ -731,11 +841,12 @@ RecallResult Engine::recallChecked(const RecallRequest& req, bool rowsReread) {
                 if (!r) continue; // no query term in it
                 relevance = *r;
             }
-            row.score = relevance * standing(c, now) * focusOf(c, focusPath, focusSymbol, row.why);
+            row.score = relevance * standing(c, now) * focusOf(c, focusPath, focusSymbol, row.why) *
+                        (when ? inWhen(c, *when, onlyWhen, row.why) : 1.0);
             if (c.feedback.correct || c.feedback.wrong)
                 row.why.push_back("feedback +" + std::to_string(c.feedback.correct) + "/-" +
                                   std::to_string(c.feedback.wrong));
-            if (qterms.empty()) row.why.push_back("recent");
+            if (qterms.empty() && !when) row.why.push_back("recent");
             row.tier = t.name;
             row.store = p.storeName;
             row.provenance = provenanceChain(c);
@@ -841,9 +952,20 @@ RecallResult Engine::recallChecked(const RecallRequest& req, bool rowsReread) {
             " matched only weakly (under " + std::to_string(int(kScoreFloor * 1000) / 10) + "." +
             std::to_string(int(kScoreFloor * 1000) % 10) + "% of the best row's score) and " +
             (weak == 1 ? "is" : "are") + " not shown; other words, a path or a symbol find them");
+    if (when)
+        result.notices.push_back("'" + singleLine(when->phrase, 60, "...") +
+                                 "' read as the claims written " + windowText(*when) +
+                                 (!onlyWhen ? ": those that match rank first"
+                                  : when->point
+                                      ? ", nearest to " + formatUtc(*when->point).substr(0, 10) +
+                                            " first: no other word of the query is specific"
+                                      : ", newest first: no other word of the query is specific"));
     if (result.rows.empty())
         explainEmpty(result, req, queryTerms, result.truncated ? rows.size() : 0, firstChars,
                      rows.size() >= keep);
+    if (result.rows.empty() && onlyWhen && !result.truncated && !result.memoryExists.empty())
+        result.whyEmpty = "no claim in scope was written " + windowText(*when) + " ('" +
+                          singleLine(when->phrase, 60, "...") + "')";
     return result;
 }
 

@@ -68,6 +68,7 @@ std::vector<RelatedClaim> Engine::probablyRelated(Tier& t, const Claim& c) {
     rr.instructionParagraphs = false;
     rr.counted = false;
     rr.relatedWords = false;
+    rr.readDates = false; // "since last week" in a claim is a word of it
     for (auto& row : recall(rr).rows) {
         cands.try_emplace(row.claim.id, std::make_pair(row.claim, false));
         // Recall folds near duplicates into one row; each is a candidate.

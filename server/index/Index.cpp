@@ -151,6 +151,7 @@ static const std::pair<const char*, const char*> kSecondaryIndexes[] = {
     {"claims_anchored", "claims(status) WHERE anchor_count > 0"},
     {"claims_content", "claims(content_hash)"},
     {"claims_contribution", "claims(contribution_id) WHERE contribution_id IS NOT NULL"},
+    {"claims_written", "claims(coalesce(updated, created))"},
     {"anchors_path", "anchors(path, claim_rowid)"},
     {"anchors_claim", "anchors(claim_rowid)"},
 };
@@ -275,7 +276,7 @@ void Index::open(bool allowRecreate) {
                                   "); run a newer engram, or delete the file to rebuild it",
                               {{"path", path_}, {"schema_version", ver}});
         } else if (ver >= 7 && ver < kSchemaVersion) {
-            // What versions 8 to 11 changed is derived from the workspace or
+            // What versions 8 to 12 changed is derived from the workspace or
             // from the rows already indexed, not from claim files: changed in
             // place, so an upgrade costs no rebuild.
             sql::Transaction tx(db_);
@@ -287,6 +288,9 @@ void Index::open(bool allowRecreate) {
                          "code_generation = code_generation + 1");
             }
             db_.exec(kSupersededMigration);
+            if (ver < 12)
+                db_.exec("CREATE INDEX IF NOT EXISTS claims_written ON "
+                         "claims(coalesce(updated, created))");
             db_.exec(kDeleteTrigger);
             db_.exec(kInsertTrigger);
             db_.exec("PRAGMA user_version = " + std::to_string(kSchemaVersion));
@@ -383,6 +387,9 @@ void Index::prepare() {
                                     "ORDER BY claim_rowid DESC LIMIT ?2");
     selectAnchoredLive_ = db_.prepare("SELECT rowid FROM claims WHERE status = 'committed' AND "
                                       "anchor_count > 0 ORDER BY rowid DESC LIMIT ?1");
+    selectWritten_ = db_.prepare("SELECT rowid FROM claims WHERE coalesce(updated, created) >= ?1 "
+                                 "AND coalesce(updated, created) < ?2 ORDER BY "
+                                 "coalesce(updated, created) DESC LIMIT ?3");
     selectSpan_ = db_.prepare(
         // Two subqueries: SQLite answers a bare min()/max() of the rowid from
         // the B-tree's ends, but scans the table for min and max together.
@@ -1226,6 +1233,11 @@ std::pair<int64_t, int64_t> Index::rowidSpan() {
     if (selectSpan_.step()) out = {selectSpan_.int64(0), selectSpan_.int64(1)};
     selectSpan_.reset();
     return out;
+}
+
+std::vector<int64_t> Index::writtenBetween(int64_t from, int64_t to, int limit) {
+    selectWritten_.bind(1, from).bind(2, to).bind(3, limit);
+    return collect(selectWritten_);
 }
 
 std::vector<int64_t> Index::anchoredLive(int limit) {

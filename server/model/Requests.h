@@ -98,6 +98,9 @@ struct RecallRequest {
     bool counted = true;
     // The query's related words (text/Related.h) count too.
     bool relatedWords = true;
+    // A date phrase in the query ("last week", text/When.h) is read as a
+    // window of time, not as words to match.
+    bool readDates = true;
 };
 
 struct RecallRow {

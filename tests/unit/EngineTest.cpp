@@ -6,6 +6,7 @@
 #include "support/Workspace.h"
 #include "util/Error.h"
 #include "util/Fs.h"
+#include "util/Time.h"
 
 #include <array>
 #include <catch2/catch.hpp>
@@ -453,4 +454,76 @@ TEST_CASE("remember answers with the live claims it probably contradicts or rest
     // names nothing.
     CHECK(w.remember("Builds use CMake with warnings enabled").related.empty());
     CHECK(w.remember("The connection pool holds ten connections", "pool").related.size() == 1);
+}
+
+TEST_CASE("recall reads a date phrase as a window of the claims' dates") {
+    Workspace w;
+    auto newCache = w.remember("We cut the report cache TTL to ten minutes");
+    auto oldCache = w.remember("The report cache keeps totals for one hour");
+    auto incident = w.remember("Webhook deliveries were delayed by a worker out of memory");
+    RememberRequest decision;
+    decision.text = "Agreed at the retro: large pull requests need a second reviewer";
+    decision.kind = "decision";
+    decision.agent = "test:agent";
+    auto retro = w.engine.remember(decision);
+    // Written 2, 120, 15 and 3 days ago: the claim files say so, and the
+    // index is rebuilt from them.
+    const int64_t now = std::time(nullptr);
+    auto date = [&](const RememberResult& r, int days) {
+        std::string path = w.root.path() + "/.engram/claims/" + r.claim.id + ".md";
+        std::string text = *readFile(path);
+        std::string when = formatUtc(now - int64_t(days) * 86400);
+        for (const char* key : {"created: ", "updated: "}) {
+            auto at = text.find(std::string("\n") + key);
+            REQUIRE(at != std::string::npos);
+            text.replace(at + 1 + std::string_view(key).size(), 20, when);
+        }
+        atomicWrite(path, text);
+    };
+    date(newCache, 2);
+    date(oldCache, 120);
+    date(incident, 15);
+    date(retro, 3);
+    w.engine.reindex();
+    auto recall = [&](const std::string& q) {
+        RecallRequest r;
+        r.query = q;
+        return w.engine.recall(r);
+    };
+
+    // With words beside it: the match written in the window first, the
+    // other still served.
+    auto cache = recall("report cache this week");
+    REQUIRE(cache.rows.size() == 2);
+    CHECK(cache.rows[0].claim.id == newCache.claim.id);
+    CHECK(cache.rows[1].claim.id == oldCache.claim.id);
+    CHECK(std::find(cache.rows[0].why.begin(), cache.rows[0].why.end(),
+                    "written " + formatUtc(now - 2 * 86400).substr(0, 10) + ", this week") !=
+          cache.rows[0].why.end());
+    REQUIRE(cache.notices.size() == 1);
+    CHECK(cache.notices[0].starts_with("'this week' read as the claims written from "));
+
+    // A question about what happened, and a date: the window's claims,
+    // nearest to the moment named first ("two weeks ago": the incident, 15
+    // days back), and nothing from outside it.
+    auto ago = recall("what happened two weeks ago");
+    REQUIRE(ago.rows.size() == 1);
+    CHECK(ago.rows[0].claim.id == incident.claim.id);
+    auto recent = recall("what happened this week");
+    REQUIRE(recent.rows.size() == 2);
+    CHECK(recent.rows[0].claim.id == newCache.claim.id); // newest first
+    CHECK(recent.rows[1].claim.id == retro.claim.id);
+    // A kind the query names matches like a tag: the decision taken at the
+    // retro has none of the query's words.
+    auto decided = recall("what did we decide this week");
+    REQUIRE_FALSE(decided.rows.empty());
+    CHECK(decided.rows[0].claim.id == retro.claim.id);
+
+    // Any other word keeps it a search: no claim says what broke.
+    CHECK(recall("what broke this week").rows.empty());
+
+    // An empty window says which window it was.
+    auto none = recall("what happened yesterday");
+    CHECK(none.rows.empty());
+    CHECK(none.whyEmpty.find("no claim in scope was written from ") == 0);
 }

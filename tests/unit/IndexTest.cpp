@@ -165,6 +165,47 @@ TEST_CASE("an index of the version before the workspace listing gains it in plac
     CHECK(idx.listedFiles().size() == 2);
 }
 
+TEST_CASE("claims by the date they were last written, kept by a rebuild and added in place to "
+          "a version 11 index") {
+    Fixture f;
+    auto dated = [&](const char* id, int64_t created, std::optional<int64_t> updated) {
+        Claim c = make(id, std::string("claim ") + id);
+        c.created = created;
+        c.updated = updated;
+        f.put(c);
+    };
+    dated("c-jan", 1000, std::nullopt);
+    dated("c-feb", 2000, 2000);
+    dated("c-edited", 500, 3000); // created early, its last version late
+    auto ids = [](Index& idx, int64_t from, int64_t to) {
+        std::vector<std::string> out;
+        for (auto rowid : idx.writtenBetween(from, to, 10))
+            out.push_back(idx.byRowid(rowid)->claim.id);
+        return out;
+    };
+    {
+        Index idx(f.store);
+        idx.sync();
+        CHECK(ids(idx, 0, 10000) == std::vector<std::string>{"c-edited", "c-feb", "c-jan"});
+        CHECK(ids(idx, 1000, 2001) == std::vector<std::string>{"c-feb", "c-jan"});
+        CHECK(ids(idx, 0, 1000).empty()); // c-edited was created then, written later
+        sql::Db db(f.store.indexPath());
+        db.exec("DROP INDEX claims_written; PRAGMA user_version = 11");
+    }
+    Index idx(f.store);
+    CHECK_FALSE(idx.freshlyCreated());
+    CHECK_FALSE(idx.sync().rebuilt);
+    CHECK(ids(idx, 2500, 10000) == std::vector<std::string>{"c-edited"});
+    sql::Db db(f.store.indexPath());
+    auto plan = db.prepare("EXPLAIN QUERY PLAN SELECT rowid FROM claims WHERE "
+                           "coalesce(updated, created) >= 0 AND coalesce(updated, created) < 1 "
+                           "ORDER BY coalesce(updated, created) DESC LIMIT 5");
+    std::string detail;
+    while (plan.step())
+        detail += plan.text(3) + "\n";
+    CHECK(detail.find("claims_written") != std::string::npos);
+}
+
 TEST_CASE("superseded counts the versions claims left behind, kept by every write, a rebuild "
           "and an upgrade from version 10") {
     Fixture f;

@@ -4,6 +4,7 @@
 // must agree term for term, so the tests pin exact terms, byte offsets and
 // colocation flags rather than loose properties. The stemmer pairs are Porter2
 // reference outputs; a wrong step or a broken exception list changes several.
+#include "text/Generic.h"
 #include "text/Tokenize.h"
 
 #include <catch2/catch.hpp>
@@ -351,4 +352,25 @@ TEST_CASE("tokenize handles identifiers with very many parts", "[text][tokenize]
     CHECK(toks.back().end == id.size());
     for (size_t i = 1; i < toks.size(); ++i)
         CHECK(toks[i].colocated);
+}
+
+TEST_CASE("the generic words of prompts are generic in every form a prompt uses",
+          "[text][generic]") {
+    // Each form as a query word becomes: "added" stems to "ad", and "went"
+    // is not "go" to a stemmer; both were specific once, so a prompt that
+    // said what it added or where it went counted those as its subject.
+    for (const char* w :
+         {"add",     "added",   "adding", "adds",    "make",     "made",     "write", "wrote",
+          "written", "go",      "went",   "gone",    "take",     "took",     "taken", "run",
+          "ran",     "running", "change", "changed", "changing", "happened", "done"})
+        for (auto& t : terms(w)) {
+            INFO(w << " -> " << t);
+            CHECK(engram::text::isGenericTerm(t));
+        }
+    // Not every word is: the subject of a prompt stays specific.
+    for (const char* w : {"cache", "deploy", "invoice", "migration"})
+        for (auto& t : terms(w)) {
+            INFO(w << " -> " << t);
+            CHECK_FALSE(engram::text::isGenericTerm(t));
+        }
 }

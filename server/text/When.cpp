@@ -1,0 +1,301 @@
+#include "text/When.h"
+
+#include <algorithm>
+#include <array>
+#include <cctype>
+#include <vector>
+
+namespace engram::text {
+
+namespace {
+
+constexpr int64_t kDay = 86400;
+
+struct Word {
+    std::string text; // lower-case
+    size_t begin = 0, end = 0;
+};
+
+// Letters and digits; a '-' between digits stays in the word, so an ISO
+// date is one word.
+std::vector<Word> wordsOf(std::string_view q) {
+    std::vector<Word> out;
+    size_t i = 0;
+    auto alnum = [](char c) { return std::isalnum(static_cast<unsigned char>(c)) != 0; };
+    while (i < q.size()) {
+        if (!alnum(q[i])) {
+            ++i;
+            continue;
+        }
+        Word w;
+        w.begin = i;
+        while (i < q.size() &&
+               (alnum(q[i]) || (q[i] == '-' && i > w.begin && i + 1 < q.size() &&
+                                std::isdigit(static_cast<unsigned char>(q[i - 1])) &&
+                                std::isdigit(static_cast<unsigned char>(q[i + 1])))))
+            w.text += char(std::tolower(static_cast<unsigned char>(q[i++])));
+        w.end = i;
+        out.push_back(std::move(w));
+    }
+    return out;
+}
+
+// Days since 1970-01-01 of a date of the proleptic Gregorian calendar, and
+// back (the era arithmetic: 400-year cycles of 146,097 days, the year
+// starting in March so that the leap day falls last).
+int64_t daysFromCivil(int64_t y, int m, int d) {
+    y -= m <= 2;
+    const int64_t era = (y >= 0 ? y : y - 399) / 400;
+    const int64_t yoe = y - era * 400;
+    const int64_t doy = (153 * (m + (m > 2 ? -3 : 9)) + 2) / 5 + d - 1;
+    const int64_t doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
+    return era * 146097 + doe - 719468;
+}
+
+struct Civil {
+    int64_t y;
+    int m, d;
+};
+
+Civil civilFromDays(int64_t z) {
+    z += 719468;
+    const int64_t era = (z >= 0 ? z : z - 146096) / 146097;
+    const int64_t doe = z - era * 146097;
+    const int64_t yoe = (doe - doe / 1460 + doe / 36524 - doe / 146096) / 365;
+    const int64_t doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
+    const int64_t mp = (5 * doy + 2) / 153;
+    const int d = int(doy - (153 * mp + 2) / 5 + 1);
+    const int m = int(mp < 10 ? mp + 3 : mp - 9);
+    return {yoe + era * 400 + (m <= 2), m, d};
+}
+
+int64_t floorDiv(int64_t a, int64_t b) {
+    return a / b - (a % b != 0 && (a < 0) != (b < 0));
+}
+
+std::optional<int> numberOf(std::string_view w) {
+    static constexpr std::array<std::string_view, 13> kWords = {
+        "zero",  "one",   "two",  "three", "four",   "five",  "six",
+        "seven", "eight", "nine", "ten",   "eleven", "twelve"};
+    for (size_t i = 1; i < kWords.size(); ++i)
+        if (w == kWords[i]) return int(i);
+    if (w == "a" || w == "an") return 1;
+    if (w == "couple") return 2;
+    if (w == "few") return 3;
+    if (w == "several") return 5;
+    if (w.empty() || w.size() > 3 || !std::all_of(w.begin(), w.end(), [](char c) {
+            return std::isdigit(static_cast<unsigned char>(c)) != 0;
+        }))
+        return std::nullopt;
+    int n = std::stoi(std::string(w));
+    return n > 0 ? std::optional<int>(n) : std::nullopt;
+}
+
+std::optional<int64_t> unitOf(std::string_view w) {
+    if (w.size() > 1 && w.ends_with('s')) w.remove_suffix(1);
+    if (w == "day") return kDay;
+    if (w == "week") return 7 * kDay;
+    if (w == "fortnight") return 14 * kDay;
+    if (w == "month") return 30 * kDay;
+    if (w == "year") return 365 * kDay;
+    return std::nullopt;
+}
+
+std::optional<int> monthOf(std::string_view w) {
+    static constexpr std::array<std::string_view, 12> kMonths = {
+        "january", "february", "march",     "april",   "may",      "june",
+        "july",    "august",   "september", "october", "november", "december"};
+    for (size_t i = 0; i < kMonths.size(); ++i)
+        if (w == kMonths[i]) return int(i + 1);
+    return std::nullopt;
+}
+
+// 0 is Monday.
+std::optional<int> weekdayOf(std::string_view w) {
+    static constexpr std::array<std::string_view, 7> kDays = {
+        "monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday"};
+    for (size_t i = 0; i < kDays.size(); ++i)
+        if (w == kDays[i] ||
+            (w.size() == kDays[i].size() + 1 && w.starts_with(kDays[i]) && w.back() == 's'))
+            return int(i);
+    return std::nullopt;
+}
+
+std::optional<int> yearOf(std::string_view w) {
+    if (w.size() != 4 || !std::all_of(w.begin(), w.end(), [](char c) {
+            return std::isdigit(static_cast<unsigned char>(c)) != 0;
+        }))
+        return std::nullopt;
+    int y = std::stoi(std::string(w));
+    return y >= 1970 && y <= 2200 ? std::optional<int>(y) : std::nullopt;
+}
+
+// "2026-11-20": the day's first second.
+std::optional<int64_t> isoDay(std::string_view w) {
+    if (w.size() != 10 || w[4] != '-' || w[7] != '-') return std::nullopt;
+    auto y = yearOf(w.substr(0, 4));
+    auto digits = [](std::string_view s) {
+        return std::all_of(s.begin(), s.end(),
+                           [](char c) { return std::isdigit(static_cast<unsigned char>(c)) != 0; });
+    };
+    if (!y || !digits(w.substr(5, 2)) || !digits(w.substr(8, 2))) return std::nullopt;
+    int m = std::stoi(std::string(w.substr(5, 2))), d = std::stoi(std::string(w.substr(8, 2)));
+    if (m < 1 || m > 12 || d < 1 || d > 31) return std::nullopt;
+    return daysFromCivil(*y, m, d) * kDay;
+}
+
+// A span or a moment, before a preposition bends it.
+struct Reading {
+    int64_t from = 0, to = 0;
+    std::optional<int64_t> point;
+    size_t last = 0; // index of its last word
+};
+
+class Reader {
+public:
+    Reader(const std::vector<Word>& words, int64_t now)
+        : w_(words)
+        , now_(now)
+        , today_(floorDiv(now, kDay) * kDay) {}
+
+    std::optional<When> at(size_t i) const {
+        size_t j = i;
+        std::string_view prep;
+        static constexpr std::array<std::string_view, 11> kPreps = {
+            "in",    "during", "over", "within", "since", "before",
+            "after", "until",  "on",   "from",   "for"};
+        if (std::find(kPreps.begin(), kPreps.end(), word(j)) != kPreps.end()) prep = word(j++);
+        if (word(j) == "the") ++j;
+        auto r = reading(j, !prep.empty());
+        if (!r) return std::nullopt;
+        When out;
+        out.from = r->from;
+        out.to = r->to;
+        out.point = r->point;
+        if (prep == "since" || prep == "from" || prep == "after") {
+            out.from = prep == "after" && !r->point ? r->to : r->from;
+            out.to = now_ + 1;
+            out.point.reset();
+        } else if (prep == "before" || prep == "until") {
+            out.to = r->from;
+            out.from = 0;
+            out.point.reset();
+        }
+        if (out.to <= out.from) return std::nullopt;
+        out.begin = w_[i].begin;
+        out.end = w_[r->last].end;
+        return out;
+    }
+
+private:
+    std::string_view word(size_t i) const {
+        return i < w_.size() ? std::string_view(w_[i].text) : std::string_view();
+    }
+
+    // Up to now: a span that reaches the present.
+    Reading recent(int64_t length, size_t last) const {
+        return {std::max<int64_t>(0, now_ - length), now_ + 1, std::nullopt, last};
+    }
+
+    Reading day(int64_t start, size_t last) const {
+        return {start, start + kDay, std::nullopt, last};
+    }
+
+    // The most recent `weekday` on or before today (strictly before with
+    // `strictly`: "last Monday" said on a Monday is a week back).
+    int64_t lastWeekday(int weekday, bool strictly) const {
+        // 1970-01-01 was a Thursday (3, Monday being 0).
+        int64_t todayIs = (floorDiv(today_, kDay) % 7 + 7 + 3) % 7;
+        int64_t back = (todayIs - weekday + 7) % 7;
+        if (back == 0 && strictly) back = 7;
+        return today_ - back * kDay;
+    }
+
+    std::optional<Reading> reading(size_t j, bool hasPrep) const {
+        std::string_view w = word(j);
+        if (w.empty()) return std::nullopt;
+        if (w == "today" || w == "tonight") return recent(now_ - today_, j);
+        if (w == "yesterday") return day(today_ - kDay, j);
+        if (w == "recently" || w == "lately" || w == "recent") return recent(14 * kDay, j);
+        if (w == "this") {
+            std::string_view next = word(j + 1);
+            if (next == "morning" || next == "afternoon" || next == "evening")
+                return recent(now_ - today_, j + 1);
+            if (next == "week") return recent(7 * kDay, j + 1);
+            if (next == "month") return recent(31 * kDay, j + 1);
+            if (next == "year") return recent(366 * kDay, j + 1);
+            return std::nullopt;
+        }
+        if (w == "last" || w == "past" || w == "previous") {
+            std::string_view next = word(j + 1);
+            if (auto u = unitOf(next))
+                // "the past week" is seven days; "last week" may be the
+                // calendar week before this one, reaching 13 days back.
+                return recent((w == "past" ? 1 : 2) * *u, j + 1);
+            if (auto wd = weekdayOf(next); wd && w == "last")
+                return day(lastWeekday(*wd, true), j + 1);
+            if (auto n = count(j + 1))
+                if (auto u = unitOf(word(n->second + 1)))
+                    return recent(n->first * *u, n->second + 1);
+            return std::nullopt;
+        }
+        // "two weeks ago", "a couple of months ago", "3 days ago".
+        if (auto n = count(j)) {
+            size_t k = n->second + 1;
+            auto u = unitOf(word(k));
+            if (u && word(k + 1) == "ago") {
+                int64_t point = now_ - n->first * *u;
+                return Reading{std::max<int64_t>(0, point - *u), std::min(now_ + 1, point + *u),
+                               point, k + 1};
+            }
+        }
+        if (auto d = isoDay(w)) return day(*d, j);
+        if (auto m = monthOf(w)) {
+            auto y = yearOf(word(j + 1));
+            if (!hasPrep && !y) return std::nullopt; // "may" alone is a verb
+            auto now = civilFromDays(floorDiv(now_, kDay));
+            int64_t year = y ? *y : (*m <= now.m ? now.y : now.y - 1);
+            int64_t start = daysFromCivil(year, *m, 1) * kDay;
+            int64_t end =
+                daysFromCivil(*m == 12 ? year + 1 : year, *m == 12 ? 1 : *m + 1, 1) * kDay;
+            return Reading{start, end, std::nullopt, y ? j + 1 : j};
+        }
+        if (auto wd = weekdayOf(w); wd && hasPrep) return day(lastWeekday(*wd, false), j);
+        return std::nullopt;
+    }
+
+    // A count and the index of its last word ("a couple of" is three).
+    std::optional<std::pair<int64_t, size_t>> count(size_t j) const {
+        std::string_view w = word(j);
+        if ((w == "a" || w == "an") && (word(j + 1) == "couple" || word(j + 1) == "few")) ++j;
+        auto n = numberOf(word(j));
+        if (!n) return std::nullopt;
+        if (word(j) == "couple" && word(j + 1) == "of") ++j;
+        return std::pair<int64_t, size_t>{*n, j};
+    }
+
+    const std::vector<Word>& w_;
+    int64_t now_, today_;
+};
+
+} // namespace
+
+std::optional<When> readWhen(std::string_view query, int64_t now) {
+    auto words = wordsOf(query);
+    Reader reader(words, now);
+    for (size_t i = 0; i < words.size(); ++i)
+        if (auto when = reader.at(i)) {
+            when->phrase = std::string(query.substr(when->begin, when->end - when->begin));
+            return when;
+        }
+    return std::nullopt;
+}
+
+std::string withoutWhen(std::string_view query, const When& when) {
+    std::string out(query);
+    for (size_t i = when.begin; i < when.end && i < out.size(); ++i)
+        out[i] = ' ';
+    return out;
+}
+
+} // namespace engram::text
