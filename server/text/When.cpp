@@ -172,12 +172,14 @@ public:
         out.from = r->from;
         out.to = r->to;
         out.point = r->point;
+        // Bent by a preposition, a moment is its own bound ("since two
+        // weeks ago"), a span its start, or its end after "after".
         if (prep == "since" || prep == "from" || prep == "after") {
-            out.from = prep == "after" && !r->point ? r->to : r->from;
+            out.from = r->point ? *r->point : prep == "after" ? r->to : r->from;
             out.to = now_ + 1;
             out.point.reset();
         } else if (prep == "before" || prep == "until") {
-            out.to = r->from;
+            out.to = r->point ? *r->point : r->from;
             out.from = 0;
             out.point.reset();
         }

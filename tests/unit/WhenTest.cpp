@@ -86,6 +86,9 @@ TEST_CASE("months, dates and prepositions", "[when]") {
     CHECK(before.from == 0);
     CHECK(before.to == at("2026-03-01T00:00:00Z"));
     CHECK(read("anything after yesterday").from == at("2026-11-28T00:00:00Z"));
+    // A moment bounds a span at itself, not at the edge of its window.
+    CHECK(read("since two weeks ago").from == kNow - 14 * kDay);
+    CHECK(read("what held before 3 days ago").to == kNow - 3 * kDay);
 }
 
 TEST_CASE("words that name no time are left alone", "[when]") {
