@@ -1,6 +1,7 @@
 // The command line: flags, exit codes (0 ok, 1 refusal, 2 usage), JSON and
 // human output, and sharing one store with a running `engram serve`.
 #include "Client.h"
+#include "util/Time.h"
 
 #include <catch2/catch.hpp>
 #include <chrono>
@@ -344,6 +345,40 @@ TEST_CASE("recall's human output shows the label, the anchor state and provenanc
     CHECK(r.exitCode == 0);
     CHECK(contains(r.out, "1 live claim"));
     CHECK(contains(r.out, "retrieval_needs_recovery"));
+}
+
+TEST_CASE("a date in a recall's query is read as a window and said so, in JSON and in words",
+          "[e2e][cli]") {
+    Shell sh;
+    json a = sh.ok({"remember", "The nightly export moved to 02:00 UTC"});
+    json b = sh.ok({"remember", "The nightly export writes CSV with a header row"});
+    // The first was written five weeks ago (its file says so; reindex reads it).
+    std::string path = sh.root / (".engram/claims/" + a["claim"]["id"].get<std::string>() + ".md");
+    std::string text = *slurp(path);
+    std::string weeksAgo = engram::formatUtc(engram::nowUnix() - 35 * 86400);
+    for (const char* key : {"\ncreated: ", "\nupdated: "}) {
+        auto at = text.find(key);
+        REQUIRE(at != std::string::npos);
+        text.replace(at + std::string(key).size(), 20, weeksAgo);
+    }
+    spew(path, text);
+    sh.ok({"reindex"});
+
+    json r = sh.ok({"recall", "what", "changed", "this", "week"});
+    REQUIRE(r["rows"].size() == 1);
+    CHECK(r["rows"][0]["id"] == b["claim"]["id"]);
+    REQUIRE(r["notices"].size() == 1);
+    CHECK(contains(r["notices"][0].get<std::string>(), "'this week' read as the claims written"));
+    // With words beside it, both match and the one of the window ranks first;
+    // a month ago, the other.
+    r = sh.ok({"recall", "nightly export this week"});
+    REQUIRE(r["rows"].size() == 2);
+    CHECK(r["rows"][0]["id"] == b["claim"]["id"]);
+    r = sh.ok({"recall", "nightly export a month ago"});
+    REQUIRE(r["rows"].size() == 2);
+    CHECK(r["rows"][0]["id"] == a["claim"]["id"]);
+    CliResult words = sh.run({"recall", "what", "changed", "this", "week"});
+    CHECK(contains(words.out, "'this week' read as the claims written"));
 }
 
 TEST_CASE("every operation is a command: anchors lists a file's claims with their current lines, "
