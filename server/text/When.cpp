@@ -167,7 +167,9 @@ public:
         if (std::find(kPreps.begin(), kPreps.end(), word(j)) != kPreps.end()) prep = word(j++);
         if (word(j) == "the") ++j;
         auto r = reading(j, !prep.empty());
-        if (!r) return std::nullopt;
+        // "the last day of the month", "the last week of the sprint": a
+        // part of something else, not a date.
+        if (!r || word(r->last + 1) == "of") return std::nullopt;
         When out;
         out.from = r->from;
         out.to = r->to;
