@@ -1,8 +1,11 @@
 #include "text/When.h"
 
+#include "util/Time.h"
+
 #include <algorithm>
 #include <array>
 #include <cctype>
+#include <chrono>
 #include <vector>
 
 namespace engram::text {
@@ -40,37 +43,17 @@ std::vector<Word> wordsOf(std::string_view q) {
     return out;
 }
 
-// Days since 1970-01-01 of a date of the proleptic Gregorian calendar, and
-// back (the era arithmetic: 400-year cycles of 146,097 days, the year
-// starting in March so that the leap day falls last).
-int64_t daysFromCivil(int64_t y, int m, int d) {
-    y -= m <= 2;
-    const int64_t era = (y >= 0 ? y : y - 399) / 400;
-    const int64_t yoe = y - era * 400;
-    const int64_t doy = (153 * (m + (m > 2 ? -3 : 9)) + 2) / 5 + d - 1;
-    const int64_t doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
-    return era * 146097 + doe - 719468;
+// Whole days since 1970-01-01 (rounded down) of a unix time, and the first
+// second of a civil date: the C++ calendar, as util/Time.cpp formats dates.
+int64_t dayOf(int64_t t) {
+    using namespace std::chrono;
+    return floor<days>(sys_seconds{seconds{t}}).time_since_epoch().count();
 }
 
-struct Civil {
-    int64_t y;
-    int m, d;
-};
-
-Civil civilFromDays(int64_t z) {
-    z += 719468;
-    const int64_t era = (z >= 0 ? z : z - 146096) / 146097;
-    const int64_t doe = z - era * 146097;
-    const int64_t yoe = (doe - doe / 1460 + doe / 36524 - doe / 146096) / 365;
-    const int64_t doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
-    const int64_t mp = (5 * doy + 2) / 153;
-    const int d = int(doy - (153 * mp + 2) / 5 + 1);
-    const int m = int(mp < 10 ? mp + 3 : mp - 9);
-    return {yoe + era * 400 + (m <= 2), m, d};
-}
-
-int64_t floorDiv(int64_t a, int64_t b) {
-    return a / b - (a % b != 0 && (a < 0) != (b < 0));
+int64_t startOf(int64_t y, int m) {
+    using namespace std::chrono;
+    sys_days d{year{int(y)} / month{unsigned(m)} / day{1}};
+    return d.time_since_epoch().count() * kDay;
 }
 
 std::optional<int> numberOf(std::string_view w) {
@@ -130,20 +113,6 @@ std::optional<int> yearOf(std::string_view w) {
     return y >= 1970 && y <= 2200 ? std::optional<int>(y) : std::nullopt;
 }
 
-// "2026-11-20": the day's first second.
-std::optional<int64_t> isoDay(std::string_view w) {
-    if (w.size() != 10 || w[4] != '-' || w[7] != '-') return std::nullopt;
-    auto y = yearOf(w.substr(0, 4));
-    auto digits = [](std::string_view s) {
-        return std::all_of(s.begin(), s.end(),
-                           [](char c) { return std::isdigit(static_cast<unsigned char>(c)) != 0; });
-    };
-    if (!y || !digits(w.substr(5, 2)) || !digits(w.substr(8, 2))) return std::nullopt;
-    int m = std::stoi(std::string(w.substr(5, 2))), d = std::stoi(std::string(w.substr(8, 2)));
-    if (m < 1 || m > 12 || d < 1 || d > 31) return std::nullopt;
-    return daysFromCivil(*y, m, d) * kDay;
-}
-
 // A span or a moment, before a preposition bends it.
 struct Reading {
     int64_t from = 0, to = 0;
@@ -156,7 +125,7 @@ public:
     Reader(const std::vector<Word>& words, int64_t now)
         : w_(words)
         , now_(now)
-        , today_(floorDiv(now, kDay) * kDay) {}
+        , today_(dayOf(now) * kDay) {}
 
     std::optional<When> at(size_t i) const {
         size_t j = i;
@@ -208,8 +177,8 @@ private:
     // The most recent `weekday` on or before today (strictly before with
     // `strictly`: "last Monday" said on a Monday is a week back).
     int64_t lastWeekday(int weekday, bool strictly) const {
-        // 1970-01-01 was a Thursday (3, Monday being 0).
-        int64_t todayIs = (floorDiv(today_, kDay) % 7 + 7 + 3) % 7;
+        const std::chrono::sys_days today{std::chrono::days{dayOf(today_)}};
+        int64_t todayIs = int64_t(std::chrono::weekday{today}.iso_encoding()) - 1; // Monday 0
         int64_t back = (todayIs - weekday + 7) % 7;
         if (back == 0 && strictly) back = 7;
         return today_ - back * kDay;
@@ -253,15 +222,17 @@ private:
                                point, k + 1};
             }
         }
-        if (auto d = isoDay(w)) return day(*d, j);
+        if (auto d = w.size() == 10 ? parseUtc(w) : std::nullopt) return day(*d, j);
         if (auto m = monthOf(w)) {
             auto y = yearOf(word(j + 1));
             if (!hasPrep && !y) return std::nullopt; // "may" alone is a verb
-            auto now = civilFromDays(floorDiv(now_, kDay));
-            int64_t year = y ? *y : (*m <= now.m ? now.y : now.y - 1);
-            int64_t start = daysFromCivil(year, *m, 1) * kDay;
-            int64_t end =
-                daysFromCivil(*m == 12 ? year + 1 : year, *m == 12 ? 1 : *m + 1, 1) * kDay;
+            const std::chrono::year_month_day now{
+                std::chrono::sys_days{std::chrono::days{dayOf(now_)}}};
+            const int thisYear = int(now.year());
+            const int64_t y0 =
+                y ? *y : (unsigned(*m) <= unsigned(now.month()) ? thisYear : thisYear - 1);
+            int64_t start = startOf(y0, *m);
+            int64_t end = *m == 12 ? startOf(y0 + 1, 1) : startOf(y0, *m + 1);
             return Reading{start, end, std::nullopt, y ? j + 1 : j};
         }
         if (auto wd = weekdayOf(w); wd && hasPrep) return day(lastWeekday(*wd, false), j);
