@@ -344,6 +344,11 @@ private:
     // Marks the files engram/status counted that the TreeWatch reported.
     void applyTreeChanges();
     RecallResult recallChecked(const RecallRequest& req, bool rowsReread);
+    // The window an event in the query names, dated by the claim naming it
+    // ("since the postgres upgrade"; engine/Recall.cpp).
+    std::optional<text::When> eventWindow(const RecallRequest& req, int64_t now,
+                                          std::string& queryText, std::string& notice,
+                                          std::string& dating, bool rowsReread);
     // The live claims of `t` that a new claim probably restates or
     // contradicts (engine/Restatements.cpp).
     std::vector<RelatedClaim> probablyRelated(Tier& t, const Claim& c);

@@ -136,6 +136,12 @@ bool namesKind(const std::string& term, const std::string& kind) {
     return it != words.end() && it->second.count(term) > 0;
 }
 
+bool namesAnyKind(const std::string& term) {
+    for (const char* kind : {"decision", "convention", "gotcha", "todo", "preference"})
+        if (namesKind(term, kind)) return true;
+    return false;
+}
+
 // The terms a recall looks for (the query's own and their related terms),
 // each with a slot, so a scored row counts them in arrays rather than in
 // maps of strings. Two words of the query side by side ("event loop",
@@ -704,6 +710,75 @@ void Engine::shareBudget(std::vector<TierPass>& passes, size_t keep) {
         passes[k.pass].ranked.emplace_back(k.cheap, k.rowid);
 }
 
+// An event named where a date would be ("what changed since the postgres
+// upgrade"), in a question only about what happened around it (its other
+// words weak, asking what happened, or naming a kind): the claim that
+// names the event, found by a recall of the event's words (less those
+// saying what kind of event it was), dates it, and
+// the window runs from it onwards (after, since) or up to it (before,
+// until; nearest first). Only such a question: "run the migrations before
+// the deploy" asks about migrations, and a window would only reorder its
+// answer. The event's claim must hold all of those words;
+// otherwise no window, and `notice` says which phrase named nothing, the
+// phrase staying words of the query. `dating`: the claim that dated it.
+std::optional<text::When> Engine::eventWindow(const RecallRequest& req, int64_t now,
+                                              std::string& queryText, std::string& notice,
+                                              std::string& dating, bool rowsReread) {
+    auto event = text::readEventBound(*req.query);
+    if (!event) return std::nullopt;
+    std::string rest = *req.query;
+    for (size_t i = event->begin; i < event->end && i < rest.size(); ++i)
+        rest[i] = ' ';
+    for (auto& t : text::terms(rest))
+        if (!weakTerm(t) && !asksWhatHappened(t) && !namesAnyKind(t)) return std::nullopt;
+    // Words that say what kind of event it was ("the webhook incident",
+    // "the postgres upgrade") are left to the rest: a claim tells what
+    // happened ("webhook deliveries were delayed"), seldom what it was called.
+    static const std::unordered_set<std::string> kinds = [] {
+        std::unordered_set<std::string> out;
+        for (auto& t : text::terms("incident outage migration upgrade release launch switch move "
+                                   "change rollout refactor rewrite deploy deployment"))
+            out.insert(t);
+        return out;
+    }();
+    std::string named;
+    text::tokenize(event->event, [&](const text::Token& t) {
+        if (!t.colocated && !kinds.count(t.term)) named += t.term + " ";
+    });
+    RecallRequest sub;
+    sub.query = named.empty() ? event->event : named;
+    sub.limit = 1;
+    sub.tier = req.tier;
+    sub.root = req.root;
+    sub.readDates = false;
+    sub.counted = false;
+    RecallResult found = recallChecked(sub, rowsReread);
+    const RecallRow* at = found.rows.empty() ? nullptr : &found.rows.front();
+    std::optional<int64_t> written;
+    if (at) written = at->claim.updated ? at->claim.updated : at->claim.created;
+    if (!at || !written || at->match.matched < at->match.asked || at->match.asked == 0) {
+        notice = "'" + singleLine(event->phrase, 60, "...") +
+                 "' names no claim's event (no claim holds all of '" +
+                 singleLine(event->event, 60, "...") + "'), so it was read as words, not a date";
+        return std::nullopt;
+    }
+    text::When w;
+    if (event->before) {
+        w.from = 0;
+        w.to = *written;
+        w.point = *written;
+    } else {
+        w.from = *written + 1;
+        w.to = now + 1;
+    }
+    w.begin = event->begin;
+    w.end = event->end;
+    w.phrase = event->phrase;
+    queryText = rest;
+    dating = at->claim.id + " ('" + singleLine(at->claim.text, 60, "...") + "')";
+    return w;
+}
+
 RecallResult Engine::recall(const RecallRequest& req) {
     // One reading of each anchored file for the whole answer.
     Anchorer::ReadScope reads(anchorer_);
@@ -762,6 +837,9 @@ RecallResult Engine::recallChecked(const RecallRequest& req, bool rowsReread) {
     std::string queryText = req.query.value_or("");
     if (req.query && req.readDates && (when = text::readWhen(*req.query, now)))
         queryText = text::withoutWhen(*req.query, *when);
+    std::string eventNotice, dating;
+    if (req.query && req.readDates && !when)
+        when = eventWindow(req, now, queryText, eventNotice, dating, rowsReread);
     if (req.query) addTerms(queryText);
     // Without a query, a symbol's own words find its claims (the index
     // holds each anchor's path and symbol among a claim's words).
@@ -952,14 +1030,15 @@ RecallResult Engine::recallChecked(const RecallRequest& req, bool rowsReread) {
             " matched only weakly (under " + std::to_string(int(kScoreFloor * 1000) / 10) + "." +
             std::to_string(int(kScoreFloor * 1000) % 10) + "% of the best row's score) and " +
             (weak == 1 ? "is" : "are") + " not shown; other words, a path or a symbol find them");
+    if (!eventNotice.empty()) result.notices.push_back(eventNotice);
     if (when)
-        result.notices.push_back("'" + singleLine(when->phrase, 60, "...") +
-                                 "' read as the claims written " + windowText(*when) +
-                                 (!onlyWhen ? ": those that match rank first"
-                                  : when->point
-                                      ? ", nearest to " + formatUtc(*when->point).substr(0, 10) +
-                                            " first: no other word of the query is specific"
-                                      : ", newest first: no other word of the query is specific"));
+        result.notices.push_back(
+            "'" + singleLine(when->phrase, 60, "...") + "' read as the claims written " +
+            windowText(*when) + (dating.empty() ? "" : ", dated by " + dating) +
+            (!onlyWhen     ? ": those that match rank first"
+             : when->point ? ", nearest to " + formatUtc(*when->point).substr(0, 10) +
+                                 " first: no other word of the query is specific"
+                           : ", newest first: no other word of the query is specific"));
     if (result.rows.empty())
         explainEmpty(result, req, queryTerms, result.truncated ? rows.size() : 0, firstChars,
                      rows.size() >= keep);

@@ -266,6 +266,49 @@ std::optional<When> readWhen(std::string_view query, int64_t now) {
     return std::nullopt;
 }
 
+std::optional<EventBound> readEventBound(std::string_view query) {
+    static constexpr std::array<std::string_view, 10> kLead = {"the",  "our", "a",    "an", "that",
+                                                               "this", "we",  "they", "it", "its"};
+    static constexpr std::array<std::string_view, 16> kStop = {
+        "and", "or",      "but", "when", "where", "which", "who", "what",
+        "so",  "because", "if",  "is",   "was",   "were",  "did", "do"};
+    static constexpr std::array<std::string_view, 8> kNothing = {"then", "that",  "it",   "this",
+                                                                 "now",  "today", "ever", "all"};
+    auto in = [](auto& set, std::string_view w) {
+        return std::find(set.begin(), set.end(), w) != set.end();
+    };
+    constexpr size_t kMostWords = 5;
+    auto words = wordsOf(query);
+    for (size_t i = 0; i + 1 < words.size(); ++i) {
+        const std::string& w = words[i].text;
+        if (w != "before" && w != "after" && w != "since" && w != "until" && w != "till") continue;
+        size_t j = i + 1;
+        while (j < words.size() && in(kLead, words[j].text))
+            ++j;
+        size_t k = j;
+        while (k < words.size() && k - j < kMostWords && !in(kStop, words[k].text)) {
+            // Punctuation between two words ends the phrase.
+            std::string_view gap =
+                query.substr(words[k - 1].end, words[k].begin - words[k - 1].end);
+            if (k > j && gap.find_first_of(",;:.?!()") != std::string_view::npos) break;
+            ++k;
+        }
+        if (k == j) continue;
+        bool names = false;
+        for (size_t m = j; m < k; ++m)
+            names = names || !in(kNothing, words[m].text);
+        if (!names) continue;
+        EventBound e;
+        e.before = w == "before" || w == "until" || w == "till";
+        e.begin = words[i].begin;
+        e.end = words[k - 1].end;
+        e.event = std::string(query.substr(words[j].begin, words[k - 1].end - words[j].begin));
+        e.phrase = std::string(query.substr(e.begin, e.end - e.begin));
+        return e;
+    }
+    return std::nullopt;
+}
+
 std::string withoutWhen(std::string_view query, const When& when) {
     std::string out(query);
     for (size_t i = when.begin; i < when.end && i < out.size(); ++i)

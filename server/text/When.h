@@ -37,4 +37,20 @@ std::optional<When> readWhen(std::string_view query, int64_t now);
 // The query with the phrase's bytes blanked (its other words unchanged).
 std::string withoutWhen(std::string_view query, const When& when);
 
+// An event named where a date would be: "since the postgres upgrade",
+// "before the webhook incident", "after we moved to Postmark". Only memory
+// knows when that was: recall finds the claim naming the event and reads
+// its date as the bound (engine/Recall.cpp), so the phrase is read here as
+// words alone. A few words after "before", "after", "since" or "until"
+// (and "the", "our", "we"...), up to punctuation or a word that starts
+// another clause ("and", "when", "where"...); none when they name nothing
+// ("since then", "after that").
+struct EventBound {
+    bool before = false;       // before the event ("until" too), else after it
+    std::string event;         // its words as the query has them: "postgres upgrade"
+    size_t begin = 0, end = 0; // the whole phrase's bytes in the query
+    std::string phrase;        // "since the postgres upgrade"
+};
+std::optional<EventBound> readEventBound(std::string_view query);
+
 } // namespace engram::text

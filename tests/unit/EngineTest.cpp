@@ -526,4 +526,31 @@ TEST_CASE("recall reads a date phrase as a window of the claims' dates") {
     auto none = recall("what happened yesterday");
     CHECK(none.rows.empty());
     CHECK(none.whyEmpty.find("no claim in scope was written from ") == 0);
+
+    // An event instead of a date: the claim naming it dates the window
+    // (the incident, 15 days back; "incident" says what kind of event it
+    // was, and the claim need not say it).
+    auto since = recall("what changed since the webhook incident");
+    REQUIRE(since.rows.size() == 2);
+    CHECK(since.rows[0].claim.id == newCache.claim.id); // newest first
+    CHECK(since.rows[1].claim.id == retro.claim.id);
+    REQUIRE(since.notices.size() == 1);
+    CHECK(since.notices[0].find("dated by " + incident.claim.id) != std::string::npos);
+    auto before = recall("what happened before the webhook incident");
+    REQUIRE(before.rows.size() == 1);
+    CHECK(before.rows[0].claim.id == oldCache.claim.id);
+    // A kind named beside it: a search, the window first.
+    auto decidedSince = recall("what did we decide since the webhook incident");
+    REQUIRE_FALSE(decidedSince.rows.empty());
+    CHECK(decidedSince.rows[0].claim.id == retro.claim.id);
+    // An event no claim names: words, said so.
+    auto unknown = recall("what changed since the kubernetes migration");
+    CHECK(unknown.rows.empty());
+    REQUIRE_FALSE(unknown.notices.empty());
+    CHECK(unknown.notices[0].find("names no claim's event") != std::string::npos);
+    // Any other word keeps the query a search, with no window: the deploy
+    // here is not a date.
+    auto deploy = recall("raise the cache TTL before the webhook incident review");
+    for (auto& n : deploy.notices)
+        CHECK(n.find("read as the claims written") == std::string::npos);
 }

@@ -106,3 +106,28 @@ TEST_CASE("the phrase is taken out of the query's words", "[when]") {
     CHECK(w.phrase == "last week");
     CHECK(text::withoutWhen(q, w) == "what happened to the database          ?");
 }
+
+TEST_CASE("an event named where a date would be is read as its words", "[when]") {
+    auto event = [](const std::string& q) {
+        auto e = text::readEventBound(q);
+        INFO(q);
+        REQUIRE(e);
+        return *e;
+    };
+    auto since = event("what changed since the postgres upgrade");
+    CHECK_FALSE(since.before);
+    CHECK(since.event == "postgres upgrade");
+    CHECK(since.phrase == "since the postgres upgrade");
+    auto before = event("Before the webhook incident, what did we decide?");
+    CHECK(before.before);
+    CHECK(before.event == "webhook incident"); // punctuation ends it
+    CHECK(event("anything new after we moved to Postmark and why").event == "moved to Postmark");
+    CHECK(event("what was true until the beta ends").before);
+    // At most five words.
+    CHECK(event("since the move of the nightly export job to the slow queue").event ==
+          "move of the nightly export");
+    // Nothing named.
+    for (const char* q : {"what changed since then", "and after that", "before it", "since",
+                          "the cache is cleared before", "what did we decide"})
+        CHECK_FALSE(text::readEventBound(q));
+}

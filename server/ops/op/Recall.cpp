@@ -103,8 +103,9 @@ struct Params {
     static constexpr auto fields() {
         return std::tuple{
             field("query", &Params::query,
-                  "Words about the task or the code; a date in it ('last week') is a window "
-                  "of when claims were written; absent = the most recent claims"),
+                  "Words about the task or the code; a date in it ('last week', 'since the "
+                  "upgrade') is a window of when claims were written; absent = the most "
+                  "recent claims"),
             field("tier", &Params::tier,
                   "Default: the project, the medulla and the project's teams; team:NAME one "
                   "team store; all adds every team store and other projects, labelled"),
