@@ -50,7 +50,7 @@ instead (a tuning aid).
 With --check (the test suite), exits 1 when a promise is broken: engram's
 MRR@10 under BM25's on a split or on the dated batch, or the hook (in a
 session) giving a claim to more than 1 in 20 of the unrelated prompts it
-was calibrated on or to more than 30% of the fresh ones (FRESH: 27% when
+was calibrated on or to more than 30% of the fresh ones (FRESH: 22% when
 they were written), repeating more than 1 injected claim in 10, bringing
 the answer for fewer than 95% of the answerable prompts in one session or
 85% in sessions of 50, or adding more than a fifth of the bytes it adds
@@ -221,12 +221,13 @@ class Bm25:
 # measures that choice on them alone.
 WRITTEN = {"after-related": "written-after", "after-floor": "written-last",
            "after-phrase": "written-latest", "after-tuning": "written-final",
-           "after-door": "written-door", "after-generic": "written-generic"}
-# The batches written after the floor's last calibration (and before the one
-# change judged on them since): its unrelated prompts are fresh, and the
-# floor gives claims to far more of them than to the prompts it was
+           "after-door": "written-door", "after-generic": "written-generic",
+           "after-team": "written-team"}
+# The batches written after the floor's last change (each before a change
+# that was tried on it and not kept): its unrelated prompts are fresh, and
+# the floor gives claims to far more of them than to the prompts it was
 # calibrated on (README.md there). Checked apart, at the level measured.
-FRESH = ("after-door", "after-generic")
+FRESH = ("after-door", "after-generic", "after-team")
 
 
 def ranking_metrics(rankings, queries):
@@ -463,7 +464,7 @@ def run(args, claims, queries, ws, env, ids):
                           "of the unrelated prompts it was calibrated on")
         if h["unrelated_given_fresh"] > 0.3:
             broken.append(f"the hook gave claims to {h['unrelated_given_fresh']:.1%} "
-                          "of the fresh unrelated prompts (27% when they were written)")
+                          "of the fresh unrelated prompts (22% when they were written)")
         if results["hook"]["with_session_50"]["hit_rate"] < 0.85:
             broken.append("in sessions of 50 prompts the answer reached the agent for "
                           f"{results['hook']['with_session_50']['hit_rate']:.1%} of answerable "

@@ -340,14 +340,7 @@ void boostInScope(std::map<std::pair<std::string, std::string>, Candidate>& cand
 // claims that do not: it would not even be given. So is a word of a longer
 // prompt that one claim alone holds: rare in the store is not telling
 // ("median" in "compute the median of this array" opened the door to a
-// docstring about statistics.median). One word of a longer prompt does
-// answer it when it is the name someone gave the best claim (its label, a
-// tag, its anchor's symbol) and that claim stands out among the others
-// matched: it holds the word alone, or it scores kHookStandsOut times the
-// next ("how long are database backups kept" and the claim labelled
-// ops-backups; not "implement binary search" and one of two claims labelled
-// search-...). Most of the answers the door kept out were such claims,
-// ranked first by a clear margin.
+// docstring about statistics.median).
 //
 // If the door is open, the claims that clear the packet's floor come along,
 // at most kHookMost in all: a prompt worded unlike its answer often ranks
@@ -361,25 +354,18 @@ void boostInScope(std::map<std::pair<std::string, std::string>, Candidate>& cand
 // ARCHITECTURE.md, "Memory in the agent loop"). Returns how many fell under
 // it.
 constexpr double kPacketRelative = 0.25;
-constexpr double kHookCoverage = 1.0 / 3, kHookRelative = 0.5, kHookStandsOut = 1.4;
+constexpr double kHookCoverage = 1.0 / 3, kHookRelative = 0.5;
 constexpr size_t kHookMost = 4;
 
 bool clearsPacketFloor(const Candidate& c, double best) {
     return c.match.matched > 0 && c.textScore >= kPacketRelative * best;
 }
 
-// `next`: the best score of the other claims the prompt's words matched.
-bool answersClearly(const Candidate& c, double best, double next) {
+bool answersClearly(const Candidate& c, double best) {
     const RecallRow::Match& m = c.match;
     if (m.matched == 0) return false;
     if (c.textScore < kHookRelative * best) return false;
     if (m.phrase) return true;
-    // The best claim, named by one of the words and standing out from the
-    // others the words matched (a claim matched alone, in a young store,
-    // stands out from nothing).
-    if (c.textScore >= best && m.strong && next > 0 &&
-        (m.unique || c.textScore >= kHookStandsOut * next))
-        return true;
     if (m.coverage < kHookCoverage) return false;
     if (m.asked <= 1) return m.strong || m.unique; // one word: in a name, or held by no other
     return m.matched >= 2;
@@ -387,13 +373,9 @@ bool answersClearly(const Candidate& c, double best, double next) {
 
 int64_t relevanceFloor(std::map<std::pair<std::string, std::string>, Candidate>& cands,
                        bool strict) {
-    double best = 0, top = 0, runnerUp = 0; // runner-up: second best of those matched
-    for (auto& [key, c] : cands) {
+    double best = 0;
+    for (auto& [key, c] : cands)
         best = std::max(best, c.textScore);
-        if (c.match.matched == 0) continue;
-        runnerUp = std::max(runnerUp, std::min(top, c.textScore));
-        top = std::max(top, c.textScore);
-    }
     // The hook's cap: the best-scoring of those over the packet's floor.
     std::vector<double> kept;
     for (auto& [key, c] : cands)
@@ -402,8 +384,7 @@ int64_t relevanceFloor(std::map<std::pair<std::string, std::string>, Candidate>&
     double least = strict && kept.size() > kHookMost ? kept[kHookMost - 1] : 0;
     bool open = !strict;
     for (auto& [key, c] : cands)
-        open = open || (!c.inScope && c.textScore >= least &&
-                        answersClearly(c, best, c.textScore >= best ? runnerUp : best));
+        open = open || (!c.inScope && c.textScore >= least && answersClearly(c, best));
     int64_t below = 0;
     size_t taken = 0;
     for (auto it = cands.begin(); it != cands.end();) {

@@ -225,33 +225,6 @@ TEST_CASE("hook floor: two words of the prompt side by side open it, an identifi
     CHECK(given("make this loop faster", true).find("1. [") != std::string::npos);
 }
 
-TEST_CASE("hook floor: one word of a longer prompt opens it when it names the best claim and that "
-          "claim stands out",
-          "[hook]") {
-    Workspace w;
-    w.remember("RDS takes snapshots nightly with 35 days retention; a restore drill runs quarterly",
-               "backups");
-    w.remember("Database tests run against a real Postgres, each in a transaction", "db-tests");
-    w.remember("The database pool holds 10 connections per worker", "");
-    w.remember("Customer search uses Postgres full-text search with a GIN index", "search-index");
-    w.remember("Search for names with accents works through the unaccent dictionary",
-               "search-accents");
-    w.remember("Search results are cached for a minute per organization and query", "");
-    auto given = [&](const std::string& text) {
-        return ops::hookContext(w.engine, prompt(text), 8000);
-    };
-    // "backups" is one of the prompt's specific words, the label of the best
-    // claim, which scores well over the next ("database" alone).
-    std::string ctx = given("how long are database backups kept");
-    INFO(ctx);
-    CHECK(ctx.find("backups: RDS takes snapshots") != std::string::npos);
-    // "search" names two claims and a third says it: none stands out, and
-    // the prompt is not a question for memory.
-    ctx = given("implement binary search");
-    INFO(ctx);
-    CHECK(ctx.find("1. [") == std::string::npos);
-}
-
 TEST_CASE("hook session: a claim is given once per session, again when it changed or is named, "
           "and a cleared context starts the list anew",
           "[hook]") {
