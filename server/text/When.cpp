@@ -287,10 +287,15 @@ std::optional<EventBound> readEventBound(std::string_view query) {
             ++j;
         size_t k = j;
         while (k < words.size() && k - j < kMostWords && !in(kStop, words[k].text)) {
-            // Punctuation between two words ends the phrase.
+            // Punctuation between two words ends the phrase, but not the
+            // ':' or '.' inside a time or a version ("02:00", "1.4").
             std::string_view gap =
                 query.substr(words[k - 1].end, words[k].begin - words[k - 1].end);
-            if (k > j && gap.find_first_of(",;:.?!()") != std::string_view::npos) break;
+            bool inNumber = gap.size() == 1 && (gap[0] == ':' || gap[0] == '.') &&
+                            std::isdigit(static_cast<unsigned char>(query[words[k - 1].end - 1])) &&
+                            std::isdigit(static_cast<unsigned char>(query[words[k].begin]));
+            if (k > j && !inNumber && gap.find_first_of(",;:.?!()") != std::string_view::npos)
+                break;
             ++k;
         }
         if (k == j) continue;

@@ -379,6 +379,17 @@ TEST_CASE("a date in a recall's query is read as a window and said so, in JSON a
     CHECK(r["rows"][0]["id"] == a["claim"]["id"]);
     CliResult words = sh.run({"recall", "what", "changed", "this", "week"});
     CHECK(contains(words.out, "'this week' read as the claims written"));
+
+    // An event where a date would be: the claim naming it dates the window.
+    r = sh.ok({"recall", "what changed since the move to 02:00"});
+    REQUIRE(r["rows"].size() == 1);
+    CHECK(r["rows"][0]["id"] == b["claim"]["id"]);
+    REQUIRE(r["notices"].size() == 1);
+    CHECK(contains(r["notices"][0].get<std::string>(),
+                   "dated by " + a["claim"]["id"].get<std::string>()));
+    r = sh.ok({"recall", "what happened before the header row"});
+    REQUIRE(r["rows"].size() == 1);
+    CHECK(r["rows"][0]["id"] == a["claim"]["id"]);
 }
 
 TEST_CASE("every operation is a command: anchors lists a file's claims with their current lines, "

@@ -123,6 +123,9 @@ TEST_CASE("an event named where a date would be is read as its words", "[when]")
     CHECK(before.event == "webhook incident"); // punctuation ends it
     CHECK(event("anything new after we moved to Postmark and why").event == "moved to Postmark");
     CHECK(event("what was true until the beta ends").before);
+    // A time or a version is one thing, not the end of the phrase.
+    CHECK(event("what changed since the move to 02:00").event == "move to 02:00");
+    CHECK(event("anything new since release 1.4?").event == "release 1.4");
     // At most five words.
     CHECK(event("since the move of the nightly export job to the slow queue").event ==
           "move of the nightly export");
