@@ -82,18 +82,23 @@ constexpr double kWeightLabel = 3.0, kWeightTags = 2.0, kWeightCode = 2.0, kWeig
 
 double lengthNorm(size_t len, double avg);
 
+// A set of words as recall compares them (lower-case and stemmed, as
+// tokenize() gives them), built once from their spelling.
+std::unordered_set<std::string> termSet(const char* spelled) {
+    std::unordered_set<std::string> out;
+    for (auto& t : text::terms(spelled))
+        out.insert(t);
+    return out;
+}
+
 // Words a claim keeps for their meaning (negations, modals: the stop list
 // leaves them in) that a question uses without saying anything about the
 // code: "should" in "what should a caller do" is not a reason to serve a
 // claim anchored to should_bypass_proxies.
 bool weakTerm(const std::string& term) {
-    static const std::unordered_set<std::string> weak = [] {
-        std::unordered_set<std::string> out;
-        for (auto& t : text::terms("not no never must should always only can cannot may might "
-                                   "will would could shall need needs does do did"))
-            out.insert(t);
-        return out;
-    }();
+    static const std::unordered_set<std::string> weak =
+        termSet("not no never must should always only can cannot may might will would could shall "
+                "need needs does do did");
     return weak.count(term) > 0;
 }
 
@@ -103,15 +108,10 @@ bool weakTerm(const std::string& term) {
 // the query a search: "who is on call this week" asks about the rota, not
 // about the week; "what broke this morning" about a breakage.
 bool asksWhatHappened(const std::string& term) {
-    static const std::unordered_set<std::string> words = [] {
-        std::unordered_set<std::string> out;
-        for (auto& t : text::terms("what which anything something everything happen happened "
-                                   "happening change changed changes add added new update updated "
-                                   "go went going learn learned learnt note noted write wrote "
-                                   "written record recorded agree agreed"))
-            out.insert(t);
-        return out;
-    }();
+    static const std::unordered_set<std::string> words =
+        termSet("what which anything something everything happen happened happening change "
+                "changed changes add added new update updated go went going learn learned learnt "
+                "note noted write wrote written record recorded agree agreed");
     return words.count(term) > 0;
 }
 
@@ -119,19 +119,13 @@ bool asksWhatHappened(const std::string& term) {
 // for decisions whatever their words ("Agreed at the retro: ..."). A kind
 // so named is matched like a tag.
 bool namesKind(const std::string& term, const std::string& kind) {
-    static const std::unordered_map<std::string, std::unordered_set<std::string>> words = [] {
-        std::unordered_map<std::string, std::unordered_set<std::string>> out;
-        auto add = [&](const char* kind, const char* spelled) {
-            for (auto& t : text::terms(spelled))
-                out[kind].insert(t);
-        };
-        add("decision", "decision decisions decide decided");
-        add("convention", "convention conventions");
-        add("gotcha", "gotcha gotchas pitfall pitfalls");
-        add("todo", "todo todos");
-        add("preference", "preference preferences prefer prefers");
-        return out;
-    }();
+    static const std::unordered_map<std::string, std::unordered_set<std::string>> words = {
+        {"decision", termSet("decision decisions decide decided")},
+        {"convention", termSet("convention conventions")},
+        {"gotcha", termSet("gotcha gotchas pitfall pitfalls")},
+        {"todo", termSet("todo todos")},
+        {"preference", termSet("preference preferences prefer prefers")},
+    };
     auto it = words.find(kind);
     return it != words.end() && it->second.count(term) > 0;
 }
@@ -734,13 +728,9 @@ std::optional<text::When> Engine::eventWindow(const RecallRequest& req, int64_t 
     // Words that say what kind of event it was ("the webhook incident",
     // "the postgres upgrade") are left to the rest: a claim tells what
     // happened ("webhook deliveries were delayed"), seldom what it was called.
-    static const std::unordered_set<std::string> kinds = [] {
-        std::unordered_set<std::string> out;
-        for (auto& t : text::terms("incident outage migration upgrade release launch switch move "
-                                   "change rollout refactor rewrite deploy deployment"))
-            out.insert(t);
-        return out;
-    }();
+    static const std::unordered_set<std::string> kinds =
+        termSet("incident outage migration upgrade release launch switch move change rollout "
+                "refactor rewrite deploy deployment");
     std::string named;
     text::tokenize(event->event, [&](const text::Token& t) {
         if (!t.colocated && !kinds.count(t.term)) named += t.term + " ";
