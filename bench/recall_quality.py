@@ -289,17 +289,22 @@ def hook_session(engram, ws, env, ids, queries, session, extra=(), session_lengt
     """The prompts as one agent session, or (session_length) as sessions of
     that many prompts each: what the agent was given earlier counts only
     within its session."""
+    return hook_stats(hook_run(engram, ws, env, ids, queries, session, extra, session_length),
+                      session_length, extra or session)
+
+
+def hook_run(engram, ws, env, ids, queries, session, extra=(), session_length=None):
+    """Each prompt in the session's order, with the claims the hook gave it
+    and the bytes it added. Without a session id the hook's answers do not
+    depend on the session, so one run serves every session length."""
     key_of = {v: k for k, v in ids.items()}
     order = list(range(len(queries)))
     random.Random(7).shuffle(order)
-    given = set()
-    stats = Counter()
     session_id = f"bench-{os.getpid()}-{time.time_ns()}"  # a new session every run
-    per_prompt = []
+    out = []
     for n, i in enumerate(order):
         if session_length and n and n % session_length == 0:
             session_id += "+"
-            given = set()
         q = queries[i]
         event = {"hook_event_name": "UserPromptSubmit", "prompt": q["q"], "cwd": ws}
         if session:
@@ -308,8 +313,18 @@ def hook_session(engram, ws, env, ids, queries, session, extra=(), session_lengt
                            check=True, capture_output=True, text=True, env=env)
         context = json.loads(r.stdout)["hookSpecificOutput"]["additionalContext"] \
             if r.stdout.strip() else ""
-        injected = [key_of.get(c, "?") for c in INJECTED.findall(context)]
-        size = len(context.encode())
+        out.append((q, [key_of.get(c, "?") for c in INJECTED.findall(context)],
+                    len(context.encode())))
+    return out
+
+
+def hook_stats(run, session_length=None, label=""):
+    given = set()
+    stats = Counter()
+    per_prompt = []
+    for n, (q, injected, size) in enumerate(run):
+        if session_length and n and n % session_length == 0:
+            given = set()
         per_prompt.append(size)
         want = set(q["answers"])
         stats["prompts"] += 1
@@ -328,14 +343,14 @@ def hook_session(engram, ws, env, ids, queries, session, extra=(), session_lengt
             stats["hit"] += bool(want & (set(injected) | given))
             stats["hit_in_prompt"] += bool(want & set(injected))
             stats["noise"] += sum(1 for k in injected if k not in want)
-            if MISSES and not want & (set(injected) | given):
-                print(f"miss {extra or session} [{q['split']}] {q['q']!r} wants {sorted(want)}; "
+            if MISSES and not session_length and not want & (set(injected) | given):
+                print(f"miss {label} [{q['split']}] {q['q']!r} wants {sorted(want)}; "
                       f"got {injected}", file=sys.stderr)
         else:
             stats["no_answer"] += 1
             stats["abstained"] += not injected
-            if MISSES and injected:
-                print(f"given {extra or session} [{q['kind']}] {q['q']!r}: {injected}", file=sys.stderr)
+            if MISSES and not session_length and injected:
+                print(f"given {label} [{q['kind']}] {q['q']!r}: {injected}", file=sys.stderr)
             if q["kind"] == "unrelated":
                 stats["unrelated"] += 1
                 stats["unrelated_given"] += bool(injected)
@@ -391,6 +406,7 @@ def main():
 
 
 def run(args, claims, queries, ws, env, ids):
+    no_floor = hook_run(args.engram, ws, env, ids, queries, False, ("--floor", "none"))
     bm25 = Bm25({c["key"]: c["label"].replace("-", " ") + " " + c["text"] for c in claims})
     results = {
         "set": {"claims": len(claims), "distractors": sum(c["key"].startswith("stdlib:")
@@ -409,15 +425,13 @@ def run(args, claims, queries, ws, env, ids):
                                         ("--floor", "loose")),
             # Before the floor and the session rule: rank alone fills the
             # slice, on every prompt (the baseline the hook is judged against).
-            "no_floor": hook_session(args.engram, ws, env, ids, queries, False,
-                                     ("--floor", "none")),
+            "no_floor": hook_stats(no_floor, None, "no floor"),
             # The same two as sessions of 50 prompts: over one long session
             # the rank-only hook reaches almost every answer by having given
             # it earlier, to other prompts (it gives 16 claims a prompt).
             "with_session_50": hook_session(args.engram, ws, env, ids, queries, True,
                                             session_length=50),
-            "no_floor_50": hook_session(args.engram, ws, env, ids, queries, False,
-                                        ("--floor", "none"), session_length=50),
+            "no_floor_50": hook_stats(no_floor, 50),
         },
     }
     results["recall"]["dated"] = dated_quality(args.engram)
