@@ -706,15 +706,15 @@ void Engine::shareBudget(std::vector<TierPass>& passes, size_t keep) {
 
 // An event named where a date would be ("what changed since the postgres
 // upgrade"), in a question only about what happened around it (its other
-// words weak, asking what happened, or naming a kind): the claim that
-// names the event, found by a recall of the event's words (less those
-// saying what kind of event it was), dates it, and
-// the window runs from it onwards (after, since) or up to it (before,
-// until; nearest first). Only such a question: "run the migrations before
-// the deploy" asks about migrations, and a window would only reorder its
-// answer. The event's claim must hold all of those words;
-// otherwise no window, and `notice` says which phrase named nothing, the
-// phrase staying words of the query. `dating`: the claim that dated it.
+// words weak, asking what happened, or naming a kind): the claim naming the
+// event, found by a recall of its words (less those saying what kind of
+// event it was), dates it, and the window runs from it onwards (after,
+// since) or up to it (before, until; nearest first). Only such a question:
+// "run the migrations before the deploy" asks about migrations, and a
+// window would only reorder its answer. The event's claim must hold all of
+// the words searched; otherwise no window, and `notice` says which phrase
+// named nothing, the phrase staying words of the query. `dating`: the
+// claim that dated it.
 std::optional<text::When> Engine::eventWindow(const RecallRequest& req, int64_t now,
                                               std::string& queryText, std::string& notice,
                                               std::string& dating, bool rowsReread) {
@@ -733,7 +733,8 @@ std::optional<text::When> Engine::eventWindow(const RecallRequest& req, int64_t 
                 "refactor rewrite deploy deployment");
     std::string named;
     text::tokenize(event->event, [&](const text::Token& t) {
-        if (!t.colocated && !kinds.count(t.term)) named += t.term + " ";
+        if (!t.colocated && !kinds.count(t.term))
+            named += (named.empty() ? "" : " ") + event->event.substr(t.begin, t.end - t.begin);
     });
     RecallRequest sub;
     sub.query = named.empty() ? event->event : named;
@@ -749,7 +750,7 @@ std::optional<text::When> Engine::eventWindow(const RecallRequest& req, int64_t 
     if (!at || !written || at->match.matched < at->match.asked || at->match.asked == 0) {
         notice = "'" + singleLine(event->phrase, 60, "...") +
                  "' names no claim's event (no claim holds all of '" +
-                 singleLine(event->event, 60, "...") + "'), so it was read as words, not a date";
+                 singleLine(*sub.query, 60, "...") + "'), so it was read as words, not a date";
         return std::nullopt;
     }
     text::When w;
