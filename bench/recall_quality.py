@@ -70,6 +70,10 @@ import sys
 import tempfile
 import time
 from collections import Counter
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from git_hot_paths import Lsp  # noqa: E402
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 
@@ -118,18 +122,22 @@ def distractors(count=400):
 
 
 def build_store(engram, claims):
+    """A store written by one `engram serve` over its pipes (engram/remember
+    per claim, as an editor's agent writes them), not a process per claim."""
     ws = tempfile.mkdtemp(prefix="engram-quality-")
     home = os.path.join(ws, ".home")
     subprocess.run(["git", "init", "-q", ws], check=True)
     env = dict(os.environ, ENGRAM_HOME=home)
     ids = {}
-    for c in claims:
-        args = [engram, "--root", ws, "--json", "remember", c["text"], "--kind", c["kind"],
-                "--agent", "claude:bench"]
-        if c["label"]:
-            args += ["--label", c["label"]]
-        out = subprocess.run(args, check=True, capture_output=True, text=True, env=env).stdout
-        ids[c["key"]] = json.loads(out)["claim"]["id"]
+    server = Lsp.started(engram, ws, home)
+    try:
+        for c in claims:
+            params = {"text": c["text"], "kind": c["kind"], "agent": "claude:bench"}
+            if c["label"]:
+                params["label"] = c["label"]
+            ids[c["key"]] = server.call("engram/remember", params)["claim"]["id"]
+    finally:
+        server.close()
     return ws, env, ids
 
 
