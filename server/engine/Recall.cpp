@@ -115,10 +115,10 @@ bool asksWhatHappened(const std::string& term) {
     return words.count(term) > 0;
 }
 
-// Whether a query term names a claim's kind: "what did we decide" asks
-// for decisions whatever their words ("Agreed at the retro: ..."). A kind
-// so named is matched like a tag.
-bool namesKind(const std::string& term, const std::string& kind) {
+// The words naming each kind of claim: "what did we decide" asks for
+// decisions whatever their words ("Agreed at the retro: ..."). A kind so
+// named is matched like a tag.
+const std::unordered_map<std::string, std::unordered_set<std::string>>& kindWords() {
     static const std::unordered_map<std::string, std::unordered_set<std::string>> words = {
         {"decision", termSet("decision decisions decide decided")},
         {"convention", termSet("convention conventions")},
@@ -126,13 +126,17 @@ bool namesKind(const std::string& term, const std::string& kind) {
         {"todo", termSet("todo todos")},
         {"preference", termSet("preference preferences prefer prefers")},
     };
-    auto it = words.find(kind);
-    return it != words.end() && it->second.count(term) > 0;
+    return words;
+}
+
+bool namesKind(const std::string& term, const std::string& kind) {
+    auto it = kindWords().find(kind);
+    return it != kindWords().end() && it->second.count(term) > 0;
 }
 
 bool namesAnyKind(const std::string& term) {
-    for (const char* kind : {"decision", "convention", "gotcha", "todo", "preference"})
-        if (namesKind(term, kind)) return true;
+    for (auto& [kind, words] : kindWords())
+        if (words.count(term)) return true;
     return false;
 }
 
@@ -720,9 +724,11 @@ std::optional<text::When> Engine::eventWindow(const RecallRequest& req, int64_t 
                                               std::string& dating, bool rowsReread) {
     auto event = text::readEventBound(*req.query);
     if (!event) return std::nullopt;
-    std::string rest = *req.query;
-    for (size_t i = event->begin; i < event->end && i < rest.size(); ++i)
-        rest[i] = ' ';
+    text::When w;
+    w.begin = event->begin;
+    w.end = event->end;
+    w.phrase = event->phrase;
+    std::string rest = text::withoutWhen(*req.query, w);
     for (auto& t : text::terms(rest))
         if (!weakTerm(t) && !asksWhatHappened(t) && !namesAnyKind(t)) return std::nullopt;
     // Words that say what kind of event it was ("the webhook incident",
@@ -753,7 +759,6 @@ std::optional<text::When> Engine::eventWindow(const RecallRequest& req, int64_t 
                  singleLine(*sub.query, 60, "...") + "'), so it was read as words, not a date";
         return std::nullopt;
     }
-    text::When w;
     if (event->before) {
         w.from = 0;
         w.to = *written;
@@ -762,9 +767,6 @@ std::optional<text::When> Engine::eventWindow(const RecallRequest& req, int64_t 
         w.from = *written + 1;
         w.to = now + 1;
     }
-    w.begin = event->begin;
-    w.end = event->end;
-    w.phrase = event->phrase;
     queryText = rest;
     dating = at->claim.id + " ('" + singleLine(at->claim.text, 60, "...") + "')";
     return w;
