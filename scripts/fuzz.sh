@@ -59,8 +59,26 @@ one() {
                   -artifact_prefix="$art/")
     local rc=0 leaks=0 start end key
     key="$(code_key "$t")" # before the run: sources edited meanwhile are not what ran
+    # A campaign's parts each start from another seed (one more than the
+    # clean executions of this code so far), so a part that adds nothing to
+    # the corpus does not repeat the executions of the one before it. A
+    # fresh run uses seed 1: the suite's short runs do the same work each time.
+    local seed=1
+    if ((!fresh)); then
+        seed="$(python3 - "$here/bench/results/fuzz.json" "$t" "$key" <<'EOF'
+import json, sys
+path, target, code = sys.argv[1:]
+try:
+    with open(path) as f:
+        before = json.load(f).get(target, {})
+except (OSError, ValueError):
+    before = {}
+print(1 + (before.get("clean_executions_of_code", 0) if before.get("code") == code else 0))
+EOF
+)"
+    fi
     start=$(date +%s)
-    ENGRAM_FUZZ_TARGET="$t" "$fuzz" -runs="$n" -seed=1 -detect_leaks=0 "${common[@]}" \
+    ENGRAM_FUZZ_TARGET="$t" "$fuzz" -runs="$n" -seed="$seed" -detect_leaks=0 "${common[@]}" \
         "$corpus" $seeds >"$log" 2>&1 || rc=$?
     end=$(date +%s)
     # Stopped from outside (SIGINT or SIGTERM: libFuzzer's exit code 72) is
@@ -127,28 +145,49 @@ EOF
 # tree-sitter runtime, its language's grammar and the harness: the key is
 # their sources, the runtime's and grammar's object code and the compiler
 # and flags, so work elsewhere in the server does not throw a campaign of
-# hours away. (The server compiles as unity sources that mix layers, so its
-# object code cannot be told apart.) Any other target exercises much of the
-# server: its key is the whole binary.
+# hours away. Any other target calls one layer (layer_of): its key is the
+# sources of that layer and of every library it links, as
+# scripts/fuzz-layers.py reads them from the CMake files (layers reach
+# each other only through the include roots their libraries publish), the
+# grammars' object code if the syntax layer is among them, and the same
+# compiler, flags and system libraries. The server compiles as unity
+# sources within each layer, so object code cannot be told apart more
+# finely than that.
+layer_of() {
+    case "$1" in
+        framing) echo protocol ;;
+        operation-params) echo ops ;;
+        mcp-lines) echo mcp ;;
+        claim-file | merge | conflicted | store-conf) echo store ;;
+        secret-scan) echo secrets ;;
+        contradictions) echo engine ;;
+        *) echo "fuzz.sh: no layer known for target $1" >&2; return 1 ;;
+    esac
+}
 code_key() {
     local t="$1" build
-    if [[ "$t" == symbols-* ]]; then
-        build="$(realpath "$(dirname "$fuzz")/../..")"
-        {
-            find "$here/server/syntax" -type f
-            echo "$here/server/util/Hash.h" "$here/server/util/Hash.cpp"
-            echo "$here/tests/fuzz/Fuzz.cpp"
-            echo "$build/libts_runtime.a" "$build/libts_grammar_${t#symbols-}.a"
-        } | tr ' ' '\n' | LC_ALL=C sort | xargs sha256sum | sed "s|$build/||; s|$here/||"
+    build="$(realpath "$(dirname "$fuzz")/../..")"
+    {
+        if [[ "$t" == symbols-* ]]; then
+            {
+                find "$here/server/syntax" -type f
+                echo "$here/server/util/Hash.h" "$here/server/util/Hash.cpp"
+                echo "$here/tests/fuzz/Fuzz.cpp"
+                echo "$build/libts_runtime.a" "$build/libts_grammar_${t#symbols-}.a"
+            } | tr ' ' '\n' | LC_ALL=C sort | xargs sha256sum | sed "s|$build/||; s|$here/||"
+        else
+            python3 "$here/scripts/fuzz-layers.py" "$build" "$(layer_of "$t")" "$t" |
+                xargs sha256sum | sed "s|$build/||; s|$here/||"
+            dpkg-query -W -f '${Package} ${Version}\n' libre2-dev libsodium-dev \
+                nlohmann-json3-dev libstemmer-dev libsqlite3-dev 2>/dev/null || true
+        fi
         grep -E '^(CMAKE_(CXX|C)_(COMPILER|FLAGS[A-Z_]*)|CMAKE_BUILD_TYPE|ENGRAM_(SANITIZE|UNITY)):' \
             "$build/CMakeCache.txt"
         grep -h -- '-fsanitize' "$here/CMakeLists.txt"
         "$(grep -oP '^CMAKE_CXX_COMPILER:\w+=\K.*' "$build/CMakeCache.txt")" --version | head -1
-    else
-        sha256sum "$fuzz"
-    fi | sha256sum | cut -c1-16
+    } | sha256sum | cut -c1-16
 }
-export -f one code_key
+export -f one code_key layer_of
 export here fuzz out runs fresh
 
 status=0
