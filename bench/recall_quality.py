@@ -179,9 +179,25 @@ def dated_quality(engram):
             for q, r in zip(queries, ranked):
                 if q["answers"] and not set(q["answers"]) & set(r[:1]):
                     print(f"dated {q['q']!r} wants {q['answers']}; got {r[:3]}", file=sys.stderr)
+        # The hook on the same questions (its default floor, no session):
+        # how often the prompt's context holds an answer, and how often a
+        # question nothing answers gets a claim.
+        for q in queries:
+            q.setdefault("split", "dated")
+        hook = hook_run(engram, ws, env, ids, queries, False)
+        answered = [bool(set(q["answers"]) & set(given)) for q, given, _ in hook if q["answers"]]
+        absentGiven = [bool(given) for q, given, _ in hook if not q["answers"]]
+        if MISSES:
+            for q, given, _ in hook:
+                if bool(q["answers"]) != bool(set(q["answers"]) & set(given)) or \
+                        (not q["answers"] and given):
+                    print(f"dated hook {q['q']!r} wants {q['answers']}; got {given}",
+                          file=sys.stderr)
         return {"engram": ranking_metrics(ranked, queries),
                 "bm25": ranking_metrics([bm25.rank(q["q"]) for q in queries], queries),
-                "absent_given_nothing": f"{sum(1 for r in absent if not r)}/{len(absent)}"}
+                "absent_given_nothing": f"{sum(1 for r in absent if not r)}/{len(absent)}",
+                "hook_answer_in_prompt": f"{sum(answered)}/{len(answered)}",
+                "hook_absent_given": f"{sum(absentGiven)}/{len(absentGiven)}"}
     finally:
         import shutil
         shutil.rmtree(ws, ignore_errors=True)
@@ -451,7 +467,9 @@ def run(args, claims, queries, ws, env, ids):
     d = results["recall"]["dated"]
     print(f"  {'dated':26} {d['engram']['mrr@10']:8.3f} {d['bm25']['mrr@10']:8.3f}   "
           f"{d['engram']['recall@10']:.3f} / {d['bm25']['recall@10']:.3f}; "
-          f"no row for {d['absent_given_nothing']} questions nothing answers")
+          f"no row for {d['absent_given_nothing']} questions nothing answers; the hook "
+          f"answers {d['hook_answer_in_prompt']} in the prompt and gives a claim to "
+          f"{d['hook_absent_given']} nothing answers")
     for mode, h in results["hook"].items():
         batches = ", ".join(f"{part} {b['hit_rate']:.3f}" for part, b in h["written"].items())
         print(f"hook {mode}: hit {h['hit_rate']:.3f} (development {h['hit_rate_development']:.3f}, "

@@ -334,13 +334,20 @@ void boostInScope(std::map<std::pair<std::string, std::string>, Candidate>& cand
 //   one thing);
 // - or at least a third of the prompt's words (an identifier and its parts
 //   are one word), and two of them (the prompt's only specific word: in a
-//   label, a tag or an anchor's symbol, or held by no other claim).
+//   label, a tag or an anchor's symbol, the claim's kind it names, "what
+//   did we decide" of a decision, or held by no other claim).
 // One common word shared with a longer prompt is a coincidence more often
 // than an answer, and so is a claim that answers clearly only from below
 // claims that do not: it would not even be given. So is a word of a longer
 // prompt that one claim alone holds: rare in the store is not telling
 // ("median" in "compute the median of this array" opened the door to a
 // docstring about statistics.median).
+//
+// A question about a window and nothing else ("what changed since last
+// week", "anything new since the postgres upgrade") is answered by the
+// window's claims, which recall lists by date with no word matched
+// (RecallRow::Match::dated): they clear both floors on their score, the
+// newest and most trusted first.
 //
 // If the door is open, the claims that clear the packet's floor come along,
 // at most kHookMost in all: a prompt worded unlike its answer often ranks
@@ -358,11 +365,12 @@ constexpr double kHookCoverage = 1.0 / 3, kHookRelative = 0.5;
 constexpr size_t kHookMost = 4;
 
 bool clearsPacketFloor(const Candidate& c, double best) {
-    return c.match.matched > 0 && c.textScore >= kPacketRelative * best;
+    return (c.match.matched > 0 || c.match.dated) && c.textScore >= kPacketRelative * best;
 }
 
 bool answersClearly(const Candidate& c, double best) {
     const RecallRow::Match& m = c.match;
+    if (m.dated) return c.textScore >= kHookRelative * best; // the window's claims answer it
     if (m.matched == 0) return false;
     if (c.textScore < kHookRelative * best) return false;
     if (m.phrase) return true;

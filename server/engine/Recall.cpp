@@ -251,7 +251,7 @@ relevanceOf(const IndexedClaim& ic, const QueryTerms& qterms, size_t own, const 
         for (size_t i : q.of) {
             found[i] = 1;
             if (tells) told[i] = 1;
-            if (tells && (tfLabel[at] || tfTags[at] || tfSymbol[at])) strong[i] = 1;
+            if (tells && (tfLabel[at] || tfTags[at] || tfSymbol[at] || kind)) strong[i] = 1;
             if (tells && q.df == 1 && st.total >= kUniqueFrom) uniqueTold[i] = 1;
         }
         std::string where = tfLabel[at]                          ? "label"
@@ -852,6 +852,12 @@ RecallResult Engine::recallChecked(const RecallRequest& req, bool rowsReread) {
         when && std::all_of(queryTerms.begin(), queryTerms.end(), [](const std::string& t) {
             return weakTerm(t) || asksWhatHappened(t);
         });
+    // Only a question about the window lists its claims as answers (the
+    // hook's and packets' floor lets them through, engine/Delegate.cpp):
+    // "do it before friday" reads a window too, but asks nothing of memory.
+    const bool asksWindow =
+        onlyWhen && std::any_of(queryTerms.begin(), queryTerms.end(),
+                                [](const std::string& t) { return asksWhatHappened(t); });
     if (onlyWhen) {
         queryTerms.clear();
         termWords.clear();
@@ -912,6 +918,7 @@ RecallResult Engine::recallChecked(const RecallRequest& req, bool rowsReread) {
                 if (!r) continue; // no query term in it
                 relevance = *r;
             }
+            row.match.dated = asksWindow;
             row.score = relevance * standing(c, now) * focusOf(c, focusPath, focusSymbol, row.why) *
                         (when ? inWhen(c, *when, onlyWhen, row.why) : 1.0);
             if (c.feedback.correct || c.feedback.wrong)

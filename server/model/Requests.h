@@ -124,10 +124,15 @@ struct RecallRow {
         double coverage = 1.0; // share of the specific words matched
         int matched = 0;       // specific words matched
         int asked = 0;         // specific words in the query
-        bool strong = false;   // one matched in the label, a tag or an anchor's symbol
+        bool strong = false;   // one matched in the label, a tag, an anchor's symbol or
+                               // the claim's kind ("what did we decide" for a decision)
         bool unique = false;   // one matched is a word no other claim of its store (of
                                // 100 claims or more) holds
         bool phrase = false;   // two words of the query side by side in its label or text
+        // Listed for its date alone: the query asked what happened in a
+        // window ("what changed since last week", "anything new since the
+        // postgres upgrade") and held no other specific word.
+        bool dated = false;
     } match;
     // Other live claims holding this row's label (two branches each wrote
     // it, ARCHITECTURE.md, "Team memory"): which of them holds is undecided.

@@ -27,6 +27,11 @@ struct EngineWorkspace {
     // Replaces the first `from` in the workspace file `rel` by `to` (the
     // test fails when `from` is not there).
     void edit(const std::string& rel, const std::string& from, const std::string& to) const;
+
+    // Dates the project claim `id` `days` before now (its file's created and
+    // updated, as a claim written then has them); the index learns it at
+    // the next reindex.
+    void backdate(const std::string& id, int days) const;
 };
 
 } // namespace engram::test

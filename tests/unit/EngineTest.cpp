@@ -469,21 +469,10 @@ TEST_CASE("recall reads a date phrase as a window of the claims' dates") {
     // Written 2, 120, 15 and 3 days ago: the claim files say so, and the
     // index is rebuilt from them.
     const int64_t now = std::time(nullptr);
-    auto date = [&](const RememberResult& r, int days) {
-        std::string path = w.root.path() + "/.engram/claims/" + r.claim.id + ".md";
-        std::string text = *readFile(path);
-        std::string when = formatUtc(now - int64_t(days) * 86400);
-        for (const char* key : {"created: ", "updated: "}) {
-            auto at = text.find(std::string("\n") + key);
-            REQUIRE(at != std::string::npos);
-            text.replace(at + 1 + std::string_view(key).size(), 20, when);
-        }
-        atomicWrite(path, text);
-    };
-    date(newCache, 2);
-    date(oldCache, 120);
-    date(incident, 15);
-    date(retro, 3);
+    w.backdate(newCache.claim.id, 2);
+    w.backdate(oldCache.claim.id, 120);
+    w.backdate(incident.claim.id, 15);
+    w.backdate(retro.claim.id, 3);
     w.engine.reindex();
     auto recall = [&](const std::string& q) {
         RecallRequest r;

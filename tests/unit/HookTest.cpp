@@ -225,6 +225,60 @@ TEST_CASE("hook floor: two words of the prompt side by side open it, an identifi
     CHECK(given("make this loop faster", true).find("1. [") != std::string::npos);
 }
 
+TEST_CASE("hook floor: a question about a window is answered by the window's claims; a date "
+          "in a request that asks nothing of memory opens nothing",
+          "[hook]") {
+    Workspace w;
+    auto write = [&](const std::string& text, int daysAgo, const std::string& kind = "fact") {
+        RememberRequest r;
+        r.text = text;
+        r.kind = kind;
+        r.agent = "claude:test";
+        std::string id = w.engine.remember(r).claim.id;
+        w.backdate(id, daysAgo);
+        return id;
+    };
+    std::string ttl = write("We cut the report cache TTL to ten minutes", 2);
+    std::string review = write("Large pull requests need a second reviewer", 3, "decision");
+    std::string incident = write("Webhook deliveries were delayed by a worker out of memory", 15);
+    std::string old = write("The report cache keeps totals for one hour", 120);
+    w.engine.reindex();
+    auto given = [&](const std::string& text) {
+        return ops::hookContext(w.engine, prompt(text), 8000);
+    };
+    // No word of these prompts is in any claim: the window's claims are
+    // the answer, and nothing from outside it.
+    for (const char* question :
+         {"what changed since last week", "anything new since the webhook incident"}) {
+        std::string ctx = given(question);
+        INFO(question << "\n" << ctx);
+        CHECK(ctx.find(ttl) != std::string::npos);
+        CHECK(ctx.find(review) != std::string::npos);
+        CHECK(ctx.find(incident) == std::string::npos);
+        CHECK(ctx.find(old) == std::string::npos);
+    }
+    // A kind it names is its one specific word, matched like a tag: the
+    // decision of the window, not the fact beside it.
+    std::string decided = given("what did we decide last week");
+    INFO(decided);
+    CHECK(decided.find(review) != std::string::npos);
+    CHECK(decided.find(ttl) == std::string::npos);
+    // "before friday" is read as a window too, but the prompt asks nothing
+    // of memory: no claim is given.
+    std::string ctx = given("do it before friday");
+    INFO(ctx);
+    CHECK(ctx.find("1. [") == std::string::npos);
+    // A packet someone asked for reads the window the same way.
+    DelegateRequest d;
+    d.task = "what changed since last week";
+    d.agent = "claude:parent";
+    auto r = w.engine.delegate(d);
+    REQUIRE(r.packet.items.size() == 2);
+    CHECK(r.packet.items[0].id != r.packet.items[1].id);
+    for (auto& item : r.packet.items)
+        CHECK((item.id == ttl || item.id == review));
+}
+
 TEST_CASE("hook session: a claim is given once per session, again when it changed or is named, "
           "and a cleared context starts the list anew",
           "[hook]") {
