@@ -59,6 +59,23 @@ one() {
                   -artifact_prefix="$art/")
     local rc=0 leaks=0 start end key
     key="$(code_key "$t")" # before the run: sources edited meanwhile are not what ran
+    # A binary given from outside (ENGRAM_FUZZ_BINARY) may be older than the
+    # sources of its key: its executions would be counted for code it does
+    # not hold. (Without it, this script has just built the binary.)
+    if [ -n "${ENGRAM_FUZZ_BINARY:-}" ] && ((!fresh)); then
+        local newer
+        newer="$(key_files "$t" | while read -r f; do
+            if [ "$f" -nt "$fuzz" ]; then
+                echo "$f"
+                break
+            fi
+        done)"
+        if [ -n "$newer" ]; then
+            printf '%-22s not run: %s changed after %s was built; rebuild it\n' \
+                "$t" "${newer#"$here"/}" "$fuzz"
+            return 3
+        fi
+    fi
     # A campaign's parts each start from another seed (one more than the
     # clean executions of this code so far), so a part that adds nothing to
     # the corpus does not repeat the executions of the one before it. A
@@ -164,20 +181,27 @@ layer_of() {
         *) echo "fuzz.sh: no layer known for target $1" >&2; return 1 ;;
     esac
 }
+# The files behind a target's key, one per line, sorted.
+key_files() {
+    local t="$1" build
+    build="$(realpath "$(dirname "$fuzz")/../..")"
+    if [[ "$t" == symbols-* ]]; then
+        {
+            find "$here/server/syntax" -type f
+            echo "$here/server/util/Hash.h" "$here/server/util/Hash.cpp"
+            echo "$here/tests/fuzz/Fuzz.cpp"
+            echo "$build/libts_runtime.a" "$build/libts_grammar_${t#symbols-}.a"
+        } | tr ' ' '\n' | LC_ALL=C sort
+    else
+        python3 "$here/scripts/fuzz-layers.py" "$build" "$(layer_of "$t")" "$t"
+    fi
+}
 code_key() {
     local t="$1" build
     build="$(realpath "$(dirname "$fuzz")/../..")"
     {
-        if [[ "$t" == symbols-* ]]; then
-            {
-                find "$here/server/syntax" -type f
-                echo "$here/server/util/Hash.h" "$here/server/util/Hash.cpp"
-                echo "$here/tests/fuzz/Fuzz.cpp"
-                echo "$build/libts_runtime.a" "$build/libts_grammar_${t#symbols-}.a"
-            } | tr ' ' '\n' | LC_ALL=C sort | xargs sha256sum | sed "s|$build/||; s|$here/||"
-        else
-            python3 "$here/scripts/fuzz-layers.py" "$build" "$(layer_of "$t")" "$t" |
-                xargs sha256sum | sed "s|$build/||; s|$here/||"
+        key_files "$t" | xargs sha256sum | sed "s|$build/||; s|$here/||"
+        if [[ "$t" != symbols-* ]]; then
             dpkg-query -W -f '${Package} ${Version}\n' libre2-dev libsodium-dev \
                 nlohmann-json3-dev libstemmer-dev libsqlite3-dev 2>/dev/null || true
         fi
@@ -187,7 +211,7 @@ code_key() {
         "$(grep -oP '^CMAKE_CXX_COMPILER:\w+=\K.*' "$build/CMakeCache.txt")" --version | head -1
     } | sha256sum | cut -c1-16
 }
-export -f one code_key layer_of
+export -f one code_key key_files layer_of
 export here fuzz out runs fresh
 
 status=0

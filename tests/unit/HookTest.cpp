@@ -225,7 +225,7 @@ TEST_CASE("hook floor: two words of the prompt side by side open it, an identifi
     CHECK(given("make this loop faster", true).find("1. [") != std::string::npos);
 }
 
-TEST_CASE("hook floor: a question about a window is answered by the window's claims; a date "
+TEST_CASE("hook floor: a question about a window is answered by the window's claims and a date "
           "in a request that asks nothing of memory opens nothing",
           "[hook]") {
     Workspace w;
