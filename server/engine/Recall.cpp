@@ -599,6 +599,16 @@ void Engine::candidatePass(TierPass& p, const std::vector<std::string>& queryTer
                                        std::max<int64_t>(st.total, perTerm));
         }
         q.idf = std::log(1.0 + (n - double(q.df) + 0.5) / (double(q.df) + 0.5));
+        // A word naming a kind ("what did we decide") matches that kind's
+        // claims like a tag (relevanceOf), whatever their words: the newest
+        // of them are candidates beside the word's own rows. Its idf stays
+        // the word's.
+        if (i < queryTerms.size())
+            for (auto& [kind, words] : kindWords())
+                if (words.count(term)) {
+                    auto more = t.index->ofKind(kind, perTerm);
+                    rows.insert(rows.end(), more.begin(), more.end());
+                }
         p.qterms.push_back(q);
         lists.push_back(std::move(rows));
     }

@@ -152,6 +152,7 @@ static const std::pair<const char*, const char*> kSecondaryIndexes[] = {
     {"claims_content", "claims(content_hash)"},
     {"claims_contribution", "claims(contribution_id) WHERE contribution_id IS NOT NULL"},
     {"claims_written", "claims(coalesce(updated, created))"},
+    {"claims_kind", "claims(kind)"},
     {"anchors_path", "anchors(path, claim_rowid)"},
     {"anchors_claim", "anchors(claim_rowid)"},
 };
@@ -276,7 +277,7 @@ void Index::open(bool allowRecreate) {
                                   "); run a newer engram, or delete the file to rebuild it",
                               {{"path", path_}, {"schema_version", ver}});
         } else if (ver >= 7 && ver < kSchemaVersion) {
-            // What versions 8 to 12 changed is derived from the workspace or
+            // What versions 8 to 13 changed is derived from the workspace or
             // from the rows already indexed, not from claim files: changed in
             // place, so an upgrade costs no rebuild.
             sql::Transaction tx(db_);
@@ -291,6 +292,7 @@ void Index::open(bool allowRecreate) {
             if (ver < 12)
                 db_.exec("CREATE INDEX IF NOT EXISTS claims_written ON "
                          "claims(coalesce(updated, created))");
+            if (ver < 13) db_.exec("CREATE INDEX IF NOT EXISTS claims_kind ON claims(kind)");
             db_.exec(kDeleteTrigger);
             db_.exec(kInsertTrigger);
             db_.exec("PRAGMA user_version = " + std::to_string(kSchemaVersion));
@@ -390,6 +392,8 @@ void Index::prepare() {
     selectWritten_ = db_.prepare("SELECT rowid FROM claims WHERE coalesce(updated, created) >= ?1 "
                                  "AND coalesce(updated, created) < ?2 ORDER BY "
                                  "coalesce(updated, created) DESC LIMIT ?3");
+    selectKind_ = db_.prepare("SELECT rowid FROM claims WHERE kind = ?1 AND +status = 'committed' "
+                              "ORDER BY rowid DESC LIMIT ?2");
     selectSpan_ = db_.prepare(
         // Two subqueries: SQLite answers a bare min()/max() of the rowid from
         // the B-tree's ends, but scans the table for min and max together.
@@ -1238,6 +1242,11 @@ std::pair<int64_t, int64_t> Index::rowidSpan() {
 std::vector<int64_t> Index::writtenBetween(int64_t from, int64_t to, int limit) {
     selectWritten_.bind(1, from).bind(2, to).bind(3, limit);
     return collect(selectWritten_);
+}
+
+std::vector<int64_t> Index::ofKind(const std::string& kind, int limit) {
+    selectKind_.bind(1, kind).bind(2, limit);
+    return collect(selectKind_);
 }
 
 std::vector<int64_t> Index::anchoredLive(int limit) {

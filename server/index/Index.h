@@ -161,7 +161,7 @@ public:
     // from the rows themselves.
     // 12: claims by when they were last written (recall's dates,
     // text/When.h), an index added in place.
-    static constexpr int kSchemaVersion = 12;
+    static constexpr int kSchemaVersion = 13;
 
     // Opens or creates the index beside the store's claims. A missing,
     // corrupt or older index is recreated empty (sync() then fills it).
@@ -233,6 +233,8 @@ public:
     // Claims last written (updated, or else created) in [from, to), newest
     // first.
     std::vector<int64_t> writtenBetween(int64_t from, int64_t to, int limit);
+    // Committed claims of one kind, newest first.
+    std::vector<int64_t> ofKind(const std::string& kind, int limit);
 
     // The code index: every parsed source file of the workspace (by mtime and
     // size, so an unchanged file is not parsed again) and its definitions.
@@ -342,8 +344,8 @@ private:
     sql::Stmt insert_, deleteById_, deleteAnchors_, insertAnchor_, selectById_, selectByRowid_,
         selectLiveLabel_, selectLiveLabelIds_, selectStats_, selectDf_, selectMatch_, selectRecent_,
         selectRecentStatus_, selectAnchoredIn_, selectAnchoredLive_, selectSpan_, selectWritten_,
-        upsertBroken_, deleteBroken_, putCodeFile_, dropCodeFile_, dropCodeSymbols_, putCodeSymbol_,
-        selectShape_, selectContentHash_, selectContribution_, selectGenerations_,
+        selectKind_, upsertBroken_, deleteBroken_, putCodeFile_, dropCodeFile_, dropCodeSymbols_,
+        putCodeSymbol_, selectShape_, selectContentHash_, selectContribution_, selectGenerations_,
         selectInstructionFiles_, selectFact_, selectSymbolsNamed_, selectFilesNamed_, selectStems_,
         selectDirsNamed_, selectDir_, selectUnder_, selectRnames_;
     static std::vector<std::string> column(sql::Stmt& s);

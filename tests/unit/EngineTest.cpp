@@ -456,6 +456,34 @@ TEST_CASE("remember answers with the live claims it probably contradicts or rest
     CHECK(w.remember("The connection pool holds ten connections", "pool").related.size() == 1);
 }
 
+TEST_CASE("a word naming a kind finds that kind's claims whatever their words") {
+    Workspace w;
+    RememberRequest r;
+    r.text = "Agreed at the retro: large pull requests need a second reviewer";
+    r.kind = "decision";
+    r.agent = "test:agent";
+    auto retro = w.engine.remember(r);
+    r.text = "Handlers are named after the event they handle";
+    r.kind = "convention";
+    auto naming = w.engine.remember(r);
+    w.remember("We cut the report cache TTL to ten minutes");
+    auto recall = [&](const std::string& q) {
+        RecallRequest rr;
+        rr.query = q;
+        return w.engine.recall(rr);
+    };
+    // No word of these queries is in the claim's text.
+    auto decided = recall("what did we decide?");
+    REQUIRE(decided.rows.size() == 1);
+    CHECK(decided.rows[0].claim.id == retro.claim.id);
+    CHECK(std::find(decided.rows[0].why.begin(), decided.rows[0].why.end(),
+                    "matched 'decid' in kind") != decided.rows[0].why.end());
+    auto conventions = recall("our conventions");
+    REQUIRE(conventions.rows.size() == 1);
+    CHECK(conventions.rows[0].claim.id == naming.claim.id);
+    CHECK(recall("any gotchas").rows.empty()); // no claim of that kind
+}
+
 TEST_CASE("recall reads a date phrase as a window of the claims' dates") {
     Workspace w;
     auto newCache = w.remember("We cut the report cache TTL to ten minutes");

@@ -6,6 +6,7 @@
 #include "text/Tokenize.h"
 #include "util/Error.h"
 
+#include <algorithm>
 #include <catch2/catch.hpp>
 #include <cstdio>
 #include <ctime>
@@ -204,6 +205,47 @@ TEST_CASE("claims by the date they were last written, kept by a rebuild and adde
     while (plan.step())
         detail += plan.text(3) + "\n";
     CHECK(detail.find("claims_written") != std::string::npos);
+}
+
+TEST_CASE("committed claims of a kind, newest first, kept by a rebuild and added in place to "
+          "a version 12 index") {
+    Fixture f;
+    auto kinded = [&](const char* id, const char* kind, ClaimStatus status) {
+        Claim c = make(id, std::string("claim ") + id, "", status);
+        c.kind = kind;
+        f.put(c);
+    };
+    kinded("c-retro", "decision", ClaimStatus::Committed);
+    kinded("c-naming", "convention", ClaimStatus::Committed);
+    kinded("c-dropped", "decision", ClaimStatus::Retracted);
+    kinded("c-cache", "decision", ClaimStatus::Committed);
+    auto ids = [](Index& idx, const std::string& kind) {
+        std::vector<std::string> out;
+        for (auto rowid : idx.ofKind(kind, 10))
+            out.push_back(idx.byRowid(rowid)->claim.id);
+        std::sort(out.begin(), out.end()); // rowids follow the load's order, not the writes'
+        return out;
+    };
+    {
+        Index idx(f.store);
+        idx.sync();
+        CHECK(ids(idx, "decision") == std::vector<std::string>{"c-cache", "c-retro"});
+        CHECK(ids(idx, "convention") == std::vector<std::string>{"c-naming"});
+        CHECK(ids(idx, "todo").empty());
+        sql::Db db(f.store.indexPath());
+        db.exec("DROP INDEX claims_kind; PRAGMA user_version = 12");
+    }
+    Index idx(f.store);
+    CHECK_FALSE(idx.freshlyCreated());
+    CHECK_FALSE(idx.sync().rebuilt);
+    CHECK(ids(idx, "decision") == std::vector<std::string>{"c-cache", "c-retro"});
+    sql::Db db(f.store.indexPath());
+    auto plan = db.prepare("EXPLAIN QUERY PLAN SELECT rowid FROM claims WHERE kind = 'decision' "
+                           "AND +status = 'committed' ORDER BY rowid DESC LIMIT 5");
+    std::string detail;
+    while (plan.step())
+        detail += plan.text(3) + "\n";
+    CHECK(detail.find("claims_kind") != std::string::npos);
 }
 
 TEST_CASE("superseded counts the versions claims left behind, kept by every write, a rebuild "
