@@ -51,6 +51,7 @@ namespace {
 constexpr size_t kMaxTask = 4000;
 constexpr size_t kMaxScopes = 32; // paths or symbols in one request
 constexpr int kAnchoredPerPath = 200;
+constexpr int kHookAnchoredPerPath = 16;
 constexpr size_t kGapIds = 20;
 
 // ---- git: HEAD from the files, the dirty flag from `git status`, kept
@@ -356,7 +357,8 @@ void boostInScope(std::map<std::pair<std::string, std::string>, Candidate>& cand
 //
 // Ranking in the top N is not enough: some claim always shares a word with
 // any prompt. A claim in the requested scope (path, symbol) stays whatever
-// its words. Calibrated on the labelled prompts in bench/recall/, and
+// its words (the hook's scope is the files its prompt names: the four
+// best of those claims). Calibrated on the labelled prompts in bench/recall/, and
 // checked on batches written after each change (bench/recall_quality.py;
 // ARCHITECTURE.md, "Memory in the agent loop"). Returns how many fell under
 // it.
@@ -390,16 +392,24 @@ int64_t relevanceFloor(std::map<std::pair<std::string, std::string>, Candidate>&
         if (!c.inScope && clearsPacketFloor(c, best)) kept.push_back(c.textScore);
     std::sort(kept.begin(), kept.end(), std::greater<>());
     double least = strict && kept.size() > kHookMost ? kept[kHookMost - 1] : 0;
+    // The hook's claims in scope (anchored in a file the prompt names) come
+    // whatever their words, but no more of them than of the others.
+    std::vector<double> scoped;
+    for (auto& [key, c] : cands)
+        if (c.inScope) scoped.push_back(c.score);
+    std::sort(scoped.begin(), scoped.end(), std::greater<>());
+    double leastScoped = strict && scoped.size() > kHookMost ? scoped[kHookMost - 1] : 0;
     bool open = !strict;
     for (auto& [key, c] : cands)
         open = open || (!c.inScope && c.textScore >= least && answersClearly(c, best));
     int64_t below = 0;
-    size_t taken = 0;
+    size_t taken = 0, takenScoped = 0;
     for (auto it = cands.begin(); it != cands.end();) {
         const Candidate& c = it->second;
-        bool keep = c.inScope || (open && clearsPacketFloor(c, best) && c.textScore >= least &&
-                                  (!strict || taken < kHookMost));
-        if (keep && !c.inScope) ++taken;
+        bool keep = c.inScope ? c.score >= leastScoped && (!strict || takenScoped < kHookMost)
+                              : open && clearsPacketFloor(c, best) && c.textScore >= least &&
+                                    (!strict || taken < kHookMost);
+        if (keep) ++(c.inScope ? takenScoped : taken);
         if (keep) {
             ++it;
         } else {
@@ -611,7 +621,10 @@ DelegateResult Engine::delegate(const DelegateRequest& in) {
     if (!scope.paths.empty() && tiers_.ready(proj)) {
         auto snapshot = proj.index->readScope();
         for (auto& path : scope.paths) {
-            for (auto rowid : proj.index->anchoredIn(path, kAnchoredPerPath)) {
+            // The hook keeps four of them: the newest few are enough to
+            // choose from (the score weighs recency), not a packet's 200.
+            for (auto rowid : proj.index->anchoredIn(path, in.strictFloor ? kHookAnchoredPerPath
+                                                                          : kAnchoredPerPath)) {
                 ++considered;
                 auto ic = proj.index->byRowid(rowid);
                 if (!ic || cands.count({"project", ic->claim.id})) continue;

@@ -114,6 +114,12 @@ public:
     // project and medulla claims relevant to the task, never another
     // project's; packet_id and signature are added by protocol/Packet.h.
     DelegateResult delegate(const DelegateRequest& req);
+    // The workspace's files a prompt names ("any gotchas in billing.py?",
+    // "fix src/auth/session.py"): each written name with an extension,
+    // looked up in the index's listing, a bare name kept when it names at
+    // most three files (engine/PromptFiles.cpp). At most `most`, in the
+    // prompt's order; none without a listing.
+    std::vector<std::string> filesNamedIn(const std::string& prompt, size_t most);
     // The binding as it is now (root, fingerprint, git HEAD, dirty).
     PacketBinding currentBinding(bool dirtyFlag = true);
     // Ed25519 over `message` with this machine's packet key, created under

@@ -180,6 +180,9 @@ std::string promptContext(Engine& engine, const HookInput& in, size_t maxChars,
     req.strictFloor = !in.looseFloor;
     req.noFloor = in.noFloor;
     req.maxChars = int(std::min<size_t>(maxChars, 1000000));
+    // The files the prompt names are what it is about: the claims anchored
+    // in them come whatever their words, the four best at most.
+    req.paths = engine.filesNamedIn(task, 4);
     auto r = engine.delegate(req);
     Totals t = totalsOf(r.envelope);
     Packet& p = r.packet;

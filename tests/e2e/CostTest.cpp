@@ -401,6 +401,17 @@ std::map<std::string, Counts> measure(Workspace& w) {
     REQUIRE(r.exitCode == 0);
     REQUIRE(contains(r.out, "given earlier in this session"));
     out["hook prompt, the second of a session"] = prompt.read();
+
+    // A prompt naming a file every claim is anchored in: the name is one
+    // lookup in the listing, the file's claims the newest few hundred of
+    // its anchors, whatever the store.
+    ask["prompt"] = "anything to know before editing db.py";
+    Meter named;
+    r = runCli({"--home", w.home.path(), "hook"}, named.env(), ask.dump());
+    INFO(describe(r));
+    REQUIRE(r.exitCode == 0);
+    REQUIRE(contains(r.out, "src/db.py#connect"));
+    out["hook prompt naming a file"] = named.read();
     return out;
 }
 
@@ -427,9 +438,10 @@ TEST_CASE("what each hot path asks of the system does not grow with the store, a
     }
     // The hook is one process from spawn to exit: nothing it starts, on any
     // thread, may add to a prompt's wait.
-    for (const char* hookPath : {"hook session start", "hook prompt, the second of a session"}) {
+    for (const char* hookPath : {"hook session start", "hook prompt, the second of a session",
+                                 "hook prompt naming a file"}) {
         CHECK(a[hookPath].processesOfAnyThread() == 0);
         CHECK(b[hookPath].processesOfAnyThread() == 0);
     }
-    CHECK(a.size() == 16);
+    CHECK(a.size() == 17);
 }

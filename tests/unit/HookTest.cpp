@@ -279,6 +279,51 @@ TEST_CASE("hook floor: a question about a window is answered by the window's cla
         CHECK((item.id == ttl || item.id == review));
 }
 
+TEST_CASE("hook scope: the claims anchored in a file the prompt names come whatever their "
+          "words, four at most, and a name that is no file or names too many is no scope",
+          "[hook]") {
+    Workspace w;
+    std::string code;
+    for (int i = 0; i < 6; ++i)
+        code += "def f" + std::to_string(i) + "():\n    return " + std::to_string(i) + "\n\n";
+    w.root.write("src/billing.py", code);
+    w.root.write("src/utils.py", "def helper():\n    return 0\n");
+    for (const char* dir : {"a", "b", "c", "d"})
+        w.root.write(std::string(dir) + "/__init__.py", "\n");
+    std::vector<std::string> ids;
+    for (int i = 0; i < 6; ++i) {
+        RememberRequest r;
+        r.text = "Placeholder number " + std::to_string(i) + " until the tax service lands";
+        r.agent = "claude:test";
+        r.anchors = {AnchorSpec{.path = "src/billing.py", .symbol = "f" + std::to_string(i)}};
+        ids.push_back(w.engine.remember(r).claim.id);
+    }
+    auto given = [&](const std::string& text) {
+        std::string ctx = ops::hookContext(w.engine, prompt(text), 8000);
+        size_t n = 0;
+        for (auto& id : ids)
+            n += ctx.find(id) != std::string::npos;
+        return n;
+    };
+    // A path from the root is found on disk, before any listing.
+    CHECK(w.engine.filesNamedIn("add a docstring to `src/billing.py`.", 4) ==
+          std::vector<std::string>{"src/billing.py"});
+    CHECK(given("add a docstring to `src/billing.py`.") == 4);
+    // A bare name needs the listing of the workspace.
+    CHECK(w.engine.filesNamedIn("any gotchas in billing.py?", 4).empty());
+    w.engine.indexCode();
+    CHECK(w.engine.filesNamedIn("any gotchas in billing.py?", 4) ==
+          std::vector<std::string>{"src/billing.py"});
+    CHECK(given("any gotchas in billing.py?") == 4);
+    // Another file, a file that is not there, a name four files share, and
+    // words that only look like names.
+    CHECK(given("add a docstring to utils.py") == 0);
+    CHECK(given("add a docstring to payments.py") == 0);
+    CHECK(w.engine.filesNamedIn("what goes in __init__.py", 4).empty());
+    CHECK(w.engine.filesNamedIn("e.g. bump it to 3.14 or v1.2, see https://x.io/a.py", 4).empty());
+    CHECK(w.engine.filesNamedIn("edit ../src/billing.py or /etc/passwd.d", 4).empty());
+}
+
 TEST_CASE("hook session: a claim is given once per session, again when it changed or is named, "
           "and a cleared context starts the list anew",
           "[hook]") {
