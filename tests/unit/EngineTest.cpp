@@ -34,11 +34,21 @@ struct Workspace : test::EngineWorkspace {
         r.agent = "test:agent";
         return engine.remember(r);
     }
-    std::vector<std::string> recallIds(const std::string& q) {
+    RememberResult rememberKind(const std::string& text, const std::string& kind) {
+        RememberRequest r;
+        r.text = text;
+        r.kind = kind;
+        r.agent = "test:agent";
+        return engine.remember(r);
+    }
+    RecallResult recall(const std::string& q) {
         RecallRequest r;
         r.query = q;
+        return engine.recall(r);
+    }
+    std::vector<std::string> recallIds(const std::string& q) {
         std::vector<std::string> out;
-        for (auto& row : engine.recall(r).rows)
+        for (auto& row : recall(q).rows)
             out.push_back(row.claim.id);
         return out;
     }
@@ -458,20 +468,11 @@ TEST_CASE("remember answers with the live claims it probably contradicts or rest
 
 TEST_CASE("a word naming a kind finds that kind's claims whatever their words") {
     Workspace w;
-    RememberRequest r;
-    r.text = "Agreed at the retro: large pull requests need a second reviewer";
-    r.kind = "decision";
-    r.agent = "test:agent";
-    auto retro = w.engine.remember(r);
-    r.text = "Handlers are named after the event they handle";
-    r.kind = "convention";
-    auto naming = w.engine.remember(r);
+    auto retro = w.rememberKind("Agreed at the retro: large pull requests need a second reviewer",
+                                "decision");
+    auto naming = w.rememberKind("Handlers are named after the event they handle", "convention");
     w.remember("We cut the report cache TTL to ten minutes");
-    auto recall = [&](const std::string& q) {
-        RecallRequest rr;
-        rr.query = q;
-        return w.engine.recall(rr);
-    };
+    auto recall = [&](const std::string& q) { return w.recall(q); };
     // No word of these queries is in the claim's text.
     auto decided = recall("what did we decide?");
     REQUIRE(decided.rows.size() == 1);
@@ -489,11 +490,8 @@ TEST_CASE("recall reads a date phrase as a window of the claims' dates") {
     auto newCache = w.remember("We cut the report cache TTL to ten minutes");
     auto oldCache = w.remember("The report cache keeps totals for one hour");
     auto incident = w.remember("Webhook deliveries were delayed by a worker out of memory");
-    RememberRequest decision;
-    decision.text = "Agreed at the retro: large pull requests need a second reviewer";
-    decision.kind = "decision";
-    decision.agent = "test:agent";
-    auto retro = w.engine.remember(decision);
+    auto retro = w.rememberKind("Agreed at the retro: large pull requests need a second reviewer",
+                                "decision");
     // Written 2, 120, 15 and 3 days ago: the claim files say so, and the
     // index is rebuilt from them.
     const int64_t now = std::time(nullptr);
@@ -502,11 +500,7 @@ TEST_CASE("recall reads a date phrase as a window of the claims' dates") {
     w.backdate(incident.claim.id, 15);
     w.backdate(retro.claim.id, 3);
     w.engine.reindex();
-    auto recall = [&](const std::string& q) {
-        RecallRequest r;
-        r.query = q;
-        return w.engine.recall(r);
-    };
+    auto recall = [&](const std::string& q) { return w.recall(q); };
 
     // With words beside it: the match written in the window first, the
     // other still served.
