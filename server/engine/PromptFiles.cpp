@@ -16,9 +16,9 @@ namespace engram {
 namespace {
 
 // A word of the prompt as written, less the quotes and punctuation around
-// it, when it looks like a file name: a name, a dot and an extension of 1
-// to 8 letters or digits, one of them a letter ("billing.py", "src/a.test.ts";
-// not "e.g.", "v1.2" or "3.14"); never a URL or an address.
+// it and a line number after it, when it looks like a file name: a name, a dot and an extension of
+// 1 to 8 letters or digits, one of them a letter ("billing.py", "src/a.test.ts"; not "e.g.", "v1.2"
+// or "3.14"); never a URL or an address.
 std::optional<std::string> fileWord(std::string w) {
     auto edge = [](char c) {
         return std::string_view("`'\"()[]{}<>,;:!?*").find(c) != std::string_view::npos;
@@ -28,6 +28,15 @@ std::optional<std::string> fileWord(std::string w) {
     while (!w.empty() && (edge(w.back()) || w.back() == '.'))
         w.pop_back();
     if (w.starts_with("./")) w.erase(0, 2);
+    // A place in the file, as compilers and tracebacks write it:
+    // "src/billing.py:42" or "main.c:42:7".
+    for (int part = 0; part < 2; ++part) {
+        size_t colon = w.rfind(':');
+        if (colon == std::string::npos || colon + 1 == w.size() ||
+            w.find_first_not_of("0123456789", colon + 1) != std::string::npos)
+            break;
+        w.erase(colon);
+    }
     if (w.empty() || w.size() > 400 || w.find("://") != std::string::npos ||
         w.find('@') != std::string::npos || w.front() == '/')
         return std::nullopt;

@@ -315,6 +315,8 @@ TEST_CASE("hook scope: the claims anchored in a file the prompt names come whate
     CHECK(w.engine.filesNamedIn("any gotchas in billing.py?", 4) ==
           std::vector<std::string>{"src/billing.py"});
     CHECK(given("any gotchas in billing.py?") == 4);
+    CHECK(w.engine.filesNamedIn("TypeError at src/billing.py:12:5, then billing.py:3", 4) ==
+          std::vector<std::string>{"src/billing.py"});
     // Another file, a file that is not there, a name four files share, and
     // words that only look like names.
     CHECK(given("add a docstring to utils.py") == 0);
