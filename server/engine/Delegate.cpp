@@ -358,10 +358,10 @@ void boostInScope(std::map<std::pair<std::string, std::string>, Candidate>& cand
 // Ranking in the top N is not enough: some claim always shares a word with
 // any prompt. A claim in the requested scope (path, symbol) stays whatever
 // its words (the hook's scope is the files its prompt names: the four
-// best of those claims). Calibrated on the labelled prompts in bench/recall/, and
-// checked on batches written after each change (bench/recall_quality.py;
-// ARCHITECTURE.md, "Memory in the agent loop"). Returns how many fell under
-// it.
+// best of those claims). Calibrated on the labelled prompts in
+// bench/recall/, and checked on batches written after each change
+// (bench/recall_quality.py; ARCHITECTURE.md, "Memory in the agent loop").
+// Returns how many fell under it.
 constexpr double kPacketRelative = 0.25;
 constexpr double kHookCoverage = 1.0 / 3, kHookRelative = 0.5;
 constexpr size_t kHookMost = 4;

@@ -117,8 +117,9 @@ public:
     // The workspace's files a prompt names ("any gotchas in billing.py?",
     // "fix src/auth/session.py"): each written name with an extension,
     // looked up in the index's listing, a bare name kept when it names at
-    // most three files (engine/PromptFiles.cpp). At most `most`, in the
-    // prompt's order; none without a listing.
+    // most three files, a path from the root also found on disk before any
+    // listing (engine/PromptFiles.cpp). At most `most`, in the prompt's
+    // order.
     std::vector<std::string> filesNamedIn(const std::string& prompt, size_t most);
     // The binding as it is now (root, fingerprint, git HEAD, dirty).
     PacketBinding currentBinding(bool dirtyFlag = true);

@@ -16,14 +16,15 @@ namespace engram {
 namespace {
 
 // A word of the prompt as written, less the quotes and punctuation around
-// it and a line number after it, when it looks like a file name: a name, a dot and an extension of
-// 1 to 8 letters or digits, one of them a letter ("billing.py", "src/a.test.ts"; not "e.g.", "v1.2"
-// or "3.14"); never a URL or an address.
+// it and a line number after it, when it looks like a file name: a name, a
+// dot and an extension of 1 to 8 letters or digits, one of them a letter
+// ("billing.py", "src/a.test.ts"; not "e.g.", "v1.2" or "3.14"); never a
+// URL or an address.
 std::optional<std::string> fileWord(std::string w) {
     auto edge = [](char c) {
         return std::string_view("`'\"()[]{}<>,;:!?*").find(c) != std::string_view::npos;
     };
-    while (!w.empty() && (edge(w.front())))
+    while (!w.empty() && edge(w.front()))
         w.erase(0, 1);
     while (!w.empty() && (edge(w.back()) || w.back() == '.'))
         w.pop_back();

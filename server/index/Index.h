@@ -161,6 +161,8 @@ public:
     // from the rows themselves.
     // 12: claims by when they were last written (recall's dates,
     // text/When.h), an index added in place.
+    // 13: claims by kind (a kind a query names, "what did we decide"), an
+    // index added in place.
     static constexpr int kSchemaVersion = 13;
 
     // Opens or creates the index beside the store's claims. A missing,
