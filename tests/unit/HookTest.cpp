@@ -14,6 +14,7 @@
 #include <catch2/catch.hpp>
 #include <fcntl.h>
 #include <nlohmann/json.hpp>
+#include <set>
 #include <sys/stat.h>
 
 using namespace engram;
@@ -274,9 +275,8 @@ TEST_CASE("hook floor: a question about a window is answered by the window's cla
     d.agent = "claude:parent";
     auto r = w.engine.delegate(d);
     REQUIRE(r.packet.items.size() == 2);
-    CHECK(r.packet.items[0].id != r.packet.items[1].id);
-    for (auto& item : r.packet.items)
-        CHECK((item.id == ttl || item.id == review));
+    std::set<std::string> packed{r.packet.items[0].id, r.packet.items[1].id};
+    CHECK(packed == std::set<std::string>{ttl, review});
 }
 
 TEST_CASE("hook scope: the claims anchored in a file the prompt names come whatever their "
