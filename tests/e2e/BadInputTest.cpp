@@ -6,6 +6,9 @@
 #include <filesystem>
 #include <random>
 
+// Its own namespace: the test sources compile in batches (UNITY_BUILD).
+namespace e2e_BadInputTest {
+
 using namespace engram::e2e;
 using engram::test::TempDir;
 
@@ -385,3 +388,5 @@ TEST_CASE("an empty params array means no parameters, a non-empty one is refused
     CHECK(contains(err["message"].get<std::string>(), "params"));
     b.stillServes();
 }
+
+} // namespace e2e_BadInputTest

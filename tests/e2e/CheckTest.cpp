@@ -6,6 +6,9 @@
 #include <filesystem>
 #include <set>
 
+// Its own namespace: the test sources compile in batches (UNITY_BUILD).
+namespace e2e_CheckTest {
+
 using namespace engram::e2e;
 using engram::test::TempDir;
 namespace fs = std::filesystem;
@@ -459,3 +462,5 @@ TEST_CASE("engram check counts columns in UTF-16 code units, as LSP and SARIF do
     json region = r.parsed()["runs"][0]["results"][0]["locations"][0]["physicalLocation"]["region"];
     CHECK(region == json{{"startLine", 1}, {"startColumn", 1}, {"endLine", 2}, {"endColumn", 18}});
 }
+
+} // namespace e2e_CheckTest

@@ -9,6 +9,9 @@
 #include <map>
 #include <thread>
 
+// Its own namespace: the test sources compile in batches (UNITY_BUILD).
+namespace e2e_CliTest {
+
 using namespace engram::e2e;
 using engram::test::TempDir;
 namespace fs = std::filesystem;
@@ -519,3 +522,5 @@ TEST_CASE("a server started before the store exists still sees claims the CLI wr
     }
     CHECK(rowIds(r) == std::vector<std::string>{id});
 }
+
+} // namespace e2e_CliTest

@@ -23,6 +23,9 @@
 #include <sstream>
 #include <unistd.h>
 
+// Its own namespace: the test sources compile in batches (UNITY_BUILD).
+namespace e2e_CostTest {
+
 using namespace engram::e2e;
 using engram::test::TempDir;
 
@@ -445,3 +448,5 @@ TEST_CASE("what each hot path asks of the system does not grow with the store, a
     }
     CHECK(a.size() == 17);
 }
+
+} // namespace e2e_CostTest

@@ -7,6 +7,9 @@
 #include <filesystem>
 #include <fstream>
 
+// Its own namespace: the test sources compile in batches (UNITY_BUILD).
+namespace e2e_DelegateCliTest {
+
 using namespace engram::e2e;
 using engram::test::TempDir;
 
@@ -134,3 +137,5 @@ TEST_CASE("delegate and contribute: human output, refusals and usage errors", "[
     CHECK(unknown.exitCode == 1);
     CHECK(contains(unknown.err, "UnknownClaim"));
 }
+
+} // namespace e2e_DelegateCliTest

@@ -5,6 +5,9 @@
 
 #include <catch2/catch.hpp>
 
+// Its own namespace: the test sources compile in batches (UNITY_BUILD).
+namespace e2e_DelegateLspTest {
+
 using namespace engram::e2e;
 using engram::test::TempDir;
 
@@ -73,3 +76,5 @@ TEST_CASE("delegate, verifyPacket, contribute and review over the LSP wire", "[e
     REQUIRE(missing.contains("error"));
     CHECK(missing["error"]["code"] == -32602);
 }
+
+} // namespace e2e_DelegateLspTest

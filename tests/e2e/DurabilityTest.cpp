@@ -10,6 +10,9 @@
 #include <set>
 #include <thread>
 
+// Its own namespace: the test sources compile in batches (UNITY_BUILD).
+namespace e2e_DurabilityTest {
+
 using namespace engram::e2e;
 using engram::test::TempDir;
 namespace fs = std::filesystem;
@@ -420,3 +423,5 @@ TEST_CASE("two engram processes writing to one root concurrently lose nothing",
     auto c = site.start();
     CHECK(storeOf(c->call("engram/status")["envelope"])["claims"]["committed"] == 2 * kEach);
 }
+
+} // namespace e2e_DurabilityTest

@@ -5,6 +5,9 @@
 
 #include <catch2/catch.hpp>
 
+// Its own namespace: the test sources compile in batches (UNITY_BUILD).
+namespace e2e_EditorTest {
+
 using namespace engram::e2e;
 using engram::test::TempDir;
 
@@ -265,3 +268,5 @@ TEST_CASE("indexing the workspace's code shows work-done progress to a client th
     // The server keeps serving afterwards.
     CHECK(s.call("engram/status")["envelope"]["trust_mode"] == "full_trust");
 }
+
+} // namespace e2e_EditorTest

@@ -20,6 +20,9 @@
 #include <fstream>
 #include <functional>
 
+// Its own namespace: the test sources compile in batches (UNITY_BUILD).
+namespace e2e_FaultTest {
+
 using namespace engram::e2e;
 using engram::test::TempDir;
 namespace fs = std::filesystem;
@@ -593,3 +596,5 @@ TEST_CASE("faults: temporaries of crashed writers are named by doctor and swept 
     CHECK_FALSE(f.recalled("dies before its rename"));
     CHECK(contains(f.run({"doctor"}).out, "none left by interrupted writes"));
 }
+
+} // namespace e2e_FaultTest

@@ -5,6 +5,9 @@
 
 #include <catch2/catch.hpp>
 
+// Its own namespace: the test sources compile in batches (UNITY_BUILD).
+namespace e2e_HookTest {
+
 using namespace engram::e2e;
 using engram::test::TempDir;
 
@@ -155,3 +158,5 @@ TEST_CASE("engram hook: a large store is answered from its index, a claim rewrit
     CHECK(contains(r.out, "loader-cache: the loader caches parsed manifests for omega builds"));
     CHECK_FALSE(contains(r.out, "alpha builds"));
 }
+
+} // namespace e2e_HookTest

@@ -13,6 +13,9 @@
 #include <sys/resource.h>
 #include <sys/stat.h>
 
+// Its own namespace: the test sources compile in batches (UNITY_BUILD).
+namespace e2e_HostileTest {
+
 using namespace engram::e2e;
 using engram::test::TempDir;
 namespace fs = std::filesystem;
@@ -221,3 +224,5 @@ TEST_CASE("invalid UTF-8 in claims and sources never breaks a reply", "[e2e][hos
     CHECK(status.contains("result"));
     CHECK(server.running());
 }
+
+} // namespace e2e_HostileTest

@@ -12,6 +12,9 @@
 #include <tuple>
 #include <unistd.h>
 
+// Its own namespace: the test sources compile in batches (UNITY_BUILD).
+namespace e2e_InstructionsTest {
+
 using namespace engram::e2e;
 using engram::test::TempDir;
 namespace fs = std::filesystem;
@@ -473,3 +476,5 @@ TEST_CASE("instruction files are known without listing the workspace on the way 
     }
     CHECK(seen.count("src/jobs/AGENTS.md") == 1);
 }
+
+} // namespace e2e_InstructionsTest

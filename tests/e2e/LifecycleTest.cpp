@@ -6,6 +6,9 @@
 #include <filesystem>
 #include <map>
 
+// Its own namespace: the test sources compile in batches (UNITY_BUILD).
+namespace e2e_LifecycleTest {
+
 using namespace engram::e2e;
 using engram::test::TempDir;
 
@@ -260,3 +263,5 @@ TEST_CASE("a rootUri that is not a file URI is refused with InvalidParams naming
     TempDir root;
     CHECK(s.initialize(root.path())["serverInfo"]["name"] == "engram");
 }
+
+} // namespace e2e_LifecycleTest

@@ -8,6 +8,9 @@
 #include <map>
 #include <set>
 
+// Its own namespace: the test sources compile in batches (UNITY_BUILD).
+namespace e2e_MemoryTest {
+
 using namespace engram::e2e;
 using engram::test::TempDir;
 namespace fs = std::filesystem;
@@ -512,3 +515,5 @@ TEST_CASE("invalid UTF-8 in a claim's text is refused and nothing is stored", "[
     json ok = ws.remember(rememberParams("Valid UTF-8 is fine: caf\xc3\xa9 \xe2\x9c\x93", "utf8"));
     CHECK(ok["claim"]["text"] == "Valid UTF-8 is fine: caf\xc3\xa9 \xe2\x9c\x93");
 }
+
+} // namespace e2e_MemoryTest

@@ -13,6 +13,9 @@
 #include <set>
 #include <thread>
 
+// Its own namespace: the test sources compile in batches (UNITY_BUILD).
+namespace e2e_MultiRootTest {
+
 using namespace engram::e2e;
 using engram::test::TempDir;
 namespace fs = std::filesystem;
@@ -649,3 +652,5 @@ TEST_CASE("every folder's existing store is synced, indexed with its own progres
         CHECK(idSet(r) == std::set<std::string>{id});
     }
 }
+
+} // namespace e2e_MultiRootTest

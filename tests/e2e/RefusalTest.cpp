@@ -28,6 +28,9 @@
 #include <random>
 #include <set>
 
+// Its own namespace: the test sources compile in batches (UNITY_BUILD).
+namespace e2e_RefusalTest {
+
 using namespace engram::e2e;
 using engram::test::TempDir;
 namespace fs = std::filesystem;
@@ -724,3 +727,5 @@ TEST_CASE("the MCP file resource refuses paths outside the root, plain or percen
     }
     CHECK(mcp.running());
 }
+
+} // namespace e2e_RefusalTest

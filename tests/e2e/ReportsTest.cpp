@@ -6,6 +6,9 @@
 #include <catch2/catch.hpp>
 #include <filesystem>
 
+// Its own namespace: the test sources compile in batches (UNITY_BUILD).
+namespace e2e_ReportsTest {
+
 using namespace engram::e2e;
 using engram::test::TempDir;
 namespace fs = std::filesystem;
@@ -327,3 +330,5 @@ TEST_CASE("reports: doctor prints the confusion rate per ISO week from reports a
     auto text = runCli({"--root", m.root, "--home", m.home.path(), "doctor"});
     CHECK(contains(text.out, "2026-W45: 1 confirmed, 130 recalls, 60 live claims, rate 7.69"));
 }
+
+} // namespace e2e_ReportsTest

@@ -9,6 +9,9 @@
 #include <filesystem>
 #include <map>
 
+// Its own namespace: the test sources compile in batches (UNITY_BUILD).
+namespace e2e_SetupTest {
+
 using namespace engram::e2e;
 using engram::test::TempDir;
 namespace fs = std::filesystem;
@@ -289,3 +292,5 @@ TEST_CASE("doctor names the agents on this machine and whether engram is wired",
     CHECK(contains(d.out, "ok   agent gemini: wired at user scope"));
     CHECK_FALSE(contains(d.out, "agent claude-code"));
 }
+
+} // namespace e2e_SetupTest

@@ -18,6 +18,9 @@
 #include <sys/stat.h>
 #include <thread>
 
+// Its own namespace: the test sources compile in batches (UNITY_BUILD).
+namespace e2e_StartupTest {
+
 using namespace engram::e2e;
 using engram::test::TempDir;
 namespace fs = std::filesystem;
@@ -364,3 +367,5 @@ TEST_CASE("a server's own writes leave the next start-up without a comparison of
         stop(*next);
     }
 }
+
+} // namespace e2e_StartupTest

@@ -10,6 +10,9 @@
 #include <set>
 #include <thread>
 
+// Its own namespace: the test sources compile in batches (UNITY_BUILD).
+namespace e2e_TeamStoresTest {
+
 using namespace engram::e2e;
 using engram::test::TempDir;
 namespace fs = std::filesystem;
@@ -358,3 +361,5 @@ TEST_CASE("a server syncs its git-backed stores in the background when store.con
     }
     CHECK(pushed);
 }
+
+} // namespace e2e_TeamStoresTest

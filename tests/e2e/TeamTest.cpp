@@ -7,6 +7,9 @@
 #include <filesystem>
 #include <set>
 
+// Its own namespace: the test sources compile in batches (UNITY_BUILD).
+namespace e2e_TeamTest {
+
 using namespace engram::e2e;
 using engram::test::TempDir;
 namespace fs = std::filesystem;
@@ -674,3 +677,5 @@ TEST_CASE("team: two clones exchange reports through git, each box ends with the
     REQUIRE(states["boxes"][0]["reports"].size() == 1);
     CHECK(states["boxes"][0]["reports"][0]["id"] == a);
 }
+
+} // namespace e2e_TeamTest

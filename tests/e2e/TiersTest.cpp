@@ -9,6 +9,9 @@
 #include <set>
 #include <sstream>
 
+// Its own namespace: the test sources compile in batches (UNITY_BUILD).
+namespace e2e_TiersTest {
+
 using namespace engram::e2e;
 using engram::test::TempDir;
 namespace fs = std::filesystem;
@@ -218,3 +221,5 @@ TEST_CASE("engram/promote over the LSP surface: the copy, the witness, and Y's d
     CHECK(r["rows"][0]["tier"] == "medulla");
     CHECK(r["rows"][0]["promoted_by"] == "claude:orchestrator");
 }
+
+} // namespace e2e_TiersTest

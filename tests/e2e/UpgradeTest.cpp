@@ -15,6 +15,9 @@
 #include <map>
 #include <set>
 
+// Its own namespace: the test sources compile in batches (UNITY_BUILD).
+namespace e2e_UpgradeTest {
+
 using namespace engram::e2e;
 using engram::test::TempDir;
 namespace fs = std::filesystem;
@@ -219,3 +222,5 @@ TEST_CASE("upgrade: claims stamped by earlier releases stay intact while their c
     REQUIRE(status.exitCode == 0);
     CHECK(status.parsed()["anchor_health"]["unjudged"] == int64_t(restamped.size()));
 }
+
+} // namespace e2e_UpgradeTest

@@ -7,7 +7,7 @@ The layers (ARCHITECTURE.md, "Layers") are separate static libraries whose
 include roots hold their own folder alone, and server/LayerRules.h poisons
 the system headers a layer may not use (server/CMakeLists.txt). This takes,
 for every layer, the compile command of one of its sources from BUILD_DIR's
-compile_commands.json and compiles a one-line probe through it, syntax-only:
+compile_commands.json and runs a one-line probe through its preprocessor:
 for every header of every layer it may not depend on, and every system
 header it may not use, the probe must fail for that reason ("No such file"
 or a poisoned identifier); a few allowed includes must compile, so that a
@@ -113,7 +113,10 @@ def probe_command(entry, probe):
             skip = True
         elif a not in ("-c", "-MD", "-MMD") and a != entry["file"]:
             out.append(a)
-    return out + ["-fsyntax-only", probe]
+    # Preprocessing alone decides every probe: a header off the include path
+    # and a poisoned identifier are both the preprocessor's errors. Parsing
+    # the headers too took ten times as long (71 s of the suite's 2 cores).
+    return out + ["-E", "-o", os.devnull, probe]
 
 
 def main():

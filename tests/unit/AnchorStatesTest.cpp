@@ -12,6 +12,9 @@
 #include <cctype>
 #include <filesystem>
 
+// Its own namespace: the test sources compile in batches (UNITY_BUILD).
+namespace unit_AnchorStatesTest {
+
 using namespace engram;
 using namespace engram::test;
 
@@ -532,3 +535,5 @@ TEST_CASE("a symbol in code the parser cannot read is unjudged, not orphaned, an
     root.write(rel, apply(without, {"return s.length();", "return (s.length();"}));
     CHECK(engine.get(id).anchorState == "orphaned");
 }
+
+} // namespace unit_AnchorStatesTest

@@ -6,6 +6,9 @@
 #include <catch2/catch.hpp>
 #include <stdexcept>
 
+// Its own namespace: the test sources compile in batches (UNITY_BUILD).
+namespace unit_AnnotationsTest {
+
 using engram::test::Annotations;
 
 TEST_CASE("annotations: markers come out, points and ranges are where they stood",
@@ -50,3 +53,5 @@ TEST_CASE("annotations: an unclosed or stray bracket is refused", "[annotations]
     CHECK_THROWS_AS(Annotations("[[open"), std::invalid_argument);
     CHECK_THROWS_AS(Annotations("close]]"), std::invalid_argument);
 }
+
+} // namespace unit_AnnotationsTest

@@ -3,6 +3,9 @@
 
 #include <catch2/catch.hpp>
 
+// Its own namespace: the test sources compile in batches (UNITY_BUILD).
+namespace unit_ClaimFileTest {
+
 using namespace engram;
 
 namespace {
@@ -186,3 +189,5 @@ TEST_CASE("an anchor's digest rules version is written last and read tolerantly"
         CHECK(parseClaim(edited, "c-abc123").anchors[1].rules == 0);
     }
 }
+
+} // namespace unit_ClaimFileTest

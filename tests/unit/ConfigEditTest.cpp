@@ -5,6 +5,9 @@
 
 #include <catch2/catch.hpp>
 
+// Its own namespace: the test sources compile in batches (UNITY_BUILD).
+namespace unit_ConfigEditTest {
+
 using namespace engram::cli;
 using Doc = ConfigDoc;
 
@@ -186,3 +189,5 @@ TEST_CASE("toml: engram's entry written another way is refused, and bad TOML nam
     }
     CHECK(line == 3);
 }
+
+} // namespace unit_ConfigEditTest

@@ -10,6 +10,9 @@
 #include <iostream>
 #include <set>
 
+// Its own namespace: the test sources compile in batches (UNITY_BUILD).
+namespace unit_ContradictionTest {
+
 using namespace engram;
 
 namespace {
@@ -153,3 +156,5 @@ TEST_CASE("contradicts tries every kept rule and names the one that fired", "[co
         names.insert(std::string(r.name));
     CHECK(names == std::set<std::string>{"modality", "number", "outcome"});
 }
+
+} // namespace unit_ContradictionTest

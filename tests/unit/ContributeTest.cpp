@@ -17,6 +17,9 @@
 #include <filesystem>
 #include <set>
 
+// Its own namespace: the test sources compile in batches (UNITY_BUILD).
+namespace unit_ContributeTest {
+
 using namespace engram;
 using engram::protocol::json;
 using engram::test::TempDir;
@@ -328,3 +331,5 @@ TEST_CASE("two live claims that contradict on an anchor or label are engram.conf
     REQUIRE(findingRule("engram.conflict"));
     CHECK(findingRule("engram.conflict")->computed);
 }
+
+} // namespace unit_ContributeTest

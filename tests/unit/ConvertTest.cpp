@@ -5,6 +5,9 @@
 
 #include <catch2/catch.hpp>
 
+// Its own namespace: the test sources compile in batches (UNITY_BUILD).
+namespace unit_ConvertTest {
+
 using namespace engram;
 using namespace engram::protocol;
 
@@ -98,3 +101,5 @@ TEST_CASE("engine errors become JSON-RPC errors with a stable code and kind") {
     CHECK(text.find(token.substr(4)) == std::string::npos);
     CHECK(text.find("[REDACTED:github-token]") != std::string::npos);
 }
+
+} // namespace unit_ConvertTest

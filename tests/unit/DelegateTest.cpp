@@ -16,6 +16,9 @@
 #include <set>
 #include <sys/stat.h>
 
+// Its own namespace: the test sources compile in batches (UNITY_BUILD).
+namespace unit_DelegateTest {
+
 using namespace engram;
 using engram::protocol::json;
 using engram::test::TempDir;
@@ -435,3 +438,5 @@ TEST_CASE("delegate refuses bad requests naming the field", "[delegate]") {
     CHECK_THROWS_WITH(ops::delegate::parse(json{{"task", 3}, {"agent", "a"}}),
                       Catch::Contains("task"));
 }
+
+} // namespace unit_DelegateTest

@@ -29,6 +29,9 @@
 #include <set>
 #include <sstream>
 
+// Its own namespace: the test sources compile in batches (UNITY_BUILD).
+namespace unit_DigestsTest {
+
 using namespace engram;
 using namespace engram::test;
 namespace fs = std::filesystem;
@@ -241,3 +244,5 @@ TEST_CASE("digests: every fixture definition's digests are pinned under the rule
         CHECK(editedSources.empty());
     }
 }
+
+} // namespace unit_DigestsTest

@@ -11,6 +11,9 @@
 #include <cstdlib>
 #include <thread>
 
+// Its own namespace: the test sources compile in batches (UNITY_BUILD).
+namespace unit_DirtyFlagTest {
+
 using engram::DirtyFlag;
 using engram::test::TempDir;
 
@@ -93,3 +96,5 @@ TEST_CASE("the dirty flag says what git status says and asks it again only after
         CHECK(r.dirty() == true);
     }
 }
+
+} // namespace unit_DirtyFlagTest

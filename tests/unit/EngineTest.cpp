@@ -16,6 +16,9 @@
 #include <fstream>
 #include <sys/stat.h>
 
+// Its own namespace: the test sources compile in batches (UNITY_BUILD).
+namespace unit_EngineTest {
+
 using namespace engram;
 using engram::test::TempDir;
 
@@ -565,3 +568,5 @@ TEST_CASE("recall reads a date phrase as a window of the claims' dates") {
     for (auto& n : deploy.notices)
         CHECK(n.find("read as the claims written") == std::string::npos);
 }
+
+} // namespace unit_EngineTest

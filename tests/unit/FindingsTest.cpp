@@ -15,6 +15,9 @@
 #include <filesystem>
 #include <set>
 
+// Its own namespace: the test sources compile in batches (UNITY_BUILD).
+namespace unit_FindingsTest {
+
 using namespace engram;
 using namespace engram::test;
 
@@ -604,3 +607,5 @@ TEST_CASE("findings: a conflict needs one definition, not one written name", "[f
         CHECK(f.range.startLine == 4); // on the overload the two share
     }
 }
+
+} // namespace unit_FindingsTest

@@ -3,6 +3,9 @@
 
 #include <catch2/catch.hpp>
 
+// Its own namespace: the test sources compile in batches (UNITY_BUILD).
+namespace unit_FramingTest {
+
 using namespace engram::protocol;
 
 namespace {
@@ -121,3 +124,5 @@ TEST_CASE("stray bytes just before a frame cost one error, not the frame behind 
     CHECK(out[1].kind == FrameEvent::Message);
     CHECK(out[1].text == "{}");
 }
+
+} // namespace unit_FramingTest

@@ -9,6 +9,9 @@
 #include <catch2/catch.hpp>
 #include <filesystem>
 
+// Its own namespace: the test sources compile in batches (UNITY_BUILD).
+namespace unit_GitStoresTest {
+
 using namespace engram;
 using engram::test::TempDir;
 
@@ -57,3 +60,5 @@ TEST_CASE("a store that is not a clone of its own has no sync record") {
     CHECK_FALSE(o.reached);
     CHECK(o.error.find("is not a git clone") != std::string::npos);
 }
+
+} // namespace unit_GitStoresTest

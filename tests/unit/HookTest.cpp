@@ -17,6 +17,9 @@
 #include <set>
 #include <sys/stat.h>
 
+// Its own namespace: the test sources compile in batches (UNITY_BUILD).
+namespace unit_HookTest {
+
 using namespace engram;
 using engram::test::TempDir;
 using json = nlohmann::json;
@@ -417,3 +420,5 @@ TEST_CASE("hook session files are bounded and expire", "[hook]") {
     CHECK_FALSE(statFile(old));
     CHECK(listFiles(dir.path()).size() == 1);
 }
+
+} // namespace unit_HookTest

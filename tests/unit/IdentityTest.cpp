@@ -14,6 +14,9 @@
 
 #include <catch2/catch.hpp>
 
+// Its own namespace: the test sources compile in batches (UNITY_BUILD).
+namespace unit_IdentityTest {
+
 using namespace engram;
 using namespace engram::test;
 
@@ -390,3 +393,5 @@ TEST_CASE("an anchor from before identity was recorded is judged by its digest, 
     CHECK(c.note.find("earlier engram") != std::string::npos);
     CHECK(c.current); // re-verifying re-stamps it with today's digest
 }
+
+} // namespace unit_IdentityTest

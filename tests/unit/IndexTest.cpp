@@ -17,6 +17,9 @@
 #include <sys/stat.h>
 #include <thread>
 
+// Its own namespace: the test sources compile in batches (UNITY_BUILD).
+namespace unit_IndexTest {
+
 using namespace engram;
 using engram::test::TempDir;
 
@@ -558,3 +561,5 @@ TEST_CASE("a scan of the claims directory names every file added, removed, repla
     f.put(make("c-later", "later"));
     CHECK(*idx.settledDirMark() != *dirMark(dir));
 }
+
+} // namespace unit_IndexTest

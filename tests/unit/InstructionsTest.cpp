@@ -12,6 +12,9 @@
 #include <fstream>
 #include <map>
 
+// Its own namespace: the test sources compile in batches (UNITY_BUILD).
+namespace unit_InstructionsTest {
+
 using namespace engram::instructions;
 
 namespace {
@@ -211,3 +214,5 @@ TEST_CASE("names the code index lacks: modules, fields and examples are not dang
         CHECK(state.count(dropped) == 0);
     }
 }
+
+} // namespace unit_InstructionsTest

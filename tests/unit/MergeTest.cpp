@@ -7,6 +7,9 @@
 #include <random>
 #include <set>
 
+// Its own namespace: the test sources compile in batches (UNITY_BUILD).
+namespace unit_MergeTest {
+
 using namespace engram;
 
 namespace {
@@ -198,3 +201,5 @@ TEST_CASE("merge: random edits on two branches merge to identical bytes both way
     // The generator does make divergent histories, not only trivial merges.
     CHECK(diverged > runs / 10);
 }
+
+} // namespace unit_MergeTest

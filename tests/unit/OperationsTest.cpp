@@ -17,6 +17,9 @@
 #include <fstream>
 #include <set>
 
+// Its own namespace: the test sources compile in batches (UNITY_BUILD).
+namespace unit_OperationsTest {
+
 using namespace engram;
 using engram::test::TempDir;
 using json = nlohmann::json;
@@ -326,3 +329,5 @@ TEST_CASE("a report's project is named as the wire names it when refused") {
         CHECK(std::string(e.what()).rfind("project:", 0) == 0);
     }
 }
+
+} // namespace unit_OperationsTest

@@ -8,6 +8,9 @@
 
 #include <catch2/catch.hpp>
 
+// Its own namespace: the test sources compile in batches (UNITY_BUILD).
+namespace unit_ParseErrorsTest {
+
 using namespace engram;
 using namespace engram::test;
 
@@ -189,3 +192,5 @@ TEST_CASE("an edit gives a definition holding an error the digests its tree give
         CHECK(edited[i].startByte == walked[i].startByte);
     }
 }
+
+} // namespace unit_ParseErrorsTest

@@ -11,6 +11,9 @@
 
 #include <catch2/catch.hpp>
 
+// Its own namespace: the test sources compile in batches (UNITY_BUILD).
+namespace unit_RederiveTest {
+
 using namespace engram;
 using engram::test::TempDir;
 
@@ -221,3 +224,5 @@ TEST_CASE("rederive: without a commit holding the stamp, or beyond a shallow clo
     Anchorer::HistoryScope h2(b);
     CHECK(b.check(r.stamp, r.id).state == "intact");
 }
+
+} // namespace unit_RederiveTest

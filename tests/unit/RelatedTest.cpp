@@ -10,6 +10,9 @@
 #include <string>
 #include <vector>
 
+// Its own namespace: the test sources compile in batches (UNITY_BUILD).
+namespace unit_RelatedTest {
+
 using namespace engram;
 
 namespace {
@@ -92,3 +95,5 @@ TEST_CASE("word overlap counts shared stemmed terms, and numbers and negations t
         sameNumbersAndPolarity(termSet("callers cache it"), termSet("callers must not cache it")));
     CHECK(sameNumbersAndPolarity(termSet("never cache it"), termSet("it is never cached")));
 }
+
+} // namespace unit_RelatedTest

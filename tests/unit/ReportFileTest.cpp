@@ -6,6 +6,9 @@
 
 #include <catch2/catch.hpp>
 
+// Its own namespace: the test sources compile in batches (UNITY_BUILD).
+namespace unit_ReportFileTest {
+
 using namespace engram;
 using engram::test::TempDir;
 
@@ -145,3 +148,5 @@ TEST_CASE("readLines hands over every line across buffer edges, cuts overlong on
     CHECK_FALSE(readLines(tmp / "missing", 100, [](const FileLine&) { return true; }));
     CHECK_FALSE(readLines(tmp.path(), 100, [](const FileLine&) { return true; }));
 }
+
+} // namespace unit_ReportFileTest

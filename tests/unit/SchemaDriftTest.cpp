@@ -16,6 +16,9 @@
 #include <regex>
 #include <set>
 
+// Its own namespace: the test sources compile in batches (UNITY_BUILD).
+namespace unit_SchemaDriftTest {
+
 using namespace engram;
 using json = nlohmann::json;
 
@@ -288,3 +291,5 @@ TEST_CASE("a member the input schema requires is one the parser refuses to go wi
         }
     }
 }
+
+} // namespace unit_SchemaDriftTest

@@ -20,6 +20,9 @@
 #include <string>
 #include <vector>
 
+// Its own namespace: the test sources compile in batches (UNITY_BUILD).
+namespace unit_SecretCorpusTest {
+
 using namespace engram;
 
 namespace {
@@ -151,3 +154,5 @@ TEST_CASE("secret corpus: every positive is found by its rule, no negative is re
     }
     CHECK(negatives.size() >= 100);
 }
+
+} // namespace unit_SecretCorpusTest

@@ -12,6 +12,9 @@
 #include <string>
 #include <vector>
 
+// Its own namespace: the test sources compile in batches (UNITY_BUILD).
+namespace unit_SecretScanTest {
+
 using engram::secrets::Hit;
 using engram::secrets::redact;
 using engram::secrets::redacted;
@@ -419,3 +422,5 @@ TEST_CASE("hostile 16 KiB inputs scan to the right answer", "[secrets]") {
         CHECK(hits[0].end >= at + c.secret.size());
     }
 }
+
+} // namespace unit_SecretScanTest

@@ -7,6 +7,8 @@
 
 #include <catch2/catch.hpp>
 
+// Unlike the other test sources, not in a namespace of its own: it
+// specializes engram's templates, which only their own namespace may do.
 using namespace engram;
 using protocol::json;
 

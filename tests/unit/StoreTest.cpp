@@ -12,6 +12,9 @@
 #include <set>
 #include <sys/stat.h>
 
+// Its own namespace: the test sources compile in batches (UNITY_BUILD).
+namespace unit_StoreTest {
+
 using namespace engram;
 using engram::test::TempDir;
 
@@ -206,3 +209,5 @@ TEST_CASE("a claim file that is a link, a FIFO or over 1 MiB is refused, never f
     CHECK(readClaimText(tmp.path() + "/target.md").has_value());
     CHECK_FALSE(readClaimText(tmp.path() + "/absent.md").has_value());
 }
+
+} // namespace unit_StoreTest

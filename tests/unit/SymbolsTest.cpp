@@ -17,6 +17,9 @@
 #include <set>
 #include <sstream>
 
+// Its own namespace: the test sources compile in batches (UNITY_BUILD).
+namespace unit_SymbolsTest {
+
 using namespace engram::syntax;
 
 using namespace engram::test;
@@ -673,3 +676,5 @@ TEST_CASE("a definition's range never ends past the end of the text", "[symbols]
         if (text.rfind("namespace", 0) == 0) CHECK(syms.size() == 2);
     }
 }
+
+} // namespace unit_SymbolsTest

@@ -12,6 +12,9 @@
 #include <string>
 #include <vector>
 
+// Its own namespace: the test sources compile in batches (UNITY_BUILD).
+namespace unit_TextTest {
+
 using engram::text::isStopword;
 using engram::text::stem;
 using engram::text::terms;
@@ -374,3 +377,5 @@ TEST_CASE("the generic words of prompts are generic in every form a prompt uses"
             CHECK_FALSE(engram::text::isGenericTerm(t));
         }
 }
+
+} // namespace unit_TextTest

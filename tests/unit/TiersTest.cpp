@@ -12,6 +12,9 @@
 #include <map>
 #include <set>
 
+// Its own namespace: the test sources compile in batches (UNITY_BUILD).
+namespace unit_TiersTest {
+
 using namespace engram;
 using engram::test::TempDir;
 
@@ -313,3 +316,5 @@ TEST_CASE("tier all over many projects: rows keep their store, the best row wins
         }
     }
 }
+
+} // namespace unit_TiersTest

@@ -11,6 +11,9 @@
 #include <catch2/catch.hpp>
 #include <unistd.h>
 
+// Its own namespace: the test sources compile in batches (UNITY_BUILD).
+namespace unit_UtilTest {
+
 using namespace engram;
 
 TEST_CASE("UTF-8 validation finds the first bad byte") {
@@ -110,3 +113,5 @@ TEST_CASE("what the core drops is logged by a server and silent in a one-shot co
     CHECK(log.find("writing the usage counter (dropped, serving on): disk full") !=
           std::string::npos);
 }
+
+} // namespace unit_UtilTest

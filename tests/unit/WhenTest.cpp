@@ -7,6 +7,9 @@
 
 #include <string>
 
+// Its own namespace: the test sources compile in batches (UNITY_BUILD).
+namespace unit_WhenTest {
+
 using namespace engram;
 
 namespace {
@@ -134,3 +137,5 @@ TEST_CASE("an event named where a date would be is read as its words", "[when]")
                           "the cache is cleared before", "what did we decide"})
         CHECK_FALSE(text::readEventBound(q));
 }
+
+} // namespace unit_WhenTest
