@@ -10,10 +10,10 @@ for every layer, the compile command of one of its sources from BUILD_DIR's
 compile_commands.json and runs a one-line probe through its preprocessor:
 for every header of every layer it may not depend on, and every system
 header it may not use, the probe must fail for that reason ("No such file"
-or a poisoned identifier); a few allowed includes must compile, so that a
+or a poisoned identifier); a few allowed includes must preprocess, so that a
 probe failing for an unrelated reason is noticed. The table below is the
 architecture's dependency table: a dependency added in CMake without it
-makes a probe compile, and this fails.
+makes a probe preprocess, and this fails.
 """
 import argparse
 import json
@@ -173,7 +173,7 @@ def main():
         results = list(pool.map(run, enumerate(cases)))
     bad = [r for r in results if not r[3]]
     for who, header, expect, _, text in bad:
-        want = {"ok": "compile", "missing": "fail: not on its include path",
+        want = {"ok": "preprocess", "missing": "fail: not on its include path",
                 "poisoned": "fail: a poisoned identifier"}[expect]
         print(f"=== {who} including {header} should {want}; compiler said:\n{text[:2000]}")
     denied = sum(1 for r in results if r[2] != "ok")
