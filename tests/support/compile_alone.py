@@ -9,8 +9,8 @@ before it, so one that forgot an include still builds, until the batches
 shift or someone builds without them. This reads BUILD_DIR's
 compile_commands.json, finds TARGET's unity sources, and runs each file they
 include through the same compiler command in syntax-only mode (no code is
-generated: about a second a file). Files kept out of the unity sources are
-compiled alone by the build itself. Exit 1, with the compiler's messages,
+generated: about a second a file). Files kept out of the unity sources,
+and the first file of each batch, are compiled alone by the build itself. Exit 1, with the compiler's messages,
 when any file does not compile alone.
 """
 import argparse
@@ -53,14 +53,17 @@ def main():
     with open(os.path.join(opts.build_dir, "compile_commands.json")) as f:
         entries = json.load(f)
     marker = "/" + opts.target + ".dir/Unity/"
-    work = []
+    work, batches = [], 0
     for e in entries:
         if marker not in e["file"]:
             continue
+        batches += 1
         with open(e["file"]) as u:
-            for src in INCLUDE.findall(u.read()):
+            # A batch's first file is compiled as it would be alone, by the
+            # build itself: nothing comes before it.
+            for src in INCLUDE.findall(u.read())[1:]:
                 work.append((e, src))
-    if not work:
+    if not batches:
         print(f"{opts.target}: no unity sources in {opts.build_dir}/compile_commands.json")
         return 1
 
@@ -75,7 +78,8 @@ def main():
     failed = [(src, text) for src, code, text in results if code != 0]
     for src, text in failed:
         print(f"=== {src} does not compile on its own:\n{text}")
-    print(f"{opts.target}: {len(work) - len(failed)} of {len(work)} sources compile on their own "
+    print(f"{opts.target}: {len(work) - len(failed)} of {len(work)} sources compile on their own, "
+          f"and the first of each of {batches} batches in the build "
           f"({time.monotonic() - start:.1f} s, {opts.jobs} jobs)")
     return 1 if failed else 0
 
