@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # The whole test suite from a clean clone: install dependencies (those of
 # the tests too), build (and build again under ASan and UBSan), check
-# formatting, run every test through CTest: the unit, end-to-end and MCP SDK
-# suites also against the sanitized build, and a short run of each fuzz target.
+# formatting, run every test through CTest: the end-to-end and MCP SDK suites
+# also against the sanitized build, the unit tests there alone (a test per
+# case), and a short run of each fuzz target.
 #
 # With --vscode, also the VS Code extension inside a real VS Code
 # (editors/vscode/scripts/real.sh: code-server and Chromium; a few minutes to
