@@ -6,7 +6,7 @@
 #include <filesystem>
 #include <set>
 
-// Its own namespace: the test sources compile in batches (UNITY_BUILD).
+// Its own namespace: test sources compile in batches (engram_test_batches).
 namespace e2e_CheckTest {
 
 using namespace engram::e2e;

@@ -9,7 +9,7 @@
 #include <map>
 #include <thread>
 
-// Its own namespace: the test sources compile in batches (UNITY_BUILD).
+// Its own namespace: test sources compile in batches (engram_test_batches).
 namespace e2e_CliTest {
 
 using namespace engram::e2e;

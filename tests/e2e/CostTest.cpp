@@ -23,7 +23,7 @@
 #include <sstream>
 #include <unistd.h>
 
-// Its own namespace: the test sources compile in batches (UNITY_BUILD).
+// Its own namespace: test sources compile in batches (engram_test_batches).
 namespace e2e_CostTest {
 
 using namespace engram::e2e;

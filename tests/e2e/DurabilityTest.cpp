@@ -10,7 +10,7 @@
 #include <set>
 #include <thread>
 
-// Its own namespace: the test sources compile in batches (UNITY_BUILD).
+// Its own namespace: test sources compile in batches (engram_test_batches).
 namespace e2e_DurabilityTest {
 
 using namespace engram::e2e;

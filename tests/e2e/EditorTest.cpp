@@ -5,7 +5,7 @@
 
 #include <catch2/catch.hpp>
 
-// Its own namespace: the test sources compile in batches (UNITY_BUILD).
+// Its own namespace: test sources compile in batches (engram_test_batches).
 namespace e2e_EditorTest {
 
 using namespace engram::e2e;

@@ -20,7 +20,7 @@
 #include <fstream>
 #include <functional>
 
-// Its own namespace: the test sources compile in batches (UNITY_BUILD).
+// Its own namespace: test sources compile in batches (engram_test_batches).
 namespace e2e_FaultTest {
 
 using namespace engram::e2e;

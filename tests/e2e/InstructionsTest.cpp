@@ -12,7 +12,7 @@
 #include <tuple>
 #include <unistd.h>
 
-// Its own namespace: the test sources compile in batches (UNITY_BUILD).
+// Its own namespace: test sources compile in batches (engram_test_batches).
 namespace e2e_InstructionsTest {
 
 using namespace engram::e2e;

@@ -6,7 +6,7 @@
 #include <filesystem>
 #include <map>
 
-// Its own namespace: the test sources compile in batches (UNITY_BUILD).
+// Its own namespace: test sources compile in batches (engram_test_batches).
 namespace e2e_LifecycleTest {
 
 using namespace engram::e2e;

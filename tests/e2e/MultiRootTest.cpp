@@ -13,7 +13,7 @@
 #include <set>
 #include <thread>
 
-// Its own namespace: the test sources compile in batches (UNITY_BUILD).
+// Its own namespace: test sources compile in batches (engram_test_batches).
 namespace e2e_MultiRootTest {
 
 using namespace engram::e2e;

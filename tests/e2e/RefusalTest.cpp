@@ -28,7 +28,7 @@
 #include <random>
 #include <set>
 
-// Its own namespace: the test sources compile in batches (UNITY_BUILD).
+// Its own namespace: test sources compile in batches (engram_test_batches).
 namespace e2e_RefusalTest {
 
 using namespace engram::e2e;

@@ -18,7 +18,7 @@
 #include <sys/stat.h>
 #include <thread>
 
-// Its own namespace: the test sources compile in batches (UNITY_BUILD).
+// Its own namespace: test sources compile in batches (engram_test_batches).
 namespace e2e_StartupTest {
 
 using namespace engram::e2e;

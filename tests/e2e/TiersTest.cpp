@@ -9,7 +9,7 @@
 #include <set>
 #include <sstream>
 
-// Its own namespace: the test sources compile in batches (UNITY_BUILD).
+// Its own namespace: test sources compile in batches (engram_test_batches).
 namespace e2e_TiersTest {
 
 using namespace engram::e2e;

@@ -15,7 +15,7 @@
 #include <map>
 #include <set>
 
-// Its own namespace: the test sources compile in batches (UNITY_BUILD).
+// Its own namespace: test sources compile in batches (engram_test_batches).
 namespace e2e_UpgradeTest {
 
 using namespace engram::e2e;

@@ -6,7 +6,7 @@
 #include <catch2/catch.hpp>
 #include <stdexcept>
 
-// Its own namespace: the test sources compile in batches (UNITY_BUILD).
+// Its own namespace: test sources compile in batches (engram_test_batches).
 namespace unit_AnnotationsTest {
 
 using engram::test::Annotations;

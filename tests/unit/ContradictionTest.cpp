@@ -10,7 +10,7 @@
 #include <iostream>
 #include <set>
 
-// Its own namespace: the test sources compile in batches (UNITY_BUILD).
+// Its own namespace: test sources compile in batches (engram_test_batches).
 namespace unit_ContradictionTest {
 
 using namespace engram;

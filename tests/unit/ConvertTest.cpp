@@ -5,7 +5,7 @@
 
 #include <catch2/catch.hpp>
 
-// Its own namespace: the test sources compile in batches (UNITY_BUILD).
+// Its own namespace: test sources compile in batches (engram_test_batches).
 namespace unit_ConvertTest {
 
 using namespace engram;

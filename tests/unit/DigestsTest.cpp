@@ -29,7 +29,7 @@
 #include <set>
 #include <sstream>
 
-// Its own namespace: the test sources compile in batches (UNITY_BUILD).
+// Its own namespace: test sources compile in batches (engram_test_batches).
 namespace unit_DigestsTest {
 
 using namespace engram;

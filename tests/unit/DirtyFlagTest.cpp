@@ -11,7 +11,7 @@
 #include <cstdlib>
 #include <thread>
 
-// Its own namespace: the test sources compile in batches (UNITY_BUILD).
+// Its own namespace: test sources compile in batches (engram_test_batches).
 namespace unit_DirtyFlagTest {
 
 using engram::DirtyFlag;

@@ -15,7 +15,7 @@
 #include <filesystem>
 #include <set>
 
-// Its own namespace: the test sources compile in batches (UNITY_BUILD).
+// Its own namespace: test sources compile in batches (engram_test_batches).
 namespace unit_FindingsTest {
 
 using namespace engram;

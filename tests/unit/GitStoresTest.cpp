@@ -9,7 +9,7 @@
 #include <catch2/catch.hpp>
 #include <filesystem>
 
-// Its own namespace: the test sources compile in batches (UNITY_BUILD).
+// Its own namespace: test sources compile in batches (engram_test_batches).
 namespace unit_GitStoresTest {
 
 using namespace engram;

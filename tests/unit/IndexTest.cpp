@@ -17,7 +17,7 @@
 #include <sys/stat.h>
 #include <thread>
 
-// Its own namespace: the test sources compile in batches (UNITY_BUILD).
+// Its own namespace: test sources compile in batches (engram_test_batches).
 namespace unit_IndexTest {
 
 using namespace engram;

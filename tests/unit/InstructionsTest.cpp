@@ -12,7 +12,7 @@
 #include <fstream>
 #include <map>
 
-// Its own namespace: the test sources compile in batches (UNITY_BUILD).
+// Its own namespace: test sources compile in batches (engram_test_batches).
 namespace unit_InstructionsTest {
 
 using namespace engram::instructions;

@@ -7,7 +7,7 @@
 #include <random>
 #include <set>
 
-// Its own namespace: the test sources compile in batches (UNITY_BUILD).
+// Its own namespace: test sources compile in batches (engram_test_batches).
 namespace unit_MergeTest {
 
 using namespace engram;

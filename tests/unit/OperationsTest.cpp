@@ -17,7 +17,7 @@
 #include <fstream>
 #include <set>
 
-// Its own namespace: the test sources compile in batches (UNITY_BUILD).
+// Its own namespace: test sources compile in batches (engram_test_batches).
 namespace unit_OperationsTest {
 
 using namespace engram;

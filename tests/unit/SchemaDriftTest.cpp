@@ -16,7 +16,7 @@
 #include <regex>
 #include <set>
 
-// Its own namespace: the test sources compile in batches (UNITY_BUILD).
+// Its own namespace: test sources compile in batches (engram_test_batches).
 namespace unit_SchemaDriftTest {
 
 using namespace engram;

@@ -20,7 +20,7 @@
 #include <string>
 #include <vector>
 
-// Its own namespace: the test sources compile in batches (UNITY_BUILD).
+// Its own namespace: test sources compile in batches (engram_test_batches).
 namespace unit_SecretCorpusTest {
 
 using namespace engram;

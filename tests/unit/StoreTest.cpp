@@ -12,7 +12,7 @@
 #include <set>
 #include <sys/stat.h>
 
-// Its own namespace: the test sources compile in batches (UNITY_BUILD).
+// Its own namespace: test sources compile in batches (engram_test_batches).
 namespace unit_StoreTest {
 
 using namespace engram;

@@ -11,7 +11,7 @@
 #include <catch2/catch.hpp>
 #include <unistd.h>
 
-// Its own namespace: the test sources compile in batches (UNITY_BUILD).
+// Its own namespace: test sources compile in batches (engram_test_batches).
 namespace unit_UtilTest {
 
 using namespace engram;

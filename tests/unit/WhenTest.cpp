@@ -7,7 +7,7 @@
 
 #include <string>
 
-// Its own namespace: the test sources compile in batches (UNITY_BUILD).
+// Its own namespace: test sources compile in batches (engram_test_batches).
 namespace unit_WhenTest {
 
 using namespace engram;
