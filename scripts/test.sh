@@ -21,10 +21,17 @@ case "${1:-}" in
 esac
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 cd "$here"
+# Each phase's wall time, on standard error, so a slow run (CI's included)
+# says where its minutes went.
+phase_start=$SECONDS
+phase() {
+    echo "test.sh: $1 took $((SECONDS - phase_start)) s" >&2
+    phase_start=$SECONDS
+}
 scripts/setup.sh --tests
+phase "setting up"
 # The two builds at once: each leaves a core idle in its serial stretches
-# (configuring, linking), which the other fills; together they take about
-# 6.5 minutes on 2 cores against 8 one after the other. The sanitized one's
+# (configuring, linking), which the other fills. The sanitized one's
 # output is kept and shown only if it fails. The normal build's tests also
 # run against the sanitized one (ENGRAM_SANITIZED_DIR, tests/CMakeLists.txt),
 # so that is configured first: the end-to-end tests are listed against it
@@ -47,12 +54,16 @@ san=""
 # Configured again now that the sanitized build exists: its fuzz targets are
 # listed by running it. Nothing is compiled again.
 cmake -S . -B build >/dev/null
+phase "building both trees"
 scripts/check-format.sh
+phase "checking formatting"
 # Twice as many tests as cores: most of them spend their time waiting on
 # the engram processes they drive, on pipes and on git, so with one test per
 # core the cores sit idle a third of the time (ctest took 356 s at -j2 and
 # 281 s at -j4 on 2 cores).
 ctest --test-dir build --output-on-failure -j "$(($(nproc) * 2))" --timeout 300
+phase "running the tests"
 if ((vscode)); then
     ENGRAM_BINARY="$here/build/engram" editors/vscode/scripts/real.sh
+    phase "running the extension in VS Code"
 fi
