@@ -111,16 +111,18 @@ EOF
         printf '%-22s stopped from outside; nothing recorded\n' "$t"
         return "$rc"
     fi
+    # The campaign's failing input is the last one it wrote; a slow one
+    # (slow-unit-*, over 10 s) may be written before it and is no failure.
+    # Read before the leak pass appends: a leak it finds is reported with
+    # full stacks already.
+    local crash
+    crash="$(grep -oE "Test unit written to $art/[^ ]+" "$log" | grep -v "/slow-unit-" |
+        tail -1 | sed 's/^Test unit written to //' || true)"
     # Also after a failure: LeakSanitizer's check at exit can report a leak
     # the campaign made without naming its input; this pass names it.
     ENGRAM_FUZZ_TARGET="$t" "$fuzz" -runs=0 -detect_leaks=1 "${common[@]}" \
         "$corpus" $seeds >>"$log" 2>&1 || leaks=$?
     ((rc)) || rc=$leaks
-    # The failing input is the last one written; a slow one (slow-unit-*,
-    # over 10 s) may be written before it and is no failure.
-    local crash
-    crash="$(grep -oE "Test unit written to $art/[^ ]+" "$log" | grep -v "/slow-unit-" |
-        tail -1 | sed 's/^Test unit written to //' || true)"
     if ((rc)) && [ -n "$crash" ] && [ -f "$crash" ]; then
         echo "---- $crash run again, with allocation stacks ----" >>"$log"
         ENGRAM_FUZZ_TARGET="$t" "$fuzz" "${common[@]}" "$crash" >>"$log" 2>&1 || true
