@@ -225,6 +225,16 @@ std::string_view ownName(std::string_view qualified) {
 
 namespace {
 
+// A name without the blanks around it: the query is trimmed, and a
+// JavaScript key may keep blanks inside its quotes (`'turn ': () => 1`).
+std::string_view trimmed(std::string_view s) {
+    while (!s.empty() && (s.front() == ' ' || s.front() == '\t'))
+        s.remove_prefix(1);
+    while (!s.empty() && (s.back() == ' ' || s.back() == '\t'))
+        s.remove_suffix(1);
+    return s;
+}
+
 std::string withoutSpace(std::string_view s) {
     std::string out;
     for (char c : s)
@@ -263,7 +273,7 @@ std::string_view bareName(std::string_view t) {
 // Rust `<P as fmt::Display>` named by its type or its trait (with or
 // without their paths and generic arguments).
 bool componentMatches(std::string_view want, std::string_view have) {
-    if (want == have) return true;
+    if (want == have || want == trimmed(have)) return true;
     if (have.size() < 2 || have.front() != '<' || have.back() != '>') return false;
     std::string_view inner = have.substr(1, have.size() - 2);
     size_t as = inner.find(" as ");
@@ -276,14 +286,18 @@ bool componentMatches(std::string_view want, std::string_view have) {
 } // namespace
 
 std::vector<size_t> resolveSymbol(const std::vector<Symbol>& symbols, std::string_view query) {
-    while (!query.empty() && (query.front() == ' ' || query.front() == '\t'))
-        query.remove_prefix(1);
-    while (!query.empty() && (query.back() == ' ' || query.back() == '\t'))
-        query.remove_suffix(1);
     std::vector<size_t> out;
-    for (size_t i = 0; i < symbols.size(); ++i)
-        if (symbols[i].qualified == query || writtenName(symbols[i]) == query) out.push_back(i);
-    if (!out.empty()) return out;
+    auto exact = [&](std::string_view q) {
+        for (size_t i = 0; i < symbols.size(); ++i)
+            if (symbols[i].qualified == q || writtenName(symbols[i]) == q) out.push_back(i);
+        return !out.empty();
+    };
+    // Every definition answers to its written name as it is, blanks and all
+    // (`o.turn ` from `{ 'turn ': ... }`, beside an `o.turn`); a query
+    // with blanks around it otherwise means the name inside them.
+    if (exact(query)) return out;
+    query = trimmed(query);
+    if (exact(query)) return out;
     std::string_view name = query;
     std::string signature = splitSignature(name);
     auto want = detail::components(name);

@@ -101,7 +101,9 @@ std::vector<Symbol> extractSymbols(std::string_view language, std::string_view s
 std::string_view ownName(std::string_view qualified);
 
 // Indices of the symbols a user-given name designates: the exact qualified
-// match(es) if any; else the symbols whose qualified names equal the query
+// match(es) if any (the query as it is, then without the blanks around it,
+// so every symbol answers to its writtenName even where a quoted key keeps
+// blanks: `o.turn ` beside `o.turn`); else the symbols whose qualified names equal the query
 // once separators are normalised ("Parser.parse" == "Parser::parse" ==
 // "(*Parser).parse"); else those whose trailing components match it
 // ("validate" -> TokenValidator.validate). A Rust `<P as Display>` component

@@ -320,6 +320,24 @@ TEST_CASE("resolveSymbol: exact, suffix, separators, ambiguity", "[symbols]") {
     CHECK(resolveSymbol(synthetic, "a->b") == std::vector<size_t>{0, 2});
     CHECK(resolveSymbol(synthetic, "b") == std::vector<size_t>{0, 1, 2});
     CHECK(resolveSymbol(synthetic, "x.a.b") == std::vector<size_t>{1});
+
+    // A quoted key keeps the blanks inside its quotes. Each definition
+    // answers to its written name as it is; a trimmed query means the key
+    // spelled without them, else the one with them. (Fuzzing found the
+    // first: a TypeScript member `'turn '` that no name could designate.)
+    auto js = extractSymbols("javascript", "const o = {\n  'turn ': () => 1,\n  'turn': () => 2,\n"
+                                           "  ' lead'() { return 3; },\n};\n");
+    REQUIRE(js.size() == 3);
+    for (size_t i = 0; i < js.size(); ++i)
+        CHECK(resolveSymbol(js, writtenName(js[i])) == std::vector<size_t>{i});
+    CHECK(names(js, resolveSymbol(js, "o.turn")) == V{"o.turn"});
+    CHECK(names(js, resolveSymbol(js, "o.lead")) == V{"o. lead"});
+    CHECK(names(js, resolveSymbol(js, "lead")) == V{"o. lead"});
+    auto ts = extractSymbols("typescript", "class A {\n  'turn '() { return 1; }\n}\n");
+    REQUIRE(ts.size() == 2);
+    CHECK(resolveSymbol(ts, writtenName(ts[1])) == std::vector<size_t>{1});
+    CHECK(names(ts, resolveSymbol(ts, "A.turn")) == V{"A.turn "});
+    CHECK(names(ts, resolveSymbol(ts, "A.turn()")) == V{"A.turn "});
 }
 
 TEST_CASE("the hash sees syntax and ignores style", "[symbols]") {
