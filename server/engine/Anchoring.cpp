@@ -616,7 +616,24 @@ Anchorer::HistoryScope::HistoryScope(Anchorer& a)
 }
 
 Anchorer::HistoryScope::~HistoryScope() {
-    if (--a_.historyScopes_ == 0 && a_.history_) a_.history_->endSession();
+    if (--a_.historyScopes_ > 0) return;
+    if (a_.history_) a_.history_->endSession();
+    if (a_.former_) a_.former_->endSession();
+}
+
+std::optional<SuccessorHint> Anchorer::successor(const Anchor& a) {
+    if (historyScopes_ == 0 || a.symbol.empty()) return std::nullopt;
+    const CachedFile* f = load(a.path);
+    if (!f || f->language.empty()) return std::nullopt;
+    if (!former_) former_ = std::make_unique<FormerCode>(root_);
+    const FormerCode::Found* was = former_->stamped(a);
+    if (!was) return std::nullopt;
+    auto pick =
+        likelySuccessor(was->index, was->file->symbols, was->file->text, f->symbols, f->text);
+    if (!pick) return std::nullopt;
+    const syntax::Symbol& s = f->symbols[pick->index];
+    return SuccessorHint{symbolAnchor(a.path, f->language, s), s.qualified, symbolRange(s),
+                         pick->likeness};
 }
 
 const Rederived* Anchorer::rederived(const std::string& claimId, const Anchor& a) {

@@ -7,6 +7,7 @@
 // once.
 #pragma once
 #include "engine/Rederive.h"
+#include "engine/Successor.h"
 #include "index/Index.h"
 #include "model/Claim.h"
 #include "model/Requests.h"
@@ -46,6 +47,14 @@ struct AnchorCheck {
     std::string stampCommit;
 };
 
+// An orphaned anchor's likely successor in its file (engine/Successor.h).
+struct SuccessorHint {
+    Anchor anchor;      // the successor as it would be stamped now
+    std::string symbol; // its qualified name
+    TextRange range;    // where it is, columns in bytes
+    double likeness = 0;
+};
+
 class Anchorer {
 public:
     explicit Anchorer(std::string root)
@@ -71,6 +80,10 @@ public:
     // (orphaned, ambiguous) is known by what it recorded: name, kind, head
     // and place. `checked` is check(a), when the caller has it already.
     std::string identity(const Anchor& a, const AnchorCheck* checked = nullptr);
+    // For a symbol anchor check() finds orphaned: the definition of its file
+    // that most likely is its code renamed and edited (engine/Successor.h).
+    // Reads git, so only while a HistoryScope is open; nullopt otherwise.
+    std::optional<SuccessorHint> successor(const Anchor& a);
 
     // While one lives, check(a, claimId) may run git (one `git log` per
     // process and HEAD, one `git cat-file --batch` per scope) to re-derive
@@ -176,6 +189,7 @@ private:
     // process's life (a failed one again once HEAD moved).
     const Rederived* rederived(const std::string& claimId, const Anchor& a);
     std::unique_ptr<StampHistory> history_;
+    std::unique_ptr<FormerCode> former_; // successor(): the code anchors were stamped on
     int historyScopes_ = 0;
     int readScopes_ = 0;
     std::unordered_map<std::string, const CachedFile*> read_; // ReadScope: files read in it

@@ -565,8 +565,24 @@ void Engine::FindingsRun::anchorFindings(const ClaimScope& cs, std::vector<Place
                                   ? a.path + " no longer has lines " + std::to_string(a.startLine) +
                                         "-" + std::to_string(a.endLine)
                                   : a.path + " can no longer be read";
-            f.message = "orphaned: " + why +
-                        "; retract the claim or remember it again with a new anchor; " + cs.quoted;
+            auto next = fileGone ? std::nullopt : e_.anchorer_.successor(a);
+            if (next) {
+                // Where its code most likely went: reported there, as a
+                // move is, and named so a reader can check the claim.
+                f.path = a.path;
+                f.range = next->range;
+                f.successor = a.path + "#" + next->symbol;
+                f.message = "orphaned: " + why + "; " + next->symbol +
+                            " there looks like it renamed and edited (" +
+                            std::to_string(int(next->likeness * 100)) +
+                            "% of its tokens alike): check the claim against it, then re-verify "
+                            "(engram reverify " +
+                            c.id + ") to follow it, or retract the claim; " + cs.quoted;
+            } else {
+                f.message = "orphaned: " + why +
+                            "; retract the claim or remember it again with a new anchor; " +
+                            cs.quoted;
+            }
         }
         emit(std::move(f));
     }

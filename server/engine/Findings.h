@@ -40,8 +40,9 @@ struct Finding {
     std::string label;    // secrets redacted ("[REDACTED:<rule>]"), never echoed
     std::string tier;     // project | medulla
     // The file the finding is reported on, relative to the root: the anchored
-    // source file for drifted and moved (on the symbol's current range), the
-    // claim file (".engram/claims/<id>.md") for orphaned, stale, secret and
+    // source file for drifted and moved (on the symbol's current range) and
+    // for orphaned with a likely successor (on the successor's), the claim
+    // file (".engram/claims/<id>.md") for other orphaned, stale, secret and
     // invalid. Absolute when the file lies outside the root (medulla claims).
     std::string path;
     std::string symbol; // the anchored symbol, when the finding is about one
@@ -60,6 +61,9 @@ struct Finding {
     // The text to write over `range` that fixes the finding (an instruction
     // file's moved reference: its new name); empty when there is none.
     std::string replacement;
+    // Orphaned: the definition its code most likely lives on in, renamed and
+    // edited ("path#Qualified", engine/Successor.h); re-verifying follows it.
+    std::string successor;
 };
 
 struct FindingsOptions {

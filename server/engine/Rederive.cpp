@@ -20,21 +20,6 @@ std::string stampKey(const std::string& claimId, const std::string& path, const 
     return claimId + "\t" + path + "\t" + hash;
 }
 
-// The commit HEAD names, read from the files (no process); empty outside git.
-std::string headCommit(const std::string& root) {
-    auto g = findGit(root);
-    if (!g) return "";
-    auto head = readFile(g->gitDir + "/HEAD");
-    if (!head) return "";
-    std::string h = trimRight(*head);
-    if (h.starts_with("ref:")) {
-        std::string ref = h.substr(4);
-        ref.erase(0, ref.find_first_not_of(' '));
-        return resolveRef(*g, ref);
-    }
-    return isHexId(h) ? h : "";
-}
-
 std::string shortId(const std::string& commit) {
     return commit.substr(0, 12);
 }
@@ -70,6 +55,20 @@ std::vector<std::string_view> nameParts(std::string_view q) {
 }
 
 } // namespace
+
+std::string headCommit(const std::string& root) {
+    auto g = findGit(root);
+    if (!g) return "";
+    auto head = readFile(g->gitDir + "/HEAD");
+    if (!head) return "";
+    std::string h = trimRight(*head);
+    if (h.starts_with("ref:")) {
+        std::string ref = h.substr(4);
+        ref.erase(0, ref.find_first_not_of(' '));
+        return resolveRef(*g, ref);
+    }
+    return isHexId(h) ? h : "";
+}
 
 std::optional<size_t> stampedDefinition(const std::vector<syntax::Symbol>& symbols, const Anchor& a,
                                         std::string& why) {

@@ -54,6 +54,10 @@ struct CommittedFile {
 std::optional<size_t> stampedDefinition(const std::vector<syntax::Symbol>& symbols, const Anchor& a,
                                         std::string& why);
 
+// The commit HEAD names, read from git's files (no process); empty outside
+// git and before the first commit.
+std::string headCommit(const std::string& root);
+
 class StampHistory {
 public:
     explicit StampHistory(std::string root)

@@ -243,6 +243,17 @@ GetResult Engine::reverify(const std::string& id, const std::string& agent,
                                    {"id", id},
                                    {"candidates", list}});
             }
+            // Orphaned, with its code's likely successor named (the finding
+            // said so, and the reader re-verifying has checked the claim
+            // against it): followed there.
+            std::string followed;
+            if (!check.current && check.state == "orphaned")
+                if (auto next = anchorer_.successor(c.anchors[i])) {
+                    check.current = next->anchor;
+                    followed = " " + c.anchors[i].symbol + ", followed to " + next->symbol +
+                               " (renamed and edited, " +
+                               std::to_string(int(next->likeness * 100)) + "% alike)";
+                }
             if (!check.current)
                 throw EngramError(
                     ErrorKind::AnchorNotFound,
@@ -253,7 +264,7 @@ GetResult Engine::reverify(const std::string& id, const std::string& agent,
                     {{"field", "anchors[" + std::to_string(i) + "]"}, {"id", id}});
             if (check.state != "intact")
                 detail += (detail.empty() ? "" : "; ") + c.anchors[i].path + " " + check.state +
-                          (check.movedTo.empty() ? "" : " to " + check.movedTo);
+                          followed + (check.movedTo.empty() ? "" : " to " + check.movedTo);
             c.anchors[i] = *check.current;
         }
         c.verified = nowUnix();

@@ -78,9 +78,10 @@ void LspServer::publishDiagnostics(const std::string& path, std::optional<int64_
                 {"code", finding.code},
                 {"source", "engram"},
                 {"message", finding.message}};
-            if (!finding.claimId.empty())
+            if (!finding.claimId.empty()) {
                 d["data"] = {{"claim_id", finding.claimId}, {"subject", finding.subject}};
-            else if (finding.subject.starts_with("ref:"))
+                if (!finding.successor.empty()) d["data"]["successor"] = finding.successor;
+            } else if (finding.subject.starts_with("ref:"))
                 // An instruction file's reference: what the code actions
                 // need (the line to re-verify, the text to write).
                 d["data"] = {{"reference", finding.subject.substr(4)},
@@ -305,6 +306,17 @@ json LspServer::onCodeAction(const json& params) {
         if (code == "engram.drifted" || code == "engram.moved" || code == "engram.stale")
             action("Re-verify this memory against the current code", "engram.reverify",
                    {{"id", id}, {"agent", who}, {"note", "re-verified from the editor"}}, true);
+        // An orphan whose code looks renamed and edited: re-verifying
+        // follows it there, once the reader has checked the claim.
+        if (code == "engram.orphaned" && d["data"].contains("successor") &&
+            d["data"]["successor"].is_string()) {
+            std::string to = d["data"]["successor"].get<std::string>();
+            action("Re-verify this memory against " + to.substr(to.find('#') + 1) +
+                       ", its likely successor",
+                   "engram.reverify",
+                   {{"id", id}, {"agent", who}, {"note", "followed to " + to + " from the editor"}},
+                   true);
+        }
         if (code == "engram.unmerged" ||
             (code == "engram.conflict" && d["data"].value("subject", "") == "diverged"))
             action("Resolve this memory with engram's merge rule", "engram.resolve",

@@ -106,6 +106,58 @@ TEST_CASE("an unsaved edit drifts a claim, published with its range, reverify cl
     CHECK(anchors["anchors"][0]["symbol"] == "TokenValidator.validate");
 }
 
+TEST_CASE("an unsaved rename and edit orphans a claim, published on its likely successor, whose "
+          "quick fix re-verifies against it") {
+    TempDir root;
+    copySampleWorkspace(root.path());
+    gitOk(root.path(), {"init", "-q"});
+    gitOk(root.path(), {"add", "-A"});
+    gitOk(root.path(), {"commit", "-q", "-m", "sample"});
+    Server s;
+    s.initialize(root.path());
+    auto [path, uri, text] = openAuth(s, root.path());
+    json claim =
+        s.call("engram/remember",
+               {{"text", "validate returns ok=False for expired tokens instead of raising"},
+                {"agent", "claude:test"},
+                {"anchors", {{{"path", "src/auth.py"}, {"symbol", "TokenValidator.validate"}}}}});
+    std::string id = claim["claim"]["id"];
+
+    // Renamed and edited in the buffer, not saved: the claim's code is in
+    // HEAD, its successor only in the editor.
+    std::string edited = text;
+    auto swap = [&](const std::string& from, const std::string& to) {
+        edited.replace(edited.find(from), from.size(), to);
+    };
+    swap("def validate(self, token):", "def check_token(self, token):");
+    swap("reason=\"expired\"", "reason=\"stale\"");
+    s.notify("textDocument/didChange", {{"textDocument", {{"uri", uri}, {"version", 2}}},
+                                        {"contentChanges", {{{"text", edited}}}}});
+    json diags = diagnosticsFor(s, uri, 2)["diagnostics"];
+    INFO(diags.dump(2));
+    REQUIRE(diags.size() == 1);
+    CHECK(diags[0]["code"] == "engram.orphaned");
+    CHECK(diags[0]["range"]["start"] == position(edited, "def check_token"));
+    CHECK(diags[0]["data"]["successor"] == "src/auth.py#TokenValidator.check_token");
+    CHECK(diags[0]["message"].get<std::string>().find("TokenValidator.check_token there looks "
+                                                      "like it renamed and edited") !=
+          std::string::npos);
+
+    json actions = s.call("textDocument/codeAction", {{"textDocument", {{"uri", uri}}},
+                                                      {"range", diags[0]["range"]},
+                                                      {"context", {{"diagnostics", diags}}}});
+    REQUIRE(actions.size() == 3);
+    CHECK(actions[0]["title"] ==
+          "Re-verify this memory against TokenValidator.check_token, its likely successor");
+    CHECK(actions[0]["command"]["command"] == "engram.reverify");
+    json re =
+        s.call("workspace/executeCommand", {{"command", actions[0]["command"]["command"]},
+                                            {"arguments", actions[0]["command"]["arguments"]}});
+    CHECK(re["claim"]["anchor_state"] == "intact");
+    CHECK(re["claim"]["anchors"][0]["symbol"] == "TokenValidator.check_token");
+    CHECK(diagnosticsFor(s, uri)["diagnostics"].empty());
+}
+
 TEST_CASE("recall rows and packet items say where each anchor's code is now in the unsaved text") {
     TempDir root;
     copySampleWorkspace(root.path());

@@ -2,6 +2,7 @@
 // keeps a claim intact, a body edit drifts it, a rename moves it (until
 // re-verified), a deletion orphans it.
 #include "engine/Engine.h"
+#include "support/Git.h"
 #include "support/LanguageCases.h"
 #include "support/TempDir.h"
 #include "syntax/Symbols.h"
@@ -491,6 +492,96 @@ TEST_CASE("in every language, a function renamed with a local variable of its ol
             CHECK(re.anchorState == "intact");
             CHECK(re.claim.anchors.at(0).symbol == c.renamedTo);
         }
+    }
+}
+
+TEST_CASE("in every language, in git, a function renamed and edited is orphaned with its likely "
+          "successor named, and re-verifying follows it",
+          "[anchors][successor]") {
+    for (const auto& c : localsOfOwnName()) {
+        DYNAMIC_SECTION(c.lang) {
+            TempDir root, home;
+            const std::string rel = "src/" + c.file;
+            root.write(rel, c.text);
+            gitInitCommitted(root.path());
+            Engine engine{{root.path(), "test", home.path(), 30, "test"}};
+            RememberRequest r;
+            r.text = "about " + c.symbol;
+            r.agent = "test:agent";
+            r.anchors = {AnchorSpec{.path = rel, .symbol = c.symbol}};
+            const std::string id = engine.remember(r).claim.id;
+            const std::string successor = rel + "#" + c.renamedTo;
+
+            // Renamed and edited, not committed: the code it was stamped on
+            // is HEAD's.
+            root.write(rel, apply(apply(c.text, c.rename), c.body));
+            auto got = engine.get(id);
+            CHECK(got.anchorState == "orphaned");
+            REQUIRE(got.places.size() == 1);
+            CHECK(got.places[0].successor == successor);
+            auto findings = engine.findings({"project"});
+            REQUIRE(findings.size() == 1);
+            CHECK(findings[0].code == "engram.orphaned");
+            CHECK(findings[0].successor == successor);
+            CHECK(findings[0].path == rel); // on the successor, where the code is
+            CHECK(findings[0].message.find(c.renamedTo + " there looks like it") !=
+                  std::string::npos);
+
+            // Committed: found in the file's history.
+            gitCommitAll(root.path(), "rename and edit");
+            CHECK(engine.get(id).places.at(0).successor == successor);
+
+            auto re = engine.reverify(id, "test:agent", "checked against the successor");
+            CHECK(re.anchorState == "intact");
+            CHECK(re.claim.anchors.at(0).symbol == c.renamedTo);
+        }
+    }
+}
+
+TEST_CASE("no successor is named without the code the anchor was stamped on, or for a deletion",
+          "[anchors][successor]") {
+    const auto& c = localsOfOwnName().front(); // python
+    const std::string rel = "src/" + c.file;
+    const std::string other = "\n\ndef unrelated(rows):\n    return [r for r in rows if r]\n";
+    auto remember = [&](Engine& engine) {
+        RememberRequest r;
+        r.text = "about " + c.symbol;
+        r.agent = "test:agent";
+        r.anchors = {AnchorSpec{.path = rel, .symbol = c.symbol}};
+        return engine.remember(r).claim.id;
+    };
+    SECTION("outside git") {
+        TempDir root, home;
+        root.write(rel, c.text);
+        Engine engine{{root.path(), "test", home.path(), 30, "test"}};
+        const std::string id = remember(engine);
+        root.write(rel, apply(apply(c.text, c.rename), c.body));
+        auto got = engine.get(id);
+        CHECK(got.anchorState == "orphaned");
+        CHECK(got.places.at(0).successor.empty());
+        CHECK_THROWS_AS(engine.reverify(id, "test:agent", ""), EngramError);
+    }
+    SECTION("deleted, and other code written") {
+        TempDir root, home;
+        root.write(rel, c.text);
+        gitInitCommitted(root.path());
+        Engine engine{{root.path(), "test", home.path(), 30, "test"}};
+        const std::string id = remember(engine);
+        root.write(rel, "import os" + other);
+        auto got = engine.get(id);
+        CHECK(got.anchorState == "orphaned");
+        CHECK(got.places.at(0).successor.empty());
+        CHECK(engine.findings({"project"}).at(0).successor.empty());
+    }
+    SECTION("stamped on code no commit holds") {
+        TempDir root, home;
+        root.write(rel, "import os\n");
+        gitInitCommitted(root.path());
+        root.write(rel, c.text); // written after the last commit
+        Engine engine{{root.path(), "test", home.path(), 30, "test"}};
+        const std::string id = remember(engine);
+        root.write(rel, apply(apply(c.text, c.rename), c.body));
+        CHECK(engine.get(id).places.at(0).successor.empty());
     }
 }
 

@@ -5,9 +5,9 @@
 #include "engine/Rederive.h"
 #include "engine/Anchoring.h"
 #include "store/ClaimFile.h"
+#include "support/Git.h"
 #include "support/TempDir.h"
 #include "syntax/Symbols.h"
-#include "util/Process.h"
 
 #include <catch2/catch.hpp>
 
@@ -15,6 +15,7 @@
 namespace unit_RederiveTest {
 
 using namespace engram;
+using engram::test::git;
 using engram::test::TempDir;
 
 namespace {
@@ -43,21 +44,6 @@ std::optional<std::string> pick(const std::vector<syntax::Symbol>& symbols, cons
     if (whyOut) *whyOut = why;
     if (!i) return std::nullopt;
     return syntax::writtenName(symbols[*i]) + "@" + std::to_string(symbols[*i].startLine + 1);
-}
-
-const std::vector<std::string> kGitEnv = {"GIT_AUTHOR_NAME=t", "GIT_AUTHOR_EMAIL=t@example.invalid",
-                                          "GIT_COMMITTER_NAME=t",
-                                          "GIT_COMMITTER_EMAIL=t@example.invalid"};
-
-void git(const std::string& dir, std::vector<std::string> args) {
-    std::vector<std::string> argv = {"env", "-u", "GIT_DIR", "HOME=/nonexistent",
-                                     "GIT_CONFIG_NOSYSTEM=1"};
-    argv.insert(argv.end(), kGitEnv.begin(), kGitEnv.end());
-    argv.insert(argv.end(), {"git", "-C", dir});
-    argv.insert(argv.end(), args.begin(), args.end());
-    auto r = runProcess(argv);
-    INFO(args[0] << ": " << (r ? r->err : "cannot run"));
-    REQUIRE((r && r->exitCode == 0));
 }
 
 const std::string kCode = "def helper(x):\n    return x + 1\n\n\n"

@@ -31,6 +31,9 @@ struct Shape<Finding> {
         field("claim_file", &Finding::claimFile),
         field("replacement", &Finding::replacement,
               "Text to write over the range that fixes it, when there is one"),
+        field("successor", &Finding::successor,
+              "Orphaned: the definition its code most likely lives on in, renamed and edited "
+              "(path#Name); re-verifying follows it"),
     };
 };
 
