@@ -381,24 +381,32 @@ bool answersClearly(const Candidate& c, double best) {
     return m.matched >= 2;
 }
 
+// The least score the hook's cap keeps: the kHookMost-th best of
+// `scores`, when there are more; else no bound.
+double leastKept(std::vector<double> scores) {
+    if (scores.size() <= kHookMost) return 0;
+    std::nth_element(scores.begin(), scores.begin() + (kHookMost - 1), scores.end(),
+                     std::greater<>());
+    return scores[kHookMost - 1];
+}
+
 int64_t relevanceFloor(std::map<std::pair<std::string, std::string>, Candidate>& cands,
                        bool strict) {
     double best = 0;
     for (auto& [key, c] : cands)
         best = std::max(best, c.textScore);
-    // The hook's cap: the best-scoring of those over the packet's floor.
-    std::vector<double> kept;
-    for (auto& [key, c] : cands)
-        if (!c.inScope && clearsPacketFloor(c, best)) kept.push_back(c.textScore);
-    std::sort(kept.begin(), kept.end(), std::greater<>());
-    double least = strict && kept.size() > kHookMost ? kept[kHookMost - 1] : 0;
-    // The hook's claims in scope (anchored in a file the prompt names) come
-    // whatever their words, but no more of them than of the others.
-    std::vector<double> scoped;
-    for (auto& [key, c] : cands)
-        if (c.inScope) scoped.push_back(c.score);
-    std::sort(scoped.begin(), scoped.end(), std::greater<>());
-    double leastScoped = strict && scoped.size() > kHookMost ? scoped[kHookMost - 1] : 0;
+    // The hook's cap: the best-scoring of those over the packet's floor;
+    // and of the claims in scope (anchored in a file the prompt names),
+    // which come whatever their words, no more than of the others.
+    std::vector<double> kept, scoped;
+    for (auto& [key, c] : cands) {
+        if (c.inScope)
+            scoped.push_back(c.score);
+        else if (clearsPacketFloor(c, best))
+            kept.push_back(c.textScore);
+    }
+    const double least = strict ? leastKept(std::move(kept)) : 0;
+    const double leastScoped = strict ? leastKept(std::move(scoped)) : 0;
     bool open = !strict;
     for (auto& [key, c] : cands)
         open = open || (!c.inScope && c.textScore >= least && answersClearly(c, best));

@@ -63,7 +63,9 @@ std::vector<std::string> Engine::filesNamedIn(const std::string& prompt, size_t 
     std::vector<std::string> out;
     Tier& proj = tiers_.project();
     if (most == 0 || !tiers_.ready(proj)) return out;
-    auto snapshot = proj.index->readScope();
+    // One read transaction for the lookups, opened at the first word that
+    // looks like a file (most prompts name none).
+    std::optional<decltype(proj.index->readScope())> snapshot;
     size_t looked = 0;
     size_t at = 0;
     while (at < prompt.size() && looked < kLooked && out.size() < most) {
@@ -72,6 +74,7 @@ std::vector<std::string> Engine::filesNamedIn(const std::string& prompt, size_t 
         auto word = fileWord(prompt.substr(at, end - at));
         at = end + 1;
         if (!word) continue;
+        if (!snapshot) snapshot.emplace(proj.index->readScope());
         ++looked;
         size_t slash = word->rfind('/');
         std::string base = slash == std::string::npos ? *word : word->substr(slash + 1);

@@ -134,10 +134,12 @@ bool namesKind(const std::string& term, const std::string& kind) {
     return it != kindWords().end() && it->second.count(term) > 0;
 }
 
-bool namesAnyKind(const std::string& term) {
+// The kinds a word of the query names (most name none).
+std::vector<std::string_view> kindsNamed(const std::string& term) {
+    std::vector<std::string_view> out;
     for (auto& [kind, words] : kindWords())
-        if (words.count(term)) return true;
-    return false;
+        if (words.count(term)) out.push_back(kind);
+    return out;
 }
 
 // The terms a recall looks for (the query's own and their related terms),
@@ -604,11 +606,10 @@ void Engine::candidatePass(TierPass& p, const std::vector<std::string>& queryTer
         // of them are candidates beside the word's own rows. Its idf stays
         // the word's.
         if (i < queryTerms.size())
-            for (auto& [kind, words] : kindWords())
-                if (words.count(term)) {
-                    auto more = t.index->ofKind(kind, perTerm);
-                    rows.insert(rows.end(), more.begin(), more.end());
-                }
+            for (auto kind : kindsNamed(term)) {
+                auto more = t.index->ofKind(std::string(kind), perTerm);
+                rows.insert(rows.end(), more.begin(), more.end());
+            }
         p.qterms.push_back(q);
         lists.push_back(std::move(rows));
     }
@@ -740,7 +741,7 @@ std::optional<text::When> Engine::eventWindow(const RecallRequest& req, int64_t 
     w.phrase = event->phrase;
     std::string rest = text::withoutWhen(*req.query, w);
     for (auto& t : text::terms(rest))
-        if (!weakTerm(t) && !asksWhatHappened(t) && !namesAnyKind(t)) return std::nullopt;
+        if (!weakTerm(t) && !asksWhatHappened(t) && kindsNamed(t).empty()) return std::nullopt;
     // Words that say what kind of event it was ("the webhook incident",
     // "the postgres upgrade") are left to the rest: a claim tells what
     // happened ("webhook deliveries were delayed"), seldom what it was called.
