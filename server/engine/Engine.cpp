@@ -287,10 +287,6 @@ GetResult Engine::get(const std::string& id) {
     // against the commit that made it (not a hot path: recall and hover are).
     Anchorer::HistoryScope history(anchorer_);
     r.anchorState = anchorer_.claimState(*c, &r.places);
-    for (size_t i = 0; i < r.places.size() && i < c->anchors.size(); ++i)
-        if (r.places[i].state == "orphaned")
-            if (auto next = anchorer_.successor(c->anchors[i]))
-                r.places[i].successor = c->anchors[i].path + "#" + next->symbol;
     for (auto& p : r.places)
         r.anchorStates.push_back(p.state);
     r.history = t.store->versions(id);

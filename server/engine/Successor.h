@@ -17,8 +17,9 @@
 //
 // A hint, not a verdict: the anchor stays orphaned; its finding names the
 // successor, and `reverify`, the act of a reader who checked the claim
-// against it, follows it. Only while a history scope is open (check, get,
-// reverify): recall, hover, a keystroke and the hook run no process.
+// against it, follows it. Asked by check (and so the editor's diagnostics)
+// and reverify alone: recall, get, hover, packets and the hook run no
+// process for it.
 // ARCHITECTURE.md, "Likely successors", gives the measured precision.
 #pragma once
 #include "model/Claim.h"

@@ -41,9 +41,6 @@ struct AnchorPlace {
     // Columns in UTF-16 code units here (an LSP range), not bytes.
     std::optional<TextRange> range;
     std::string movedTo; // moved: the symbol's name now
-    // Orphaned, asked of one claim (get): the definition its code most likely
-    // lives on in, renamed and edited ("path#Qualified", engine/Successor.h).
-    std::string successor;
 };
 
 struct RememberRequest {

@@ -133,12 +133,7 @@ std::string get(const GetResult& r) {
     }
     for (size_t i = 0; i < r.claim.anchors.size(); ++i)
         out += "anchor: " + formatAnchor(r.claim.anchors[i]) + " (" +
-               (i < r.anchorStates.size() ? r.anchorStates[i] : "unknown") +
-               (i < r.places.size() && !r.places[i].successor.empty()
-                    ? "; likely renamed and edited to " + r.places[i].successor +
-                          ": check the claim against it, then reverify to follow it"
-                    : "") +
-               ")\n";
+               (i < r.anchorStates.size() ? r.anchorStates[i] : "unknown") + ")\n";
     for (auto& e : r.claim.evidence)
         out += "evidence: " + e.type + " " + e.value + "\n";
     auto& f = r.claim.feedback;

@@ -515,10 +515,7 @@ TEST_CASE("in every language, in git, a function renamed and edited is orphaned 
             // Renamed and edited, not committed: the code it was stamped on
             // is HEAD's.
             root.write(rel, apply(apply(c.text, c.rename), c.body));
-            auto got = engine.get(id);
-            CHECK(got.anchorState == "orphaned");
-            REQUIRE(got.places.size() == 1);
-            CHECK(got.places[0].successor == successor);
+            CHECK(engine.get(id).anchorState == "orphaned");
             auto findings = engine.findings({"project"});
             REQUIRE(findings.size() == 1);
             CHECK(findings[0].code == "engram.orphaned");
@@ -529,7 +526,7 @@ TEST_CASE("in every language, in git, a function renamed and edited is orphaned 
 
             // Committed: found in the file's history.
             gitCommitAll(root.path(), "rename and edit");
-            CHECK(engine.get(id).places.at(0).successor == successor);
+            CHECK(engine.findings({"project"}).at(0).successor == successor);
 
             auto re = engine.reverify(id, "test:agent", "checked against the successor");
             CHECK(re.anchorState == "intact");
@@ -556,9 +553,8 @@ TEST_CASE("no successor is named without the code the anchor was stamped on, or 
         Engine engine{{root.path(), "test", home.path(), 30, "test"}};
         const std::string id = remember(engine);
         root.write(rel, apply(apply(c.text, c.rename), c.body));
-        auto got = engine.get(id);
-        CHECK(got.anchorState == "orphaned");
-        CHECK(got.places.at(0).successor.empty());
+        CHECK(engine.get(id).anchorState == "orphaned");
+        CHECK(engine.findings({"project"}).at(0).successor.empty());
         CHECK_THROWS_AS(engine.reverify(id, "test:agent", ""), EngramError);
     }
     SECTION("deleted, and other code written") {
@@ -568,9 +564,7 @@ TEST_CASE("no successor is named without the code the anchor was stamped on, or 
         Engine engine{{root.path(), "test", home.path(), 30, "test"}};
         const std::string id = remember(engine);
         root.write(rel, "import os" + other);
-        auto got = engine.get(id);
-        CHECK(got.anchorState == "orphaned");
-        CHECK(got.places.at(0).successor.empty());
+        CHECK(engine.get(id).anchorState == "orphaned");
         CHECK(engine.findings({"project"}).at(0).successor.empty());
     }
     SECTION("stamped on code no commit holds") {
@@ -581,7 +575,7 @@ TEST_CASE("no successor is named without the code the anchor was stamped on, or 
         Engine engine{{root.path(), "test", home.path(), 30, "test"}};
         const std::string id = remember(engine);
         root.write(rel, apply(apply(c.text, c.rename), c.body));
-        CHECK(engine.get(id).places.at(0).successor.empty());
+        CHECK(engine.findings({"project"}).at(0).successor.empty());
     }
 }
 

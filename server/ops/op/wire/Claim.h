@@ -223,7 +223,6 @@ struct PlacedAnchor {
     std::optional<OneOf<AnchorState>> state;
     std::optional<std::string> notJudged;
     std::optional<Current> current;
-    std::optional<std::string> successor;
     static constexpr auto fields() {
         return std::tuple{
             spread(&PlacedAnchor::anchor),
@@ -231,10 +230,7 @@ struct PlacedAnchor {
             field("not_judged", &PlacedAnchor::notJudged,
                   "Unjudged: why engram could not judge it (file_too_large, no_grammar, "
                   "earlier_rules...)"),
-            field("current", &PlacedAnchor::current),
-            field("successor", &PlacedAnchor::successor,
-                  "Orphaned (get): the definition its code most likely lives on in, renamed and "
-                  "edited (path#Name); re-verifying follows it")};
+            field("current", &PlacedAnchor::current)};
     }
 };
 
@@ -249,12 +245,11 @@ struct Shape<PlacedClaim> {
             +[](const PlacedClaim& p) {
                 std::vector<detail::PlacedAnchor> out;
                 for (size_t i = 0; i < p.claim.anchors.size(); ++i) {
-                    detail::PlacedAnchor a{p.claim.anchors[i], {}, {}, {}, {}};
+                    detail::PlacedAnchor a{p.claim.anchors[i], {}, {}, {}};
                     if (i < p.places.size()) {
                         const AnchorPlace& at = p.places[i];
                         a.state = OneOf<AnchorState>{at.state};
                         a.notJudged = detail::unlessEmpty(at.reason);
-                        a.successor = detail::unlessEmpty(at.successor);
                         if (at.range && !at.path.empty())
                             a.current = detail::Current{at.path, *at.range,
                                                         detail::unlessEmpty(at.movedTo)};
