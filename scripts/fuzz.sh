@@ -40,7 +40,15 @@ mkdir -p "$out"
 one() {
     local t="$1" corpus art log n maxlen
     art="$out/artifacts/$t" log="$out/$t.log"
-    if ((fresh)); then corpus="$(mktemp -d)"; else corpus="$out/corpus/$t"; fi
+    # A fresh run (the suite's) writes a log of its own: sharing the
+    # campaign's path would truncate the log of a campaign running beside
+    # it, whose final statistics would then be lost.
+    if ((fresh)); then
+        corpus="$(mktemp -d)" log="$out/fresh/$t.log"
+        mkdir -p "$out/fresh"
+    else
+        corpus="$out/corpus/$t"
+    fi
     mkdir -p "$corpus" "$art"
     local seeds="$here/fixtures/fuzz/$t"
     [ -d "$seeds" ] || seeds=""
@@ -129,14 +137,20 @@ EOF
     fi
     ((fresh)) && rm -rf "$corpus"
     local done units rate
-    done="$(grep -oE '^Done [0-9]+ runs in [0-9]+ second' "$log" | head -1 || true)"
-    units="$(grep -oE 'number_of_executed_units: [0-9]+' "$log" | head -1 | grep -oE '[0-9]+$' || true)"
-    rate="$(grep -oE 'average_exec_per_sec: +[0-9]+' "$log" | head -1 | grep -oE '[0-9]+$' || true)"
+    done="$(grep -aoE '^Done [0-9]+ runs in [0-9]+ second' "$log" | head -1 || true)"
+    units="$(grep -aoE 'number_of_executed_units: [0-9]+' "$log" | head -1 | grep -oE '[0-9]+$' || true)"
+    rate="$(grep -aoE 'average_exec_per_sec: +[0-9]+' "$log" | head -1 | grep -oE '[0-9]+$' || true)"
     if ((rc == 0)); then
         printf '%-22s ok      %s\n' "$t" "${done:-?}"
     else
         printf '%-22s FAILED  exit %d, see %s\n' "$t" "$rc" "$log"
         grep -E 'ERROR|property broken|runtime error' "$log" | head -3 | sed 's/^/    /'
+    fi
+    # A finished run prints its statistics; a log without them was written
+    # over (or the run did not finish): no verdict, and nothing recorded.
+    if ((rc == 0)) && [ -z "$units" ]; then
+        printf '%-22s no statistics in %s; nothing recorded\n' "$t" "$log"
+        return 1
     fi
     if ((!fresh)); then
         mkdir -p "$here/bench/results"
