@@ -431,6 +431,11 @@ void Scanner::judgeAgainst(InstructionRef& ir, const Anchor& base, bool cutOff) 
     } else {
         ir.state = "dangling";
         ir.why = base.symbol + " was removed from " + base.path + " " + since;
+        // Renamed and edited at once: where its code most likely went (a
+        // hint for the reader, who must re-read the sentence; no fix is
+        // offered, as writing the new name would hide that its code changed).
+        if (auto next = anchorer_.successor(base))
+            ir.why += "; " + next->symbol + " there looks like it renamed and edited";
     }
 }
 

@@ -17,9 +17,10 @@
 //
 // A hint, not a verdict: the anchor stays orphaned; its finding names the
 // successor, and `reverify`, the act of a reader who checked the claim
-// against it, follows it. Asked by check (and so the editor's diagnostics)
-// and reverify alone: recall, get, hover, packets and the hook run no
-// process for it.
+// against it, follows it. Asked by check (and so the editor's diagnostics),
+// reverify, and the judging scans of instruction files (a reference to a
+// definition renamed and edited is dangling, its successor named): recall,
+// get, hover, packets and the hook run no process for it.
 // ARCHITECTURE.md, "Likely successors", gives the measured precision.
 #pragma once
 #include "model/Claim.h"

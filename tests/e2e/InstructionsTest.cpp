@@ -426,6 +426,23 @@ TEST_CASE("a fresh clone's engram check judges names as after init, lone words b
     CHECK(codes == std::set<std::pair<std::string, std::string>>{
                        {"ref:TokenValidator.revoke", "engram.dangling"},
                        {"ref:refresh", "engram.dangling"}});
+
+    // validate renamed and edited at once: dangling, its likely successor
+    // named (no fix: the sentence must be re-read against the new code).
+    a.edit("src/auth.py", "def validate(self, token):", "def check_token(self, token):");
+    a.edit("src/auth.py", "reason=\"expired\"", "reason=\"stale\"");
+    a.commitAll("validate is check_token, and says stale");
+    gitOk(b.dir, {"pull", "-q", "origin", "main"});
+    json renamed = b.run({"check", "--format", "json"}).parsed();
+    json validate;
+    for (auto& f : renamed["findings"])
+        if (f["subject"] == "ref:TokenValidator.validate()") validate = f;
+    INFO(renamed.dump(2));
+    REQUIRE(validate.is_object());
+    CHECK(validate["code"] == "engram.dangling");
+    CHECK(contains(validate["message"].get<std::string>(),
+                   "TokenValidator.check_token there looks like it renamed and edited"));
+    CHECK(validate["replacement"] == "");
 }
 
 TEST_CASE("instruction files are known without listing the workspace on the way to an answer: "
