@@ -1,5 +1,6 @@
 // reverify: after checking a drifted or moved claim against the current
-// code and finding it still true, re-stamp its anchors to the code as it is.
+// code and finding it still true, re-stamp its anchors to the code as it is
+// (an orphan's named successor included).
 #include "ops/op/Ops.h"
 #include "ops/op/Wire.h"
 
@@ -37,7 +38,9 @@ Operation operation() {
         .name = "reverify",
         .title = "Re-verify a claim",
         .description = "After checking a drifted or moved claim against the current code and "
-                       "finding it still true, re-stamp its anchors to the code as it is now.",
+                       "finding it still true, re-stamp its anchors to the code as it is now. An "
+                       "orphaned anchor whose finding names a likely successor (renamed and "
+                       "edited) follows it; any other orphaned anchor is refused.",
         .effect = Effect::Write,
         .input = protocol::inputSchema<Params>,
         .output = protocol::outputSchema<GetResult>,
