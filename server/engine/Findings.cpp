@@ -549,11 +549,16 @@ void Engine::FindingsRun::anchorFindings(const ClaimScope& cs, std::vector<Place
                         "; check the claim, then re-verify (engram reverify " + c.id +
                         ") or retract it; " + cs.quoted;
         } else if (check.state == "moved") {
-            f.path = a.path;
+            // Reported where the code is now: in another file when it moved
+            // there (the anchor's own file may be gone), as the editor and
+            // SARIF show a finding on the file it names.
+            std::string now = check.current ? check.current->path : a.path;
+            f.path = now;
             f.range = check.range.value_or(TextRange{});
-            f.message = "moved: " + a.symbol + " is now " + check.movedTo + " in " + a.path +
-                        " (not applied until re-verified); re-verify (engram reverify " + c.id +
-                        ") to follow it, or retract the claim; " + cs.quoted;
+            std::string to = check.current ? check.current->symbol : check.movedTo;
+            f.message = "moved: " + (now == a.path ? a.symbol : what) + " is now " + to + " in " +
+                        now + " (not applied until re-verified); re-verify (engram reverify " +
+                        c.id + ") to follow it, or retract the claim; " + cs.quoted;
         } else {
             f.code = "engram.orphaned";
             f.severity = std::string(findingRule(f.code)->severity);

@@ -109,15 +109,19 @@ std::optional<SuccessorPick> likelySuccessor(size_t was, const std::vector<synta
 }
 
 const FormerCode::Found* FormerCode::stamped(const Anchor& a) {
-    std::string head = headCommit(root_);
-    if (head != head_) {
-        // New commits may hold what was not found, and the files' last
-        // versions are others.
-        found_.clear();
-        commits_.clear();
-        head_ = head;
+    if (!headRead_) {
+        // Once per session: HEAD does not move under one findings run.
+        std::string head = headCommit(root_);
+        headRead_ = true;
+        if (head != head_) {
+            // New commits may hold what was not found, and the files' last
+            // versions are others.
+            found_.clear();
+            commits_.clear();
+            head_ = std::move(head);
+        }
     }
-    if (head.empty() || a.symbol.empty()) return nullptr; // outside git, or nothing committed
+    if (head_.empty() || a.symbol.empty()) return nullptr; // outside git, or nothing committed
     auto [it, fresh] = found_.try_emplace(a.path + "\t" + a.symbol + "\t" + a.hash);
     if (!fresh) return it->second ? &*it->second : nullptr;
     // The file's last versions: one `git log` per file and HEAD.

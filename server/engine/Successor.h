@@ -99,10 +99,11 @@ public:
     // for the process, until HEAD moves.
     const Found* stamped(const Anchor& a);
     // Ends the `git cat-file` process and forgets the versions read (the
-    // answers stay).
+    // answers stay, until the next session finds HEAD moved).
     void endSession() {
         objects_.reset();
         versions_.clear();
+        headRead_ = false;
     }
 
     static constexpr int kVersions = 8;
@@ -113,7 +114,8 @@ public:
 
 private:
     std::string root_;
-    std::string head_; // HEAD when the answers below were found
+    std::string head_;      // HEAD when the answers below were found
+    bool headRead_ = false; // in this session
     std::unique_ptr<GitObjectReader> objects_;
     std::unordered_map<std::string, std::optional<Found>> found_; // by path, symbol and hash
     // Per file: its last kVersions commits, newest first (none: git failed).

@@ -70,8 +70,14 @@ void LspServer::publishDiagnostics(const std::string& path, std::optional<int64_
             return int(unspell<Severity>(s).value_or(Severity::Warning)) + 1;
         };
         for (auto& finding : f->engine.findings({"project", *rel})) {
-            if (finding.path != *rel) continue;
-            auto& r = finding.range;
+            // A definition that left this file for another is reported
+            // there, where its code is now; the editor finds claims by the
+            // file they are anchored in, so it is shown here too, at the
+            // top of the file, pointing at where the code went.
+            bool leftFile = finding.path != *rel && finding.code == "engram.moved" &&
+                            finding.subject.starts_with(*rel + "#");
+            if (finding.path != *rel && !leftFile) continue;
+            TextRange r = leftFile ? TextRange{} : finding.range;
             json d = {
                 {"range", lspRange(*text, r.startLine, r.startColumn, r.endLine, r.endColumn)},
                 {"severity", severity(finding.severity)},
@@ -88,11 +94,24 @@ void LspServer::publishDiagnostics(const std::string& path, std::optional<int64_
                              {"file", *rel},
                              {"line", r.startLine + 1},
                              {"replacement", finding.replacement}};
+            json related = json::array();
+            if (leftFile) {
+                std::string now = f->root() + "/" + finding.path;
+                auto nowText = f->engine.documentText(now);
+                const auto& to = finding.range;
+                related.push_back(
+                    {{"location",
+                      {{"uri", pathToUri(now)},
+                       {"range", lspRange(nowText.value_or(""), to.startLine, to.startColumn,
+                                          to.endLine, to.endColumn)}}},
+                     {"message", "where its code is now"}});
+            }
             if (!finding.claimFile.empty() && finding.claimFile != path)
-                d["relatedInformation"] = json::array({{{"location",
-                                                         {{"uri", pathToUri(finding.claimFile)},
-                                                          {"range", lspRange("", 0, 0, 0, 0)}}},
-                                                        {"message", "the claim file"}}});
+                related.push_back(
+                    {{"location",
+                      {{"uri", pathToUri(finding.claimFile)}, {"range", lspRange("", 0, 0, 0, 0)}}},
+                     {"message", "the claim file"}});
+            if (!related.empty()) d["relatedInformation"] = std::move(related);
             diags.push_back(std::move(d));
         }
     }

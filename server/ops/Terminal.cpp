@@ -97,7 +97,7 @@ std::string recall(const RecallResult& r) {
         out += "No claims returned. " + r.whyEmpty + ".\n";
         for (auto& m : r.memoryExists)
             out += "  " + m.tier + (m.tier == "other" ? " " + m.store : "") + ": " +
-                   std::to_string(m.live) + " live claims\n";
+                   std::to_string(m.live) + (m.live == 1 ? " live claim\n" : " live claims\n");
         if (!r.envelope.recovery.method.empty())
             out += "  next: " + r.envelope.recovery.reason + "\n";
     } else if (r.truncated) {

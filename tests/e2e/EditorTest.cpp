@@ -158,6 +158,68 @@ TEST_CASE("an unsaved rename and edit orphans a claim, published on its likely s
     CHECK(diagnosticsFor(s, uri)["diagnostics"].empty());
 }
 
+TEST_CASE(
+    "a definition moved to another file is shown in its old file, pointing at its new place") {
+    TempDir root;
+    copySampleWorkspace(root.path());
+    std::string id;
+    {
+        Server first;
+        first.initialize(root.path());
+        json c =
+            first.call("engram/remember",
+                       {{"text", "ValidationResult carries ok and a reason"},
+                        {"agent", "a"},
+                        {"anchors", {{{"path", "src/auth.py"}, {"symbol", "ValidationResult"}}}}});
+        id = c["claim"]["id"];
+    }
+    // The class moves to a file of its own while engram is not running.
+    std::string auth = root.path() + "/src/auth.py";
+    std::string text = *slurp(auth);
+    auto at = text.find("\n\nclass ValidationResult:");
+    REQUIRE(at != std::string::npos);
+    std::string cls = text.substr(at + 2);
+    spew(auth, text.substr(0, at) + "\n");
+    std::string results = root.path() + "/src/results.py";
+    spew(results, "\"\"\"Results.\"\"\"\n\n\n" + cls);
+
+    Server s;
+    s.initialize(root.path());
+    auto opened = openAuth(s, root.path());
+    // The first publication may come before the code index has the new
+    // file; the server publishes again once it has.
+    json moved;
+    for (int i = 0; i < 10 && moved.is_null(); ++i) {
+        json published = diagnosticsFor(s, opened.uri);
+        for (auto& d : published["diagnostics"])
+            if (d["code"] == "engram.moved") moved = d;
+    }
+    INFO(moved.dump(2));
+    REQUIRE(moved.is_object());
+    CHECK(moved["range"]["start"] == json{{"line", 0}, {"character", 0}});
+    CHECK(moved["message"].get<std::string>().find(
+              "ValidationResult in src/auth.py is now ValidationResult in src/results.py") !=
+          std::string::npos);
+    json where = moved["relatedInformation"][0]["location"];
+    CHECK(where["uri"] == fileUri(results));
+    CHECK(where["range"]["start"] == position(*slurp(results), "class ValidationResult"));
+    CHECK(moved["relatedInformation"][1]["location"]["uri"].get<std::string>().find(id) !=
+          std::string::npos);
+
+    // Its quick fix re-verifies, following the code to its new file.
+    json actions =
+        s.call("textDocument/codeAction", {{"textDocument", {{"uri", opened.uri}}},
+                                           {"range", moved["range"]},
+                                           {"context", {{"diagnostics", json::array({moved})}}}});
+    REQUIRE(actions.size() == 3);
+    CHECK(actions[0]["command"]["command"] == "engram.reverify");
+    json re =
+        s.call("workspace/executeCommand", {{"command", actions[0]["command"]["command"]},
+                                            {"arguments", actions[0]["command"]["arguments"]}});
+    CHECK(re["claim"]["anchor_state"] == "intact");
+    CHECK(re["claim"]["anchors"][0]["path"] == "src/results.py");
+}
+
 TEST_CASE("recall rows and packet items say where each anchor's code is now in the unsaved text") {
     TempDir root;
     copySampleWorkspace(root.path());

@@ -155,6 +155,19 @@ TEST_CASE("a definition moved to another file is reported moved, with its new pl
 
     auto got = f.engine.get(id);
     CHECK(got.anchorState == "moved");
+    // The finding is on the code where it is now, in the other file: the
+    // editor and SARIF place a finding on the file it names.
+    auto fs = f.engine.findings({});
+    REQUIRE(fs.size() == 1);
+    CHECK(fs[0].code == "engram.moved");
+    CHECK(fs[0].path == "src/crypto_util.py");
+    CHECK(fs[0].range.startLine == 3);
+    CHECK(fs[0].range.endLine == 4);
+    CHECK(fs[0].message.find("constant_time_equal in " + f.rel +
+                             " is now constant_time_equal in src/crypto_util.py") !=
+          std::string::npos);
+    // A pull request that only added the new file still reports it.
+    CHECK(f.engine.findings({.changed = std::set<std::string>{"src/crypto_util.py"}}).size() == 1);
     auto re = f.engine.reverify(id, "test:agent", "moved to crypto_util");
     CHECK(re.anchorState == "intact");
     CHECK(re.claim.anchors.at(0).path == "src/crypto_util.py");
