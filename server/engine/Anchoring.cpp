@@ -468,6 +468,50 @@ const std::vector<std::string>& Anchorer::formerShapes(const CachedFile& f,
     return f.masked[formerName] = std::move(shapes);
 }
 
+std::optional<int> Anchorer::shiftedRange(const CachedFile& f, const Anchor& a) {
+    const int count = a.endLine - a.startLine + 1;
+    if (count < 1) return std::nullopt;
+    std::string key = a.hash + "/" + std::to_string(count);
+    auto it = f.shifted.find(key);
+    if (it == f.shifted.end()) {
+        // Windows of `count` lines, digested as the anchor was (the digest
+        // folds white space, so a window is the text from its first line's
+        // start to its last line's end), nearest the old place first. Found
+        // twice, which one it is cannot be told. The hashing is bounded
+        // (an edit in the editor asks again): past kShiftBudget bytes with
+        // the file not yet covered, it is not found either.
+        std::vector<size_t> starts{0};
+        for (size_t i = 0; i < f.text.size(); ++i)
+            if (f.text[i] == '\n' && i + 1 < f.text.size()) starts.push_back(i + 1);
+        const long windows = long(starts.size()) - count + 1;
+        const long was = a.startLine - 1;
+        size_t hashed = 0;
+        int found = 0;
+        bool covered = true;
+        auto matches = [&](long first) {
+            size_t last = size_t(first) + size_t(count) - 1;
+            size_t end = last + 1 < starts.size() ? starts[last + 1] : f.text.size();
+            hashed += end - starts[size_t(first)];
+            return textDigest(std::string_view(f.text).substr(
+                       starts[size_t(first)], end - starts[size_t(first)])) == a.hash;
+        };
+        for (long d = 1; windows > 0 && (was - d >= 0 || was + d < windows); ++d) {
+            if (hashed > kShiftBudget) {
+                covered = false;
+                break;
+            }
+            for (long first : {was - d, was + d}) {
+                if (first < 0 || first >= windows || !matches(first)) continue;
+                found = found ? -1 : int(first) + 1;
+            }
+            if (found < 0) break;
+        }
+        it = f.shifted.emplace(std::move(key), covered && found > 0 ? found : 0).first;
+    }
+    if (it->second == 0) return std::nullopt;
+    return it->second;
+}
+
 AnchorCheck Anchorer::check(const Anchor& a) {
     AnchorCheck out;
     out.state = "orphaned";
@@ -557,8 +601,21 @@ AnchorCheck Anchorer::check(const Anchor& a) {
     Anchor current = a;
     if (a.startLine > 0) {
         auto text = lineRange(f->text, a.startLine, a.endLine);
+        if (text) digest = textDigest(*text);
+        if (!a.hash.empty() && digest != a.hash)
+            if (auto at = shiftedRange(*f, a)) {
+                // The same lines, unchanged, under lines that came or went
+                // above them: a move, reported and not applied until
+                // re-verified, as a renamed definition's is.
+                current.startLine = *at;
+                current.endLine = *at + (a.endLine - a.startLine);
+                out.state = "moved";
+                out.current = current;
+                out.range =
+                    TextRange{uint32_t(current.startLine - 1), 0, uint32_t(current.endLine), 0};
+                return out;
+            }
         if (!text) return out;
-        digest = textDigest(*text);
     } else {
         digest = textDigest(f->text);
     }

@@ -163,6 +163,11 @@ private:
         // (formerShapes), parallel to `symbols`; filled on demand, dropped
         // with the text.
         mutable std::unordered_map<std::string, std::vector<std::string>> masked;
+        // Per range anchor's digest and line count: the first line of the one
+        // place in the text that holds those lines unchanged (0: none, or
+        // more than one); filled on demand (shiftedRange), dropped with the
+        // text.
+        mutable std::unordered_map<std::string, int> shifted;
     };
     // nullptr when the file is missing or outside the root.
     bool tooLarge(const std::string& rel) const; // past the size engram reads
@@ -177,6 +182,11 @@ private:
     // their own names are (syntax::extractSymbols), parallel to its symbols.
     static const std::vector<std::string>& formerShapes(const CachedFile& f,
                                                         const std::string& formerName);
+    // Where a line-range anchor's lines are now when lines above them came
+    // or went: the first line of the one window of as many lines with its
+    // digest, nullopt when there is none or more than one.
+    static std::optional<int> shiftedRange(const CachedFile& f, const Anchor& a);
+    static constexpr size_t kShiftBudget = size_t(1) << 20;
 
     std::string root_;
     std::unordered_map<std::string, CachedFile> cache_;

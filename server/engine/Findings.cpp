@@ -555,10 +555,18 @@ void Engine::FindingsRun::anchorFindings(const ClaimScope& cs, std::vector<Place
             std::string now = check.current ? check.current->path : a.path;
             f.path = now;
             f.range = check.range.value_or(TextRange{});
-            std::string to = check.current ? check.current->symbol : check.movedTo;
-            f.message = "moved: " + (now == a.path ? a.symbol : what) + " is now " + to + " in " +
-                        now + " (not applied until re-verified); re-verify (engram reverify " +
-                        c.id + ") to follow it, or retract the claim; " + cs.quoted;
+            std::string moved;
+            if (a.symbol.empty() && check.current) { // a line range under lines that came or went
+                const Anchor& n = *check.current;
+                moved = lines + " of " + a.path + " are now lines " + std::to_string(n.startLine) +
+                        "-" + std::to_string(n.endLine) + ", unchanged";
+            } else {
+                std::string to = check.current ? check.current->symbol : check.movedTo;
+                moved = (now == a.path ? a.symbol : what) + " is now " + to + " in " + now;
+            }
+            f.message = "moved: " + moved +
+                        " (not applied until re-verified); re-verify (engram reverify " + c.id +
+                        ") to follow it, or retract the claim; " + cs.quoted;
         } else {
             f.code = "engram.orphaned";
             f.severity = std::string(findingRule(f.code)->severity);

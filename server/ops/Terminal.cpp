@@ -67,8 +67,11 @@ std::string recall(const RecallResult& r) {
             if ((p.state != "moved" && p.state != "drifted") || !p.range) continue;
             const Anchor& was = row.claim.anchors[a];
             out += "   " + p.state + ": " + was.path +
-                   (was.symbol.empty() ? "" : "#" + was.symbol) + " is now " +
-                   (p.movedTo.empty() ? "" : p.movedTo + " at ") + p.path + ", " +
+                   (!was.symbol.empty() ? "#" + was.symbol
+                    : was.startLine > 0
+                        ? ":" + std::to_string(was.startLine) + "-" + std::to_string(was.endLine)
+                        : "") +
+                   " is now " + (p.movedTo.empty() ? "" : p.movedTo + " at ") + p.path + ", " +
                    render::lineSpan(*p.range) + "\n";
         }
         out += renderDiverged(row.claim, "   ");

@@ -161,6 +161,61 @@ TEST_CASE("findings: a drifted line range points at its lines", "[findings]") {
     CHECK(fs[0].claimId == id);
 }
 
+TEST_CASE("findings: a line range under lines added or removed above is moved, unchanged",
+          "[findings]") {
+    Workspace w;
+    auto id = w.remember("connect is two lines", "connect-lines",
+                         {.path = "src/svc.py", .lines = {{9, 10}}});
+    auto importOs =
+        w.remember("the module imports os", "imports", {.path = "src/svc.py", .lines = {{1, 1}}});
+
+    // Two lines above: the range's text is at 11-12, the import at 3.
+    w.root.write("src/svc.py", "# header\n\n" + kSource);
+    auto fs = w.findings();
+    REQUIRE(fs.size() == 2);
+    for (auto& f : fs) {
+        CHECK(f.code == "engram.moved");
+        CHECK(f.severity == "information");
+        CHECK(f.path == "src/svc.py");
+    }
+    auto lines = fs[0].claimId == id ? fs[0] : fs[1];
+    checkRange(lines.range, 10, 0, 12, 0);
+    CHECK(contains(lines.message, "lines 9-10 of src/svc.py are now lines 11-12, unchanged"));
+    CHECK(w.engine.get(importOs).anchorState == "moved");
+    // The search is bounded (an edit in the editor asks again): lines
+    // further than its budget of hashing reaches are not looked for.
+    std::string pad;
+    for (int i = 0; i < 1000; ++i)
+        pad += "pass\n";
+    w.root.write("src/svc.py", pad + kSource);
+    CHECK(w.engine.get(importOs).anchorState == "moved");
+    for (int i = 0; i < 250; ++i)
+        pad += pad.substr(0, 5000);
+    w.root.write("src/svc.py", pad + kSource);
+    CHECK(w.engine.get(importOs).anchorState == "drifted");
+    w.root.write("src/svc.py", "# header\n\n" + kSource);
+
+    // Lines removed above, the file now shorter than the old range's end.
+    w.root.write("src/svc.py", kSource.substr(kSource.find("def connect")));
+    CHECK(w.engine.get(id).anchorState == "moved");
+
+    // Re-verifying follows it: the anchor names the lines it is on now.
+    auto re = w.engine.reverify(id, "test:reviewer", "");
+    CHECK(re.anchorState == "intact");
+    CHECK(re.claim.anchors.at(0).startLine == 1);
+    CHECK(re.claim.anchors.at(0).endLine == 2);
+
+    // The same lines in two places: which one it is cannot be told.
+    w.root.write("src/svc.py", "def other():\n    pass\n" +
+                                   kSource.substr(kSource.find("def "
+                                                               "connect")) +
+                                   "\n" + kSource.substr(kSource.find("def connect")));
+    CHECK(w.engine.get(id).anchorState == "drifted");
+    // Changed where it is, and nowhere unchanged: drifted.
+    w.root.write("src/svc.py", "def connect(url):\n    return url.strip()\n");
+    CHECK(w.engine.get(id).anchorState == "drifted");
+}
+
 TEST_CASE("findings: a renamed symbol is moved (information) on its new range", "[findings]") {
     Workspace w;
     auto id = w.remember("connect takes a url", "connect-url",
