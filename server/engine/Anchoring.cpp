@@ -529,8 +529,7 @@ AnchorCheck Anchorer::check(const Anchor& a) {
                             a.path + " has grown past " +
                                 std::to_string(kMaxAnchoredFileBytes >> 20) +
                                 " MiB, which engram does not read");
-        if (!a.symbol.empty())
-            if (auto moved = findElsewhere(a)) return *moved;
+        if (auto moved = a.symbol.empty() ? renamedFile(a) : findElsewhere(a)) return *moved;
         return out;
     }
     if (!a.symbol.empty()) {
@@ -676,6 +675,40 @@ Anchorer::HistoryScope::~HistoryScope() {
     if (--a_.historyScopes_ > 0) return;
     if (a_.history_) a_.history_->endSession();
     if (a_.former_) a_.former_->endSession();
+    if (a_.renames_) a_.renames_->endSession();
+}
+
+std::optional<AnchorCheck> Anchorer::renamedFile(const Anchor& a) {
+    if (historyScopes_ == 0) return std::nullopt;
+    if (!renames_) renames_ = std::make_unique<GitRenames>(root_);
+    auto to = renames_->of(a.path);
+    if (!to) return std::nullopt;
+    const CachedFile* f = load(*to);
+    if (!f) return std::nullopt;
+    AnchorCheck out;
+    Anchor now = a;
+    now.path = *to;
+    std::optional<std::string_view> text = f->text;
+    if (a.startLine > 0) {
+        text = lineRange(f->text, a.startLine, a.endLine);
+        if ((!text || textDigest(*text) != a.hash) && !a.hash.empty())
+            if (auto at = shiftedRange(*f, a)) {
+                now.startLine = *at;
+                now.endLine = *at + (a.endLine - a.startLine);
+                text = lineRange(f->text, now.startLine, now.endLine);
+            }
+    }
+    if (!text) return std::nullopt; // renamed, and shorter than the range: orphaned
+    now.hash = textDigest(*text);
+    // Unchanged: moved, as a renamed definition is. Changed as well: the
+    // file git paired with it by content, drifted there.
+    out.state = a.hash.empty() || now.hash == a.hash ? "moved" : "drifted";
+    out.note = out.state == "drifted" ? "renamed to " + now.path + " and changed" : "";
+    out.range = now.startLine > 0
+                    ? TextRange{uint32_t(now.startLine - 1), 0, uint32_t(now.endLine), 0}
+                    : TextRange{0, 0, 0, 0};
+    out.current = std::move(now);
+    return out;
 }
 
 std::optional<SuccessorHint> Anchorer::successor(const Anchor& a) {

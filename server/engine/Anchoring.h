@@ -7,6 +7,7 @@
 // once.
 #pragma once
 #include "engine/Rederive.h"
+#include "engine/Renames.h"
 #include "engine/Successor.h"
 #include "index/Index.h"
 #include "model/Claim.h"
@@ -187,6 +188,10 @@ private:
     // digest, nullopt when there is none or more than one.
     static std::optional<int> shiftedRange(const CachedFile& f, const Anchor& a);
     static constexpr size_t kShiftBudget = size_t(1) << 20;
+    // A line-range or whole-file anchor whose file is gone, in the file git
+    // says it was renamed to (only while a HistoryScope is open): moved when
+    // its text is there unchanged, drifted when not.
+    std::optional<AnchorCheck> renamedFile(const Anchor& a);
 
     std::string root_;
     std::unordered_map<std::string, CachedFile> cache_;
@@ -199,7 +204,8 @@ private:
     // process's life (a failed one again once HEAD moved).
     const Rederived* rederived(const std::string& claimId, const Anchor& a);
     std::unique_ptr<StampHistory> history_;
-    std::unique_ptr<FormerCode> former_; // successor(): the code anchors were stamped on
+    std::unique_ptr<FormerCode> former_;  // successor(): the code anchors were stamped on
+    std::unique_ptr<GitRenames> renames_; // renamedFile(): where git says files went
     int historyScopes_ = 0;
     int readScopes_ = 0;
     std::unordered_map<std::string, const CachedFile*> read_; // ReadScope: files read in it

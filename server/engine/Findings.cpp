@@ -537,7 +537,7 @@ void Engine::FindingsRun::anchorFindings(const ClaimScope& cs, std::vector<Place
                         "(PATH:LINE) or retract it; " +
                         cs.quoted;
         } else if (check.state == "drifted") {
-            f.path = a.path;
+            f.path = check.current ? check.current->path : a.path; // renamed by git: there
             f.range = check.range.value_or(TextRange{});
             std::string since =
                 c.verified ? "it was re-verified on " + day(*c.verified)
@@ -556,10 +556,15 @@ void Engine::FindingsRun::anchorFindings(const ClaimScope& cs, std::vector<Place
             f.path = now;
             f.range = check.range.value_or(TextRange{});
             std::string moved;
-            if (a.symbol.empty() && check.current) { // a line range under lines that came or went
+            if (a.symbol.empty() && check.current) {
+                // A line range under lines that came or went, or a file
+                // renamed (git says where), its text unchanged.
                 const Anchor& n = *check.current;
-                moved = lines + " of " + a.path + " are now lines " + std::to_string(n.startLine) +
-                        "-" + std::to_string(n.endLine) + ", unchanged";
+                std::string to = n.startLine > 0 ? "lines " + std::to_string(n.startLine) + "-" +
+                                                       std::to_string(n.endLine)
+                                                 : "";
+                if (now != a.path) to += (to.empty() ? "" : " of ") + now;
+                moved = what + (n.startLine > 0 ? " are" : " is") + " now " + to + ", unchanged";
             } else {
                 std::string to = check.current ? check.current->symbol : check.movedTo;
                 moved = (now == a.path ? a.symbol : what) + " is now " + to + " in " + now;

@@ -592,6 +592,71 @@ TEST_CASE("no successor is named without the code the anchor was stamped on, or 
     }
 }
 
+TEST_CASE("a file git renamed keeps its line-range and whole-file anchors: moved when unchanged, "
+          "drifted there when not",
+          "[anchors]") {
+    TempDir root, home;
+    const std::string config = "retries: 3\ntimeout: 30\n\nqueue:\n  name: billing\n  size: 10\n";
+    root.write("deploy/app.yaml", config);
+    root.write("src/pay.py", "def charge(a):\n    return a\n");
+    gitInitCommitted(root.path());
+    Engine engine{{root.path(), "test", home.path(), 30, "test"}};
+    auto remember = [&](AnchorSpec spec) {
+        RememberRequest r;
+        r.text = "the billing queue holds ten jobs";
+        r.agent = "test:agent";
+        r.anchors = {std::move(spec)};
+        return engine.remember(r).claim.id;
+    };
+    const std::string range = remember({.path = "deploy/app.yaml", .lines = {{4, 6}}});
+    const std::string whole = remember({.path = "deploy/app.yaml"});
+    const std::string code = remember({.path = "src/pay.py"});
+    auto finding = [&](const std::string& id) {
+        for (auto& f : engine.findings({"project"}))
+            if (f.claimId == id) return f;
+        FAIL("no finding for " + id);
+        return Finding{};
+    };
+
+    // A rename git was not told of: it cannot be paired, the anchors are
+    // orphaned.
+    std::filesystem::rename(root / "src/pay.py", root / "src/payments.py");
+    CHECK(finding(code).code == "engram.orphaned");
+    // Staged (`git mv`), unchanged: moved, reported in the new file.
+    git(root.path(), {"add", "-A", "src"});
+    auto f = finding(code);
+    CHECK(f.code == "engram.moved");
+    CHECK(f.path == "src/payments.py");
+    CHECK(f.message.find("moved: src/pay.py is now src/payments.py, unchanged") !=
+          std::string::npos);
+
+    // Committed, then renamed again and lines added above the range.
+    git(root.path(), {"mv", "deploy/app.yaml", "deploy/service.yaml"});
+    gitCommitAll(root.path(), "rename");
+    git(root.path(), {"mv", "deploy/service.yaml", "deploy/billing.yaml"});
+    root.write("deploy/billing.yaml", "# billing\n" + config);
+    f = finding(range);
+    CHECK(f.code == "engram.moved");
+    CHECK(f.path == "deploy/billing.yaml");
+    CHECK(f.range.startLine == 4);
+    CHECK(f.message.find("lines 4-6 of deploy/app.yaml are now lines 5-7 of deploy/billing.yaml, "
+                         "unchanged") != std::string::npos);
+    // The whole file changed with it: drifted, there, saying so.
+    f = finding(whole);
+    CHECK(f.code == "engram.drifted");
+    CHECK(f.path == "deploy/billing.yaml");
+    CHECK(f.message.find("renamed to deploy/billing.yaml and changed") != std::string::npos);
+
+    // Re-verifying follows the rename.
+    auto re = engine.reverify(range, "test:agent", "checked after the rename");
+    CHECK(re.anchorState == "intact");
+    CHECK(re.claim.anchors.at(0).path == "deploy/billing.yaml");
+    CHECK(re.claim.anchors.at(0).startLine == 5);
+    re = engine.reverify(whole, "test:agent", "checked after the rename");
+    CHECK(re.claim.anchors.at(0).path == "deploy/billing.yaml");
+    CHECK(engine.findings({"project"}).size() == 1); // src/pay.py's, not re-verified
+}
+
 TEST_CASE("a symbol in code the parser cannot read is unjudged, not orphaned, and one deleted "
           "beside an error is orphaned",
           "[anchors]") {
