@@ -13,7 +13,7 @@
 // editor's diagnostics, and reverify), and only for an anchor whose file is
 // gone. Two processes at most per HEAD and state of git's index: both are
 // read again only when HEAD or the index file changed, which a stat and
-// HEAD's files tell, so an edit in the editor runs none.
+// HEAD's files tell.
 #pragma once
 #include "util/Fs.h"
 
