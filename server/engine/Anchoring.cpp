@@ -529,7 +529,9 @@ AnchorCheck Anchorer::check(const Anchor& a) {
                             a.path + " has grown past " +
                                 std::to_string(kMaxAnchoredFileBytes >> 20) +
                                 " MiB, which engram does not read");
-        if (auto moved = a.symbol.empty() ? renamedFile(a) : findElsewhere(a)) return *moved;
+        if (!a.symbol.empty())
+            if (auto moved = findElsewhere(a)) return *moved;
+        if (auto renamed = renamedFile(a)) return *renamed;
         return out;
     }
     if (!a.symbol.empty()) {
@@ -685,9 +687,27 @@ std::optional<AnchorCheck> Anchorer::renamedFile(const Anchor& a) {
     if (!to) return std::nullopt;
     const CachedFile* f = load(*to);
     if (!f) return std::nullopt;
-    AnchorCheck out;
     Anchor now = a;
     now.path = *to;
+    if (!a.symbol.empty()) {
+        // Its definition judged in the renamed file (which exists, so no
+        // rename is looked up again): unchanged there is a move to another
+        // file, as the code index finds one; edited, drifted there.
+        AnchorCheck there = check(now);
+        if (there.state == "intact") {
+            there.state = "moved";
+            there.movedTo = now.path + "#" + a.symbol;
+        } else if (there.state == "moved") {
+            there.movedTo = now.path + "#" + there.movedTo;
+        } else if (there.state == "drifted") {
+            there.note =
+                "its file renamed to " + now.path + (there.note.empty() ? "" : "; " + there.note);
+        } else {
+            return std::nullopt;
+        }
+        return there;
+    }
+    AnchorCheck out;
     std::optional<std::string_view> text = f->text;
     if (a.startLine > 0) {
         text = lineRange(f->text, a.startLine, a.endLine);

@@ -188,9 +188,9 @@ private:
     // digest, nullopt when there is none or more than one.
     static std::optional<int> shiftedRange(const CachedFile& f, const Anchor& a);
     static constexpr size_t kShiftBudget = size_t(1) << 20;
-    // A line-range or whole-file anchor whose file is gone, in the file git
-    // says it was renamed to (only while a HistoryScope is open): moved when
-    // its text is there unchanged, drifted when not.
+    // An anchor whose file is gone, judged in the file git says it was
+    // renamed to (only while a HistoryScope is open): moved when its
+    // definition or text is there unchanged, drifted when not.
     std::optional<AnchorCheck> renamedFile(const Anchor& a);
 
     std::string root_;

@@ -3,8 +3,9 @@
 // A line-range or whole-file anchor names text, not a definition, so a file
 // renamed with its text unchanged left nothing to find it by: the anchor read
 // orphaned (a warning that fails CI) for claims still true. Symbol anchors
-// find their definition elsewhere by its shape in the code index; these ask
-// git, which pairs a deleted path with an added one by their content: the
+// find their definition elsewhere by its shape in the code index, but not
+// one edited in the same change. These ask git, which pairs a deleted path
+// with an added one by their content: the
 // renames staged in its index (`git mv`, or a rename added) and those
 // committed in HEAD's last kCommits commits, followed from the oldest (a
 // file renamed twice is found under its last name).

@@ -592,13 +592,18 @@ TEST_CASE("no successor is named without the code the anchor was stamped on, or 
     }
 }
 
-TEST_CASE("a file git renamed keeps its line-range and whole-file anchors: moved when unchanged, "
-          "drifted there when not",
+TEST_CASE("a file git renamed keeps its anchors: moved when unchanged and drifted there when "
+          "edited",
           "[anchors]") {
     TempDir root, home;
     const std::string config = "retries: 3\ntimeout: 30\n\nqueue:\n  name: billing\n  size: 10\n";
     root.write("deploy/app.yaml", config);
-    root.write("src/pay.py", "def charge(a):\n    return a\n");
+    // Large enough that git still pairs it with its renamed self after one
+    // line changes (it wants half the content alike).
+    const std::string pay = "def charge(a):\n    return a\n\n\ndef refund(a):\n    return -a\n\n\n"
+                            "def fee(a):\n    return a // 100\n\n\ndef total(a, b):\n"
+                            "    return a + b\n";
+    root.write("src/pay.py", pay);
     gitInitCommitted(root.path());
     Engine engine{{root.path(), "test", home.path(), 30, "test"}};
     auto remember = [&](AnchorSpec spec) {
@@ -618,6 +623,8 @@ TEST_CASE("a file git renamed keeps its line-range and whole-file anchors: moved
         return Finding{};
     };
 
+    const std::string charge = remember({.path = "src/pay.py", .symbol = "charge"});
+
     // A rename git was not told of: it cannot be paired, the anchors are
     // orphaned.
     std::filesystem::rename(root / "src/pay.py", root / "src/payments.py");
@@ -629,6 +636,19 @@ TEST_CASE("a file git renamed keeps its line-range and whole-file anchors: moved
     CHECK(f.path == "src/payments.py");
     CHECK(f.message.find("moved: src/pay.py is now src/payments.py, unchanged") !=
           std::string::npos);
+    CHECK(finding(charge).code == "engram.moved"); // its shape, in the code index or git's
+    // Its definition edited in the renamed file: drifted there (the shape
+    // alone finds no definition), saying where the file went.
+    root.write("src/payments.py",
+               std::string(pay).replace(pay.find("return a\n"), 9, "return a * 2\n"));
+    git(root.path(), {"add", "-A", "src"});
+    f = finding(charge);
+    CHECK(f.code == "engram.drifted");
+    CHECK(f.path == "src/payments.py");
+    CHECK(f.message.find("its file renamed to src/payments.py") != std::string::npos);
+    CHECK(finding(code).code == "engram.drifted");
+    root.write("src/payments.py", pay);
+    git(root.path(), {"add", "-A", "src"});
 
     // Committed, then renamed again and lines added above the range.
     git(root.path(), {"mv", "deploy/app.yaml", "deploy/service.yaml"});
@@ -654,7 +674,7 @@ TEST_CASE("a file git renamed keeps its line-range and whole-file anchors: moved
     CHECK(re.claim.anchors.at(0).startLine == 5);
     re = engine.reverify(whole, "test:agent", "checked after the rename");
     CHECK(re.claim.anchors.at(0).path == "deploy/billing.yaml");
-    CHECK(engine.findings({"project"}).size() == 1); // src/pay.py's, not re-verified
+    CHECK(engine.findings({"project"}).size() == 2); // src/pay.py's, not re-verified
 }
 
 TEST_CASE("a symbol in code the parser cannot read is unjudged, not orphaned, and one deleted "
