@@ -680,10 +680,14 @@ Anchorer::HistoryScope::~HistoryScope() {
     if (a_.renames_) a_.renames_->endSession();
 }
 
-std::optional<AnchorCheck> Anchorer::renamedFile(const Anchor& a) {
+std::optional<std::string> Anchorer::renamedTo(const std::string& rel) {
     if (historyScopes_ == 0) return std::nullopt;
     if (!renames_) renames_ = std::make_unique<GitRenames>(root_);
-    auto to = renames_->of(a.path);
+    return renames_->of(rel);
+}
+
+std::optional<AnchorCheck> Anchorer::renamedFile(const Anchor& a) {
+    auto to = renamedTo(a.path);
     if (!to) return std::nullopt;
     const CachedFile* f = load(*to);
     if (!f) return std::nullopt;

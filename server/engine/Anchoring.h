@@ -85,6 +85,9 @@ public:
     // that most likely is its code renamed and edited (engine/Successor.h).
     // Reads git, so only while a HistoryScope is open; nullopt otherwise.
     std::optional<SuccessorHint> successor(const Anchor& a);
+    // The path git says `rel` was renamed to (engine/Renames.h). Reads git,
+    // so only while a HistoryScope is open; nullopt otherwise.
+    std::optional<std::string> renamedTo(const std::string& rel);
 
     // While one lives, check(a, claimId) may run git (one `git log` per
     // process and HEAD, one `git cat-file --batch` per scope) to re-derive

@@ -65,7 +65,10 @@ CodeIndexReport CodeIndexer::index(const std::function<void(size_t, size_t)>& pr
     lastWalk_ = std::chrono::steady_clock::now();
     // The walk's companion: the workspace's files as git sees them, which
     // the hot paths read instead of listing (engine/InstructionFiles.cpp).
-    if (listFiles) relist_();
+    if (listFiles) {
+        relist_();
+        listedIn_ = t->index.get();
+    }
     return r;
 }
 

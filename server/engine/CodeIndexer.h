@@ -52,6 +52,9 @@ public:
     void awaitWalk();
     // Whether the last walk filled `index` (this process walked it).
     bool walked(const Index* index) const { return indexedIn_ == index; }
+    // Whether a walk of this process listed the workspace's files into
+    // `index` (a walk for a shape lookup lists none).
+    bool listed(const Index* index) const { return listedIn_ == index; }
     // Definitions of one shape, on the walked index (Anchorer::setShapeLookup).
     std::vector<CodeSymbol> symbolsWithShape(const std::string& shape);
     // Stops a server's walk (its thread writes through the project's store).
@@ -63,6 +66,7 @@ private:
     std::function<void()> relist_;
     std::unique_ptr<Tier> own_;        // the workspace's own code index
     const Index* indexedIn_ = nullptr; // the index the last walk filled
+    const Index* listedIn_ = nullptr;  // the index a walk's listing went to
     std::chrono::steady_clock::time_point lastWalk_{};
     class Walker;
     struct WalkerEnd { // cancels and joins its thread

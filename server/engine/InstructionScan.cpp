@@ -556,12 +556,19 @@ void Scanner::path(Pending p, const FileScan& f, const std::vector<std::string>&
         return;
     ir.state = "dangling";
     ir.why = "no file or directory '" + places.front() + "' in the workspace";
-    // A file of that name elsewhere is likely where it went.
-    auto base = r.path.substr(r.path.find_last_of('/') + 1);
-    auto where = byBaseName(base);
+    // Where git says it went (a judging scan may ask it), else a file of
+    // that name elsewhere is likely where it went.
+    std::vector<std::string> where;
+    for (auto& place : places)
+        if (auto to = anchorer_.renamedTo(place); to && fs::exists(s_.root + "/" + *to)) {
+            where = {*to};
+            break;
+        }
+    const bool byGit = !where.empty();
+    if (!byGit) where = byBaseName(r.path.substr(r.path.find_last_of('/') + 1));
     if (where.size() == 1 && !r.link) {
         ir.replacement = where.front() + r.written.substr(r.written.find(r.path) + r.path.size());
-        ir.why += "; " + where.front() + " exists";
+        ir.why += byGit ? "; git renamed it to " + where.front() : "; " + where.front() + " exists";
     }
     p.missingPaths = places;
     pending_.push_back(std::move(p));

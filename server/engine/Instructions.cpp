@@ -24,7 +24,16 @@ InstructionScan Engine::scanInstructions(const std::optional<std::string>& onlyF
     // read them as they are, never walking the workspace on their path.
     if (searchHistory) {
         awaitCodeWalk();
-        if (Tier* code = codeTier(); code && !codeIndex_->walked(code->index.get())) indexCode();
+        // A walk made for a shape lookup (an anchor's definition looked
+        // for elsewhere) lists no files: a one-shot command walks again
+        // with the listing, or an instruction file added since the last
+        // listing would go unjudged in silence. Servers list on a thread of
+        // their own.
+        Tier* code = codeTier();
+        bool oneShot = !(opts_.backgroundReconcile && opts_.sweepOnOpen);
+        if (code && (!codeIndex_->walked(code->index.get()) ||
+                     (oneShot && !codeIndex_->listed(code->index.get()))))
+            indexCode();
     }
     std::vector<std::string> files = instructionFiles();
     if (onlyFile) files = {*onlyFile};

@@ -358,6 +358,55 @@ TEST_CASE("instruction paragraphs are recalled and packed beside claims, never a
 // a lone word in backticks that named a function when its line was written
 // and names nothing now is moved (the body lives on under another name), or
 // dangling once the body is gone too.
+TEST_CASE("an instruction file added after the last listing is judged by check, after an "
+          "anchor's definition was looked for in other files",
+          "[e2e][instructions]") {
+    TempDir dir;
+    Repo r{dir.path(), {}};
+    copySampleWorkspace(r.dir);
+    gitOk(r.dir, {"init", "-q", "-b", "main"});
+    r.commitAll("sample");
+    REQUIRE(r.run({"init"}).exitCode == 0); // lists the workspace's files
+    auto remembered = r.run({"remember", "ValidationResult carries ok and a reason", "--anchor",
+                             "src/auth.py#ValidationResult"});
+    INFO(describe(remembered));
+    REQUIRE(remembered.exitCode == 0);
+    // The class moves to a file of its own: judging the claim looks for its
+    // definition in the other files (a walk of the code, listing nothing).
+    std::string auth = *slurp(r.dir + "/src/auth.py");
+    auto at = auth.find("\n\nclass ValidationResult:");
+    REQUIRE(at != std::string::npos);
+    spew(r.dir + "/src/results.py", auth.substr(at + 2));
+    spew(r.dir + "/src/auth.py", auth.substr(0, at) + "\n");
+    // And an instruction file appears after the last listing.
+    spew(r.dir + "/CLAUDE.md", "Results are `src/auth.py#ValidationResult`.\n");
+    auto c = r.run({"check", "--format", "json"});
+    INFO(describe(c));
+    std::set<std::pair<std::string, std::string>> found;
+    json report = c.parsed();
+    for (auto& f : report["findings"])
+        found.emplace(f["code"], f["path"]);
+    CHECK(found == std::set<std::pair<std::string, std::string>>{{"engram.moved", "src/results.py"},
+                                                                 {"engram.dangling", "CLAUDE.md"}});
+
+    // A file renamed with git: a reference to its old path is dangling,
+    // with git's new name to write, however unlike the old one it is.
+    spew(r.dir + "/CLAUDE.md", "Connections open in `src/db.py`.\n");
+    r.commitAll("results in their own file");
+    gitOk(r.dir, {"mv", "src/db.py", "src/storage.py"});
+    c = r.run({"check", "--format", "json"});
+    INFO(describe(c));
+    report = c.parsed();
+    json f;
+    for (auto& each : report["findings"])
+        if (each["path"] == "CLAUDE.md") f = each;
+    REQUIRE(f.is_object());
+    CHECK(f["code"] == "engram.dangling");
+    CHECK(f["replacement"] == "src/storage.py");
+    CHECK(f["message"].get<std::string>().find("git renamed it to src/storage.py") !=
+          std::string::npos);
+}
+
 TEST_CASE("a fresh clone's engram check judges names as after init, lone words by their past",
           "[e2e][instructions]") {
     TempDir origin;
