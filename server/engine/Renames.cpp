@@ -11,10 +11,18 @@
 namespace engram {
 namespace {
 
-// `--name-status -z` with renames only: "R<score>\0old\0new\0" per rename,
-// newest commit first. Nothing when git fails.
-std::vector<std::pair<std::string, std::string>> renamesIn(const std::vector<std::string>& args) {
-    std::vector<std::pair<std::string, std::string>> out;
+// One path's change in `--name-status -z` output: added, deleted, or
+// renamed (`to`).
+struct Change {
+    char status = 0; // 'A', 'D' or 'R'
+    std::string path, to;
+};
+
+// "A\0path\0", "D\0path\0", "R<score>\0old\0new\0", newest commit first; a
+// line break of git's own may start a commit's first field. Nothing when
+// git fails.
+std::vector<Change> changesIn(const std::vector<std::string>& args) {
+    std::vector<Change> out;
     auto r = runProcess(args);
     if (!r || r->exitCode != 0) return out;
     std::vector<std::string_view> fields;
@@ -23,21 +31,38 @@ std::vector<std::pair<std::string, std::string>> renamesIn(const std::vector<std
         size_t end = all.find('\0', at);
         if (end == std::string_view::npos) end = all.size();
         std::string_view field = all.substr(at, end - at);
-        // Between commits git may write a line break of its own.
         while (!field.empty() && field.front() == '\n')
             field.remove_prefix(1);
         if (!field.empty()) fields.push_back(field);
         at = end + 1;
     }
-    for (size_t i = 0; i + 2 < fields.size();) {
-        if (fields[i][0] != 'R') { // not asked for: skip to the next status
-            ++i;
-            continue;
+    for (size_t i = 0; i + 1 < fields.size();) {
+        char status = fields[i][0];
+        if (status == 'R' && i + 2 < fields.size()) {
+            out.push_back({'R', std::string(fields[i + 1]), std::string(fields[i + 2])});
+            i += 3;
+        } else if (status == 'A' || status == 'D') {
+            out.push_back({status, std::string(fields[i + 1]), {}});
+            i += 2;
+        } else {
+            ++i; // not asked for
         }
-        out.emplace_back(std::string(fields[i + 1]), std::string(fields[i + 2]));
-        i += 3;
     }
     return out;
+}
+
+// Each path's last fate, the changes applied oldest first: renamed keeps
+// where it went; added again or deleted since, it was not renamed (a path
+// used again after a rename is another file).
+void applyChanges(std::unordered_map<std::string, std::string>& renamed,
+                  const std::vector<Change>& newestFirst) {
+    for (auto it = newestFirst.rbegin(); it != newestFirst.rend(); ++it) {
+        renamed.erase(it->path);
+        if (it->status == 'R') {
+            renamed.erase(it->to);
+            renamed[it->path] = it->to;
+        }
+    }
 }
 
 } // namespace
@@ -50,12 +75,10 @@ std::optional<std::string> GitRenames::of(const std::string& path) {
             head_ = head;
             committed_.clear();
             if (!head_.empty()) {
-                auto list = renamesIn({"git", "-C", root_, "log", "--no-color", "-M", "--relative",
-                                       "--diff-filter=R", "--name-status", "-z",
-                                       "--format=", "-n" + std::to_string(kCommits), "HEAD"});
-                // Oldest first, so a later rename of the new path follows.
-                for (auto it = list.rbegin(); it != list.rend(); ++it)
-                    committed_[it->first] = it->second;
+                applyChanges(committed_,
+                             changesIn({"git", "-C", root_, "log", "--no-color", "-M", "--relative",
+                                        "--diff-filter=ADR", "--name-status", "-z",
+                                        "--format=", "-n" + std::to_string(kCommits), "HEAD"}));
             }
             index_.reset(); // the staged renames are against HEAD
         }
@@ -65,10 +88,10 @@ std::optional<std::string> GitRenames::of(const std::string& path) {
             staged_.clear();
             index_ = index;
             if (index && !head_.empty())
-                for (auto& [from, to] :
-                     renamesIn({"git", "-C", root_, "diff", "--no-color", "--cached", "-M",
-                                "--relative", "--diff-filter=R", "--name-status", "-z", "HEAD"}))
-                    staged_[from] = to;
+                applyChanges(
+                    staged_,
+                    changesIn({"git", "-C", root_, "diff", "--no-color", "--cached", "-M",
+                               "--relative", "--diff-filter=ADR", "--name-status", "-z", "HEAD"}));
         }
     }
     // Committed renames, then what the index renamed since; a chain of at

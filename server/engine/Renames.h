@@ -8,7 +8,8 @@
 // with an added one by their content: the
 // renames staged in its index (`git mv`, or a rename added) and those
 // committed in HEAD's last kCommits commits, followed from the oldest (a
-// file renamed twice is found under its last name).
+// file renamed twice is found under its last name; a path added again or
+// deleted after its rename is another file).
 //
 // Asked only where git may run (Anchorer::HistoryScope: check, and so the
 // editor's diagnostics, and reverify), and only for an anchor whose file is

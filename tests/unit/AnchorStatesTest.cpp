@@ -675,6 +675,15 @@ TEST_CASE("a file git renamed keeps its anchors: moved when unchanged and drifte
     re = engine.reverify(whole, "test:agent", "checked after the rename");
     CHECK(re.claim.anchors.at(0).path == "deploy/billing.yaml");
     CHECK(engine.findings({"project"}).size() == 2); // src/pay.py's, not re-verified
+
+    // A path used again after its file was renamed away is another file:
+    // deleted, it is orphaned, not the renamed one's.
+    root.write("deploy/app.yaml", "replicas: 2\n");
+    gitCommitAll(root.path(), "a new app.yaml");
+    const std::string again = remember({.path = "deploy/app.yaml"});
+    git(root.path(), {"rm", "-q", "deploy/app.yaml"});
+    gitCommitAll(root.path(), "app.yaml removed");
+    CHECK(finding(again).code == "engram.orphaned");
 }
 
 TEST_CASE("a symbol in code the parser cannot read is unjudged, not orphaned, and one deleted "
