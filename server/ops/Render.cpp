@@ -446,10 +446,11 @@ std::string check(const json& r) {
     for (auto& [code, n] : member(r, "summary").items())
         if (n.is_number_integer() && n.get<int64_t>() > 0)
             counts += (counts.empty() ? "" : ", ") + std::to_string(n.get<int64_t>()) + " " + code;
-    int64_t unlisted = count(r, "unlisted");
-    std::string out = std::to_string(int64_t(findings.size()) + unlisted) + " findings" +
-                      (counts.empty() ? "" : " (" + counts + ")") + " over " +
-                      field(r, "live_claims") + " live claims\n";
+    int64_t unlisted = count(r, "unlisted"), total = int64_t(findings.size()) + unlisted;
+    std::string live = field(r, "live_claims");
+    std::string out = std::to_string(total) + (total == 1 ? " finding" : " findings") +
+                      (counts.empty() ? "" : " (" + counts + ")") + " over " + live +
+                      (live == "1" ? " live claim\n" : " live claims\n");
     for (auto& f : findings) {
         const json& start = member(member(f, "range"), "start");
         out += field(f, "path") + ":" + std::to_string(count(start, "line") + 1) + ":" +

@@ -330,4 +330,22 @@ TEST_CASE("a report's project is named as the wire names it when refused") {
     }
 }
 
+TEST_CASE("check's text counts findings and live claims in the singular when there is one") {
+    json one = {{"findings", json::array({{{"path", "src/a.py"},
+                                           {"range", {{"start", {{"line", 4}, {"character", 0}}}}},
+                                           {"severity", "warning"},
+                                           {"code", "engram.drifted"},
+                                           {"message", "drifted: f in src/a.py changed"}}})},
+                {"summary", {{"engram.drifted", 1}}},
+                {"live_claims", 1},
+                {"unlisted", 0}};
+    std::string text = ops::render::check(one);
+    INFO(text);
+    CHECK(text.rfind("1 finding (1 engram.drifted) over 1 live claim\n", 0) == 0);
+    one["live_claims"] = 2;
+    one["unlisted"] = 1;
+    CHECK(ops::render::check(one).rfind("2 findings (1 engram.drifted) over 2 live claims\n", 0) ==
+          0);
+}
+
 } // namespace unit_OperationsTest
