@@ -352,12 +352,10 @@ TEST_CASE("instruction paragraphs are recalled and packed beside claims, never a
     CHECK(storeOf(r.run({"--json", "status"}).parsed()["envelope"])["claims"]["committed"] == 1);
 }
 
-// A fresh clone, checked as the documented CI workflow checks it (no
-// `engram init`, no store, nothing in $ENGRAM_HOME): every reference is
-// judged as it is after init. A qualified name the code lacks is dangling;
-// a lone word in backticks that named a function when its line was written
-// and names nothing now is moved (the body lives on under another name), or
-// dangling once the body is gone too.
+// A check that looked for an anchor's definition in other files first (a
+// walk of the code that lists nothing) still lists the workspace's files
+// before judging instruction files, so one added since the last listing is
+// judged; and a reference to a file git renamed is given git's new path.
 TEST_CASE("an instruction file added after the last listing is judged by check, after an "
           "anchor's definition was looked for in other files",
           "[e2e][instructions]") {
@@ -407,6 +405,12 @@ TEST_CASE("an instruction file added after the last listing is judged by check, 
           std::string::npos);
 }
 
+// A fresh clone, checked as the documented CI workflow checks it (no
+// `engram init`, no store, nothing in $ENGRAM_HOME): every reference is
+// judged as it is after init. A qualified name the code lacks is dangling;
+// a lone word in backticks that named a function when its line was written
+// and names nothing now is moved (the body lives on under another name), or
+// dangling once the body is gone too.
 TEST_CASE("a fresh clone's engram check judges names as after init, lone words by their past",
           "[e2e][instructions]") {
     TempDir origin;
