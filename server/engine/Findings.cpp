@@ -518,9 +518,11 @@ void Engine::FindingsRun::anchorFindings(const ClaimScope& cs, std::vector<Place
         Finding f = cs.base("engram." + check.state);
         f.symbol = a.symbol;
         f.subject = anchorName(a);
-        std::string lines = a.endLine > a.startLine ? "lines " + std::to_string(a.startLine) + "-" +
-                                                          std::to_string(a.endLine)
-                                                    : "line " + std::to_string(a.startLine);
+        auto lineSpan = [](int start, int end) {
+            return end > start ? "lines " + std::to_string(start) + "-" + std::to_string(end)
+                               : "line " + std::to_string(start);
+        };
+        std::string lines = lineSpan(a.startLine, a.endLine);
         std::string what = !a.symbol.empty() ? a.symbol + " in " + a.path
                            : a.startLine > 0 ? lines + " of " + a.path
                                              : a.path;
@@ -560,11 +562,10 @@ void Engine::FindingsRun::anchorFindings(const ClaimScope& cs, std::vector<Place
                 // A line range under lines that came or went, or a file
                 // renamed (git says where), its text unchanged.
                 const Anchor& n = *check.current;
-                std::string to = n.startLine > 0 ? "lines " + std::to_string(n.startLine) + "-" +
-                                                       std::to_string(n.endLine)
-                                                 : "";
+                std::string to = n.startLine > 0 ? lineSpan(n.startLine, n.endLine) : "";
                 if (now != a.path) to += (to.empty() ? "" : " of ") + now;
-                moved = what + (n.startLine > 0 ? " are" : " is") + " now " + to + ", unchanged";
+                moved = what + (a.endLine > a.startLine ? " are" : " is") + " now " + to +
+                        ", unchanged";
             } else {
                 std::string to = check.current ? check.current->symbol : check.movedTo;
                 moved = (now == a.path ? a.symbol : what) + " is now " + to + " in " + now;

@@ -181,6 +181,8 @@ TEST_CASE("findings: a line range under lines added or removed above is moved, u
     auto lines = fs[0].claimId == id ? fs[0] : fs[1];
     checkRange(lines.range, 10, 0, 12, 0);
     CHECK(contains(lines.message, "lines 9-10 of src/svc.py are now lines 11-12, unchanged"));
+    auto line = fs[0].claimId == id ? fs[1] : fs[0];
+    CHECK(contains(line.message, "line 1 of src/svc.py is now line 3, unchanged"));
     CHECK(w.engine.get(importOs).anchorState == "moved");
     // The search is bounded (an edit in the editor asks again): lines
     // further than its budget of hashing reaches are not looked for.
