@@ -24,15 +24,17 @@ set -euo pipefail
 here="$(cd "$(dirname "$0")/.." && pwd)"
 cd "$here"
 # 54a2863: the release before anchors recorded identity and digests became
-# blind to formatters' rewrites (4c29459); 4c29459: the first after it.
+# blind to formatters' rewrites (4c29459); 4c29459: the first after it;
+# 1e8aad7: the last under digest rules 1 (2 reads an interface's generic
+# call signatures on their own lines whole, recovery/call-signatures.ts).
 commits=("$@")
-[ ${#commits[@]} -gt 0 ] || commits=(54a2863 4c29459)
+[ ${#commits[@]} -gt 0 ] || commits=(54a2863 4c29459 1e8aad7)
 sources=(
     identity/requests_style.py identity/Gson.java identity/forms.go identity/forms.rs
     languages/python/token_validator.py languages/javascript/session.js
     languages/typescript/rateLimiter.ts languages/tsx/SessionBadge.tsx
     languages/c/ring_buffer.c languages/cpp/config_parser.cpp languages/go/server.go
-    languages/rust/lru.rs languages/java/TokenValidator.java
+    languages/rust/lru.rs languages/java/TokenValidator.java recovery/call-signatures.ts
 )
 out=fixtures/upgrade
 rm -rf "$out/src"

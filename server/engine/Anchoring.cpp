@@ -512,6 +512,28 @@ std::optional<int> Anchorer::shiftedRange(const CachedFile& f, const Anchor& a) 
     return it->second;
 }
 
+Anchorer::PlacedRange Anchorer::placeRange(const CachedFile& f, const Anchor& a) {
+    PlacedRange p{a, lineRange(f.text, a.startLine, a.endLine), {}, false};
+    if (p.text) p.digest = textDigest(*p.text);
+    if (a.hash.empty() || (p.text && p.digest == a.hash)) return p;
+    if (auto at = shiftedRange(f, a)) {
+        p.at.startLine = *at;
+        p.at.endLine = *at + (a.endLine - a.startLine);
+        p.text = lineRange(f.text, p.at.startLine, p.at.endLine);
+        p.digest = a.hash;
+        p.shifted = true;
+    }
+    return p;
+}
+
+namespace {
+// Where a file or range anchor points: its lines, or a whole file's start.
+TextRange spanOf(const Anchor& a) {
+    if (a.startLine <= 0) return TextRange{0, 0, 0, 0};
+    return TextRange{uint32_t(a.startLine - 1), 0, uint32_t(a.endLine), 0};
+}
+} // namespace
+
 AnchorCheck Anchorer::check(const Anchor& a) {
     AnchorCheck out;
     out.state = "orphaned";
@@ -599,34 +621,26 @@ AnchorCheck Anchorer::check(const Anchor& a) {
         return out;
     }
     std::string digest;
-    Anchor current = a;
     if (a.startLine > 0) {
-        auto text = lineRange(f->text, a.startLine, a.endLine);
-        if (text) digest = textDigest(*text);
-        if (!a.hash.empty() && digest != a.hash)
-            if (auto at = shiftedRange(*f, a)) {
-                // The same lines, unchanged, under lines that came or went
-                // above them: a move, reported and not applied until
-                // re-verified, as a renamed definition's is.
-                current.startLine = *at;
-                current.endLine = *at + (a.endLine - a.startLine);
-                out.state = "moved";
-                out.current = current;
-                out.range =
-                    TextRange{uint32_t(current.startLine - 1), 0, uint32_t(current.endLine), 0};
-                return out;
-            }
-        if (!text) return out;
+        PlacedRange p = placeRange(*f, a);
+        if (p.shifted) {
+            // The same lines, unchanged, under lines that came or went
+            // above them: a move, reported and not applied until
+            // re-verified, as a renamed definition's is.
+            out.state = "moved";
+            out.range = spanOf(p.at);
+            out.current = std::move(p.at);
+            return out;
+        }
+        if (!p.text) return out;
+        digest = std::move(p.digest);
     } else {
         digest = textDigest(f->text);
     }
+    Anchor current = a;
     current.hash = digest;
     out.current = current;
-    if (a.startLine > 0) {
-        out.range = TextRange{uint32_t(a.startLine - 1), 0, uint32_t(a.endLine), 0};
-    } else {
-        out.range = TextRange{0, 0, 0, 0}; // a whole-file anchor points at the file's start
-    }
+    out.range = spanOf(a); // a whole-file anchor points at the file's start
     out.state = a.hash.empty() || digest == a.hash ? "intact" : "drifted";
     return out;
 }
@@ -712,27 +726,56 @@ std::optional<AnchorCheck> Anchorer::renamedFile(const Anchor& a) {
         return there;
     }
     AnchorCheck out;
-    std::optional<std::string_view> text = f->text;
     if (a.startLine > 0) {
-        text = lineRange(f->text, a.startLine, a.endLine);
-        if ((!text || textDigest(*text) != a.hash) && !a.hash.empty())
-            if (auto at = shiftedRange(*f, a)) {
-                now.startLine = *at;
-                now.endLine = *at + (a.endLine - a.startLine);
-                text = lineRange(f->text, now.startLine, now.endLine);
-            }
+        PlacedRange p = placeRange(*f, a);
+        if (!p.text) return std::nullopt; // renamed, and shorter than the range: orphaned
+        now.startLine = p.at.startLine;
+        now.endLine = p.at.endLine;
+        now.hash = std::move(p.digest);
+    } else {
+        now.hash = textDigest(f->text);
     }
-    if (!text) return std::nullopt; // renamed, and shorter than the range: orphaned
-    now.hash = textDigest(*text);
     // Unchanged: moved, as a renamed definition is. Changed as well: the
     // file git paired with it by content, drifted there.
     out.state = a.hash.empty() || now.hash == a.hash ? "moved" : "drifted";
     out.note = out.state == "drifted" ? "renamed to " + now.path + " and changed" : "";
-    out.range = now.startLine > 0
-                    ? TextRange{uint32_t(now.startLine - 1), 0, uint32_t(now.endLine), 0}
-                    : TextRange{0, 0, 0, 0};
+    out.range = spanOf(now);
     out.current = std::move(now);
     return out;
+}
+
+std::optional<AnchorCheck> Anchorer::byKeptRules(const Anchor& a, const AnchorCheck& plain) {
+    if (a.symbol.empty() || a.rules >= syntax::kDigestRules) return std::nullopt;
+    // No version recorded (written before versions): the kept versions
+    // reproduce it or not; a recorded one is the version to judge by.
+    int from = a.rules > 0 ? a.rules : syntax::kKeptRules;
+    int to = a.rules > 0 ? a.rules : syntax::kDigestRules - 1;
+    if (from < syntax::kKeptRules) return std::nullopt;
+    const CachedFile* f = load(a.path);
+    if (!f || f->language.empty()) return std::nullopt;
+    for (int v = from; v <= to; ++v) {
+        auto it = f->kept.find(v);
+        if (it == f->kept.end())
+            it = f->kept.emplace(v, syntax::extractSymbols(f->language, f->text, {}, nullptr, v))
+                     .first;
+        for (const auto& s : it->second) {
+            if (s.qualified != a.symbol || s.hash != a.hash) continue;
+            // Unchanged by the rules that stamped it: the definition today's
+            // rules find at the same place is the one to re-stamp.
+            for (const auto& now : f->symbols)
+                if (now.startByte == s.startByte && now.qualified == s.qualified) {
+                    AnchorCheck out;
+                    out.state = "intact";
+                    out.current = symbolAnchor(a.path, f->language, now);
+                    out.range = symbolRange(now);
+                    out.keptRules = v;
+                    return out;
+                }
+        }
+    }
+    // The version that stamped it finds the code changed: today's verdict.
+    if (a.rules > 0) return plain;
+    return std::nullopt;
 }
 
 std::optional<SuccessorHint> Anchorer::successor(const Anchor& a) {
@@ -784,6 +827,7 @@ AnchorCheck Anchorer::check(const Anchor& a, const std::string& claimId) {
         return unjudged("stamped by a newer engram's digest rules (rules=" +
                         std::to_string(a.rules) + "; this engram's are " +
                         std::to_string(syntax::kDigestRules) + "): upgrade engram to judge it");
+    if (auto kept = byKeptRules(a, plain)) return *kept;
     const Rederived* d = rederived(claimId, a);
     if (!d)
         return unjudged("stamped by an earlier engram's digest rules, and not yet re-derived "

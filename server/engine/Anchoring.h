@@ -46,6 +46,11 @@ struct AnchorCheck {
     // Judged by re-deriving a stamp of earlier rules: the commit whose code
     // it was derived from (engine/Rederive.h).
     std::string stampCommit;
+    // Found unchanged by a kept earlier version of the digest rules (the
+    // one that stamped it, or, for an anchor that records none, the first
+    // that reproduces it): that version; `current` is the anchor today's
+    // rules stamp there.
+    int keptRules = 0;
 };
 
 // An orphaned anchor's likely successor in its file (engine/Successor.h).
@@ -172,6 +177,10 @@ private:
         // more than one); filled on demand (shiftedRange), dropped with the
         // text.
         mutable std::unordered_map<std::string, int> shifted;
+        // Per kept earlier version of the digest rules: the symbols that
+        // version extracts; filled on demand (byKeptRules), dropped with the
+        // text.
+        mutable std::unordered_map<int, std::vector<syntax::Symbol>> kept;
     };
     // nullptr when the file is missing or outside the root.
     bool tooLarge(const std::string& rel) const; // past the size engram reads
@@ -191,10 +200,25 @@ private:
     // digest, nullopt when there is none or more than one.
     static std::optional<int> shiftedRange(const CachedFile& f, const Anchor& a);
     static constexpr size_t kShiftBudget = size_t(1) << 20;
+    // A line-range anchor's lines in a file: its own, or, when those do not
+    // hold its text (changed, or past the file's end), the one window that
+    // holds it unchanged (shiftedRange).
+    struct PlacedRange {
+        Anchor at;                            // the anchor, with the lines found
+        std::optional<std::string_view> text; // nullopt: past the end, found nowhere
+        std::string digest;                   // of `text`
+        bool shifted = false;                 // found in another window
+    };
+    static PlacedRange placeRange(const CachedFile& f, const Anchor& a);
     // An anchor whose file is gone, judged in the file git says it was
     // renamed to (only while a HistoryScope is open): moved when its
     // definition or text is there unchanged, drifted when not.
     std::optional<AnchorCheck> renamedFile(const Anchor& a);
+    // A symbol anchor stamped by a kept earlier version of the digest rules
+    // (or by none recorded), judged by those rules: intact when they find
+    // its definition unchanged; `plain` (today's verdict) when the version
+    // that stamped it finds it changed; nullopt when no kept version tells.
+    std::optional<AnchorCheck> byKeptRules(const Anchor& a, const AnchorCheck& plain);
 
     std::string root_;
     std::unordered_map<std::string, CachedFile> cache_;

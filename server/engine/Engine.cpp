@@ -75,8 +75,7 @@ Engine::Engine(EngineOptions opts)
         },
         [this] { instructions_->relist(); });
     instructions_ = std::make_unique<InstructionFiles>(
-        InstructionFiles::Options{opts_.root, opts_.backgroundReconcile && opts_.sweepOnOpen,
-                                  opts_.reconcileHold},
+        InstructionFiles::Options{opts_.root, opts_.servesInBackground(), opts_.reconcileHold},
         anchorer_, [this](bool create) {
             Tier* t = codeTier(create);
             return t ? InstructionFiles::CodeIndex{t->index.get(), t->store.get()}

@@ -56,6 +56,9 @@ struct EngineOptions {
     // that exits within a moment (engram hook) would only wait for it to
     // stop. Claims served are checked against their files either way.
     bool sweepOnOpen = true;
+    // A long-lived server: its sweeps and listings run on threads of their
+    // own. Anything else is a one-shot command, which does that work first.
+    bool servesInBackground() const { return backgroundReconcile && sweepOnOpen; }
     // Stores up to this many claims are reconciled before the first answer
     // even in the background mode. None by default: a stat of each claim
     // file before the first answer grows with the store, which no hot path

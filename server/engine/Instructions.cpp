@@ -30,9 +30,8 @@ InstructionScan Engine::scanInstructions(const std::optional<std::string>& onlyF
         // listing would go unjudged in silence. Servers list on a thread of
         // their own.
         Tier* code = codeTier();
-        bool oneShot = !(opts_.backgroundReconcile && opts_.sweepOnOpen);
         if (code && (!codeIndex_->walked(code->index.get()) ||
-                     (oneShot && !codeIndex_->listed(code->index.get()))))
+                     (!opts_.servesInBackground() && !codeIndex_->listed(code->index.get()))))
             indexCode();
     }
     std::vector<std::string> files = instructionFiles();

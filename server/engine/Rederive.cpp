@@ -161,7 +161,7 @@ bool StampHistory::listStamps() {
     // The newest commit that added each stamp: `git log` lists newest
     // first, and a diff without context shows exactly the lines a commit
     // added. Merges show no diff (a stamp arrives with the commit that made
-    // it, on its branch). Anchors carrying `rules=` never need this.
+    // it, on its branch). Anchors stamped by today's rules never need this.
     std::string commit, claimId;
     auto code = runProcessLines(
         {"git", "-C", root_, "-c", "core.quotePath=false", "log", "--no-renames", "--no-color",
@@ -177,10 +177,11 @@ bool StampHistory::listStamps() {
                 if (name.ends_with(".md") && Store::validId(name.substr(0, name.size() - 3)))
                     claimId = std::string(name.substr(0, name.size() - 3));
             } else if (line.starts_with("+anchor: ") && !claimId.empty() &&
-                       line.find(" rules=") == std::string_view::npos) {
+                       line.find(" rules=" + std::to_string(syntax::kDigestRules)) ==
+                           std::string_view::npos) {
                 try {
                     Anchor a = parseAnchor(unescapeValue(line.substr(9)));
-                    if (!a.symbol.empty() && !a.hash.empty())
+                    if (!a.symbol.empty() && !a.hash.empty() && a.rules < syntax::kDigestRules)
                         stamps_.try_emplace(stampKey(claimId, a.path, a.hash), commit);
                 } catch (const std::exception&) {
                     // A line no engram wrote stamps nothing.

@@ -41,10 +41,11 @@ RestampResult Engine::restamp() {
                 if (a.symbol.empty() || a.rules == syntax::kDigestRules) continue;
                 auto check = anchorer_.check(a, c.id);
                 // Intact by its own hash (today's rules reproduce it) needs
-                // no history and no rewrite; only a re-derived stamp does.
+                // no history and no rewrite; a stamp re-derived, or found
+                // unchanged by a kept version of the rules, is re-stamped.
                 if (check.state == "unjudged") {
                     ++r.unjudged;
-                } else if (check.stampCommit.empty()) {
+                } else if (check.stampCommit.empty() && !check.keptRules) {
                     continue;
                 } else if (check.state != "intact" || !check.current) {
                     ++r.drifted;
@@ -67,13 +68,16 @@ RestampResult Engine::restamp() {
             for (auto& a : c.anchors) {
                 if (formatAnchor(a) != line) continue;
                 const Anchor& now = *check.current;
-                detail += std::string(detail.empty() ? "" : "; ") + "anchor " + was.path + "#" +
-                          was.symbol +
-                          (now.symbol != was.symbol ? " (now named " + now.symbol + ")" : "") +
-                          ": digest rules " +
-                          (was.rules > 0 ? std::to_string(was.rules) : std::string("unversioned")) +
-                          " -> " + std::to_string(syntax::kDigestRules) +
-                          ", re-derived unchanged from commit " + check.stampCommit.substr(0, 12);
+                detail +=
+                    std::string(detail.empty() ? "" : "; ") + "anchor " + was.path + "#" +
+                    was.symbol +
+                    (now.symbol != was.symbol ? " (now named " + now.symbol + ")" : "") +
+                    ": digest rules " +
+                    (was.rules > 0 ? std::to_string(was.rules) : std::string("unversioned")) +
+                    " -> " + std::to_string(syntax::kDigestRules) +
+                    (check.keptRules
+                         ? ", unchanged by digest rules " + std::to_string(check.keptRules)
+                         : ", re-derived unchanged from commit " + check.stampCommit.substr(0, 12));
                 a = now;
                 ++n;
                 break;

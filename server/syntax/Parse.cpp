@@ -773,14 +773,157 @@ private:
     }
 };
 
+// ---- TypeScript's generic call signatures --------------------------------------------
+//
+// A generic call signature that starts a line after a member with no `;`
+// (`(): A<B>`, then `<T>(x: T): C` in an interface or an object type) is a
+// member of its own to TypeScript, which ends a member at a line break. The
+// grammar reads the `<` as going on with the member before it: it closes
+// the body with a `}` it invents there, or breaks the member, and the rest
+// of the body (often with the definitions after it) is an error. The
+// definition then ends at its first such signature, and a change past it
+// would go unseen. So the separator the grammar wanted is written over the
+// blank before such a `<` (offsets, lines and columns stay the file's; the
+// digests ignore semicolons, so the definition is digested as it would be
+// with its `;`s written), and the text is parsed again. A separator stays
+// only when it leaves less of the file in errors; each is one parse, and
+// kMaxSeparators bound them (what is left is contained as any error is).
+
+// How much of a tree is in errors: the bytes of its ERROR nodes, and one
+// for each token the parser invented.
+uint64_t errorWeight(TSNode root) {
+    uint64_t w = 0;
+    if (!ts_node_has_error(root)) return w;
+    Cursor cur(root);
+    for (;;) {
+        TSNode n = cur.node();
+        bool down = false;
+        if (ts_node_is_missing(n)) {
+            ++w;
+        } else if (ts_node_is_error(n)) {
+            w += ts_node_end_byte(n) - ts_node_start_byte(n);
+        } else {
+            down = ts_node_has_error(n);
+        }
+        if (!cur.next(down)) break;
+    }
+    return w;
+}
+
+// The `<`s in the tree's errors that start a line after at least one blank
+// (what a generic call signature on its own line looks like), in order; an
+// invented token's error is the text after it up to the next ERROR's end.
+std::vector<uint32_t> signatureStarts(TSNode root, std::string_view text) {
+    std::vector<uint32_t> out;
+    auto scan = [&](uint32_t b, uint32_t e) {
+        for (uint32_t q = b; q < e && q < text.size(); ++q) {
+            if (text[q] != '<' || q == 0 || (text[q - 1] != ' ' && text[q - 1] != '\t')) continue;
+            uint32_t k = q;
+            while (k > 0 && (text[k - 1] == ' ' || text[k - 1] == '\t'))
+                --k;
+            if (k == 0 || text[k - 1] == '\n') out.push_back(q);
+        }
+    };
+    Cursor cur(root);
+    uint32_t missingAt = UINT32_MAX;
+    for (;;) {
+        TSNode n = cur.node();
+        bool down = false;
+        if (ts_node_is_missing(n)) {
+            missingAt = std::min(missingAt, ts_node_start_byte(n));
+        } else if (ts_node_is_error(n)) {
+            scan(std::min(missingAt, ts_node_start_byte(n)), ts_node_end_byte(n));
+            missingAt = UINT32_MAX;
+        } else {
+            down = ts_node_has_error(n);
+        }
+        if (!cur.next(down)) break;
+    }
+    if (missingAt != UINT32_MAX) scan(missingAt, uint32_t(text.size()));
+    std::sort(out.begin(), out.end());
+    out.erase(std::unique(out.begin(), out.end()), out.end());
+    return out;
+}
+
+constexpr int kMaxSeparators = 64, kMaxRefused = 4;
+
+// The text with separators written and its parse; nullopt when none helped.
+struct Separated {
+    std::string text;
+    TreePtr tree;
+};
+std::optional<Separated> separateSignatures(const LangSpec* spec, TSParser* parser,
+                                            const TSTree* tree, std::string_view src) {
+    if (spec->lang != Lang::TypeScript && spec->lang != Lang::Tsx) return std::nullopt;
+    std::optional<Separated> out;
+    const TSTree* now = tree;
+    uint64_t weight = errorWeight(ts_tree_root_node(now));
+    std::vector<uint32_t> tried;
+    std::string text(src);
+    ts_parser_set_included_ranges(parser, nullptr, 0);
+    // Real code gains from each separator written; text whose `<`s gain
+    // nothing (random bytes, JSX) is not tried much longer.
+    int refused = 0;
+    for (int parses = 0; parses < kMaxSeparators && weight > 0 && refused < kMaxRefused;) {
+        uint32_t at = UINT32_MAX;
+        for (uint32_t q : signatureStarts(ts_tree_root_node(now), text))
+            if (std::find(tried.begin(), tried.end(), q) == tried.end()) {
+                at = q;
+                break;
+            }
+        if (at == UINT32_MAX) break;
+        tried.push_back(at);
+        ++parses;
+        // Reparsed from the tree with the one byte edited: the parser
+        // takes what comes before it as it was.
+        TreePtr edited(ts_tree_copy(now));
+        TSPoint p = pointAt(text, at - 1);
+        TSPoint p1{p.row, p.column + 1};
+        TSInputEdit edit{at - 1, at, at, p, p1, p1};
+        ts_tree_edit(edited.get(), &edit);
+        char blank = text[at - 1];
+        text[at - 1] = ';';
+        TreePtr again = parseWithBudget(parser, edited.get(), text);
+        uint64_t w = again ? errorWeight(ts_tree_root_node(again.get())) : UINT64_MAX;
+        if (w >= weight) {
+            text[at - 1] = blank;
+            ++refused;
+            continue;
+        }
+        refused = 0;
+        weight = w;
+        if (!out) out.emplace();
+        out->tree = std::move(again);
+        now = out->tree.get();
+    }
+    if (out) {
+        // The separators that stayed, written in the text its tree was parsed from.
+        out->text = std::move(text);
+    }
+    return out;
+}
+
 } // namespace
 
 std::optional<Extraction> recovered(const LangSpec* spec, TSParser* parser, const TSTree* tree,
-                                    std::string_view src, std::string_view formerName) {
+                                    std::string_view src, std::string_view formerName, int rules) {
     if (!spec || !tree || !ts_node_has_error(ts_tree_root_node(tree))) return std::nullopt;
     std::optional<Extraction> out;
     if (cFamily(spec)) {
         out = recoveredC(spec, parser, src, formerName);
+    } else if (auto sep = rules >= 2 ? separateSignatures(spec, parser, tree, src) : std::nullopt) {
+        // Offsets are the file's: the symbols of the separated text are the
+        // file's, the errors left contained in it.
+        const TSTree* t = sep->tree.get();
+        Containment c(*spec, parser, sep->text, formerName);
+        if (c.run(t)) {
+            out = assemble(std::move(c.symbols), std::move(c.unreadable));
+        } else {
+            Extraction x =
+                extractFromTree(*spec, t, sep->text, nullptr, nullptr, nullptr, formerName);
+            out = assemble(std::move(x.symbols),
+                           errorSpans(ts_tree_root_node(t), 0, uint32_t(src.size())));
+        }
     } else {
         Containment c(*spec, parser, src, formerName);
         if (c.run(tree)) out = assemble(std::move(c.symbols), std::move(c.unreadable));

@@ -193,14 +193,14 @@ void numberTwins(std::vector<Symbol>& symbols) {
 } // namespace detail
 
 std::vector<Symbol> extractSymbols(std::string_view language, std::string_view source,
-                                   std::string_view formerName, Spans* unreadable) {
+                                   std::string_view formerName, Spans* unreadable, int rules) {
     const detail::LangSpec* spec = detail::langSpec(language);
     if (!spec || source.size() > UINT32_MAX) return {};
     thread_local ParserPtr parser(ts_parser_new());
     if (!ts_parser_set_language(parser.get(), spec->ts)) return {};
     detail::Unparsed unparsed = unparsedOf(spec, source);
     TreePtr tree = parseText(parser.get(), nullptr, source, hiddenSpans(unparsed));
-    if (auto x = detail::recovered(spec, parser.get(), tree.get(), source, formerName)) {
+    if (auto x = detail::recovered(spec, parser.get(), tree.get(), source, formerName, rules)) {
         if (unreadable) *unreadable = std::move(x->unreadable);
         return std::move(x->symbols);
     }

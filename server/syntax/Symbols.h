@@ -46,7 +46,14 @@ using Spans = std::vector<std::pair<uint32_t, uint32_t>>;
 // fixtures/digests pins the digests of every fixture definition under this
 // version (tests/unit/DigestsTest.cpp): a change to any of the above fails
 // that test until this is bumped and scripts/update-digests.sh is run.
-inline constexpr int kDigestRules = 1;
+// 1: the first versioned rules. 2: a TypeScript interface or object type
+// whose generic call signatures start their own lines is read whole (Parse.cpp,
+// separateSignatures), not cut at the first of them.
+inline constexpr int kDigestRules = 2;
+// The earliest version extractSymbols still extracts by: from it to
+// kDigestRules, anchors are judged by the rules that stamped them, exactly
+// and without git (ARCHITECTURE.md "Digest versions").
+inline constexpr int kKeptRules = 1;
 
 struct Symbol {
     std::string name;      // "validate", "it(\"parses\")", "impl Display for P"
@@ -93,8 +100,12 @@ std::string writtenName(const Symbol& s);
 // `unreadable`, when given, receives the byte spans of the code the parser
 // could not read even with its errors contained (where a definition may
 // be that no symbol stands for), in order.
+//
+// `rules`: the digest rules to extract by, today's or a kept earlier
+// version (kKeptRules: what an anchor they stamped is judged by).
 std::vector<Symbol> extractSymbols(std::string_view language, std::string_view source,
-                                   std::string_view formerName = {}, Spans* unreadable = nullptr);
+                                   std::string_view formerName = {}, Spans* unreadable = nullptr,
+                                   int rules = kDigestRules);
 
 // The last component of a qualified name: a definition's own name
 // ("Command.displayName" -> "displayName", "<P as Display>::fmt" -> "fmt").

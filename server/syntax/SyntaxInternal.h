@@ -317,8 +317,11 @@ Spans errorSpans(TSNode root, uint32_t begin, uint32_t end);
 // error swallows no definition outside its own piece. nullopt when the tree
 // as it is holds every definition (no error, or, outside C and C++, none
 // at the top level); the caller then walks the tree itself.
+// `rules`: the digest rules version (2 on: TypeScript's generic call
+// signatures separated first).
 std::optional<Extraction> recovered(const LangSpec* spec, TSParser* parser, const TSTree* tree,
-                                    std::string_view src, std::string_view formerName = {});
+                                    std::string_view src, std::string_view formerName = {},
+                                    int rules = kDigestRules);
 
 // Hashes the symbols whose records are not `known` (Digest.cpp): fills their
 // records' digests and Symbol::hash / shapeHash / headHash.

@@ -74,7 +74,12 @@ TEST_CASE("engram init in a repository with no store writes one doctor finds sou
         details[c["check"]] = c["detail"];
     CHECK(contains(details["formats"], "(commit "));
     CHECK(contains(details["formats"], "index schema "));
-    CHECK(details["anchor digests"] == "anchors stamped 1 with rules 1");
+    // The one anchor, stamped with the rules this engram says it stamps with.
+    const std::string& formats = details["formats"];
+    auto rules = formats.find("digest rules ");
+    REQUIRE(rules != std::string::npos);
+    CHECK(details["anchor digests"] ==
+          "anchors stamped 1 with rules " + formats.substr(rules + 13));
 }
 
 TEST_CASE("engram --help prints usage and exits 0, no command is a usage error", "[e2e][cli]") {

@@ -1,7 +1,9 @@
 // Upgrading engram drifts nothing: claim files written by earlier releases
 // (fixtures/upgrade/<commit>/claims, made by scripts/make-upgrade-fixtures.sh
 // from 54a2863, the release before anchors recorded identity and became
-// blind to formatters' rewrites, and from 4c29459, the first after), anchored
+// blind to formatters' rewrites, from 4c29459, the first after, and from
+// 1e8aad7, the last under digest rules 1, which cut an interface at its
+// first generic call signature on a line of its own), anchored
 // to every definition of fixtures/upgrade/src, read by this engram with the
 // code unchanged: every one intact, though this engram's digest rules
 // differ from theirs; a changed definition drifted, and only it; engram init
@@ -105,17 +107,24 @@ std::set<std::string> anchorFindings(const json& check) {
 
 TEST_CASE("upgrade: claims stamped by earlier releases stay intact while their code is unchanged",
           "[upgrade]") {
-    std::string release = GENERATE(as<std::string>{}, "54a2863", "4c29459");
+    std::string release = GENERATE(as<std::string>{}, "54a2863", "4c29459", "1e8aad7");
+    // This engram's digest rules (syntax::kDigestRules), and the ones the
+    // release stamped with: none recorded before 1e8aad7's.
+    const std::string rules = "2";
+    const std::string earlier = release == "1e8aad7" ? "1" : "";
     INFO("claims written by " << release);
     Upgraded w(release);
     w.git({"init", "-q"});
     w.commitAll("the code and the claims the earlier release anchored to it");
     auto before = w.anchors();
     REQUIRE(before.size() > 90);
-    // The earlier rules' stamps: no version, and many digests this engram's
-    // rules do not reproduce (what made them read as drifted).
+    // The earlier rules' stamps: their version or none, and digests this
+    // engram's rules do not reproduce (what made them read as drifted).
     for (auto& [id, line] : before)
-        CHECK(line.find(" rules=") == std::string::npos);
+        if (earlier.empty())
+            CHECK(line.find(" rules=") == std::string::npos);
+        else
+            CHECK(line.find(" rules=" + earlier) != std::string::npos);
 
     json clean = w.check();
     CHECK(anchorFindings(clean).empty());
@@ -146,10 +155,16 @@ TEST_CASE("upgrade: claims stamped by earlier releases stay intact while their c
     for (auto& [id, line] : after) {
         if (line == before[id]) continue;
         restamped.insert(id);
-        CHECK(line.find(" rules=1") != std::string::npos);
+        CHECK(line.find(" rules=" + rules) != std::string::npos);
         CHECK(line.find(" head=") != std::string::npos);
     }
     CHECK(!restamped.empty());
+    // Under rules 1, only the interface the grammar's reading cut short
+    // digests otherwise now.
+    if (release == "1e8aad7") {
+        REQUIRE(restamped.size() == 1);
+        CHECK(contains(after[*restamped.begin()], "symbol=Fetcher "));
+    }
     CHECK(restamp["restamped"] == int64_t(restamped.size()));
     CHECK(restamp["claims"] == int64_t(restamped.size()));
     CHECK(restamp["unjudged"] == 0);
@@ -159,8 +174,11 @@ TEST_CASE("upgrade: claims stamped by earlier releases stay intact while their c
         auto fields = split(line, '\t');
         if (fields.size() < 6 || fields[2] != "restamp") continue;
         CHECK(fields[4] == "engram");
-        CHECK(contains(fields[5], "digest rules unversioned -> 1"));
-        CHECK(contains(fields[5], "re-derived unchanged from commit"));
+        CHECK(contains(fields[5], "digest rules " + (earlier.empty() ? "unversioned" : earlier) +
+                                      " -> " + rules));
+        // A kept version of the rules needs no commit to tell.
+        CHECK(contains(fields[5], earlier.empty() ? "re-derived unchanged from commit"
+                                                  : "unchanged by digest rules " + earlier));
         audited.insert(fields[3].substr(0, fields[3].find('@')));
     }
     CHECK(audited == restamped);
@@ -185,11 +203,22 @@ TEST_CASE("upgrade: claims stamped by earlier releases stay intact while their c
     // And the same claims as first written, in a repository where they were
     // never committed: those whose digest this engram reproduces are intact;
     // exactly the others (the ones init re-derived) are not judged, saying
-    // why, and none reads as drifted.
+    // why, and none reads as drifted. Stamped by a kept version of the
+    // rules, every one is judged by it, with no history: all intact.
     Upgraded fresh(release);
     fresh.git({"init", "-q"});
     json uncommitted = fresh.check();
     CHECK(anchorFindings(uncommitted).empty());
+    if (!earlier.empty()) {
+        CHECK(uncommitted["not_judged"]["total"] == 0);
+        CliResult rows = fresh.run({"--json", "recall", "--limit", "200"});
+        REQUIRE(rows.exitCode == 0);
+        const json recalled = rows.parsed();
+        REQUIRE(recalled["rows"].size() == before.size());
+        for (auto& row : recalled["rows"])
+            CHECK(row["anchor_state"] == "intact");
+        return;
+    }
     CHECK(uncommitted["not_judged"]["by_reason"]["earlier_rules"] == int64_t(restamped.size()));
     CHECK(uncommitted["not_judged"]["total"] == int64_t(restamped.size()));
     CliResult rows = fresh.run({"--json", "recall", "--limit", "200"});

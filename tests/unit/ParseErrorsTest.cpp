@@ -122,10 +122,11 @@ TEST_CASE("an error in a class member takes no other member's symbol along, in e
 }
 
 TEST_CASE("generic call signatures on their own lines, which the TypeScript grammar misreads, "
-          "keep every symbol after their interface",
+          "are read as TypeScript reads them",
           "[symbols]") {
     // The same file with each member ended by a semicolon reads cleanly:
-    // the definitions after the interface must have its digests.
+    // every definition, the interface too, has its digests there, and none
+    // holds an error.
     std::string broken = readFixture(fixturesDir() + "/recovery/call-signatures.ts");
     std::string clean = broken;
     for (const std::string end :
@@ -136,12 +137,69 @@ TEST_CASE("generic call signatures on their own lines, which the TypeScript gram
         INFO(lang);
         for (const auto& s : syntax::extractSymbols(lang, clean))
             CHECK_FALSE(s.hasError);
-        checkContained(lang, clean, broken, "Fetcher");
-        auto symbols = syntax::extractSymbols(lang, broken);
+        checkContained(lang, clean, broken, "");
+        syntax::Spans unreadable;
+        auto symbols = syntax::extractSymbols(lang, broken, {}, &unreadable);
+        CHECK(unreadable.empty());
         auto found = syntax::resolveSymbol(symbols, "withRetries");
         REQUIRE(found.size() == 1);
         CHECK(symbols[found[0]].startLine == 20);
+        // The interface runs to its own closing brace, so a change in its
+        // last signature is a change of the interface (cut at its first
+        // generic signature, as the grammar reads it, the change went unseen).
+        auto fetcher = syntax::resolveSymbol(symbols, "Fetcher");
+        REQUIRE(fetcher.size() == 1);
+        CHECK(symbols[fetcher[0]].endLine == 18);
+        auto edited = syntax::extractSymbols(
+            lang, apply(broken, {"  ): Promise<Shape | undefined>", "  ): Promise<Shape | null>"}));
+        auto after = syntax::resolveSymbol(edited, "Fetcher");
+        REQUIRE(after.size() == 1);
+        CHECK(edited[after[0]].hash != symbols[fetcher[0]].hash);
+        CHECK(edited[after[0]].tokenHash != symbols[fetcher[0]].tokenHash);
     }
+    // In an object type too, where the grammar breaks the signature before
+    // rather than closing the body.
+    const std::string objectType = "type Fetch = {\n"
+                                   "  (): Promise<Row>\n"
+                                   "  <A = {}>(key: A): Promise<Row & A>\n"
+                                   "}\n";
+    auto plain = syntax::extractSymbols("typescript",
+                                        apply(objectType, {"Promise<Row>\n", "Promise<Row>;\n"}));
+    syntax::Spans unreadable;
+    auto read = syntax::extractSymbols("typescript", objectType, {}, &unreadable);
+    CHECK(unreadable.empty());
+    REQUIRE(read.size() == 1);
+    REQUIRE(plain.size() == 1);
+    CHECK_FALSE(read[0].hasError);
+    CHECK(read[0].hash == plain[0].hash);
+}
+
+// A separator is written only where it leaves less of the file in errors:
+// a `<` starting a line in JSX, or in a file broken elsewhere, is left as
+// it is.
+TEST_CASE("a separator written for a generic call signature never changes other code",
+          "[symbols]") {
+    const std::string jsx = "export function Badge() {\n"
+                            "  const x = compute(1, 2\n"
+                            "  return (\n"
+                            "    <div>\n"
+                            "      <span>{x}</span>\n"
+                            "    </div>\n"
+                            "  )\n"
+                            "}\n"
+                            "\n"
+                            "export const after = () => 1\n";
+    auto symbols = syntax::extractSymbols("tsx", jsx);
+    auto again = syntax::extractSymbols(
+        "tsx", apply(jsx, {"    <div>\n      <span>", "    <div>\n     ;<span>"}));
+    auto badge = syntax::resolveSymbol(symbols, "Badge");
+    auto badgeAgain = syntax::resolveSymbol(again, "Badge");
+    REQUIRE(badge.size() == 1);
+    REQUIRE(badgeAgain.size() == 1);
+    // Had a separator been written over the blank before `<span>`, the file
+    // with a `;` written there would digest the same.
+    CHECK(symbols[badge[0]].hash != again[badgeAgain[0]].hash);
+    REQUIRE(syntax::resolveSymbol(symbols, "after").size() == 1);
 }
 
 TEST_CASE("an open document with a contained error has the symbols a fresh parse gives",
