@@ -810,36 +810,65 @@ uint64_t errorWeight(TSNode root) {
     return w;
 }
 
-// The `<`s in the tree's errors that start a line after at least one blank
-// (what a generic call signature on its own line looks like), in order; an
-// invented token's error is the text after it up to the next ERROR's end.
+// Where a separator may be missing: each `<` that starts a line after at
+// least one blank (what a generic call signature on its own line looks
+// like) inside an error in a body of members (an interface's, an object
+// type's), or as the first token after a bracket the parser invented to
+// close one; in order. Errors elsewhere are not looked into, so most
+// broken files (and random bytes) have no candidate at all.
 std::vector<uint32_t> signatureStarts(TSNode root, std::string_view text) {
     std::vector<uint32_t> out;
-    auto scan = [&](uint32_t b, uint32_t e) {
-        for (uint32_t q = b; q < e && q < text.size(); ++q) {
-            if (text[q] != '<' || q == 0 || (text[q - 1] != ' ' && text[q - 1] != '\t')) continue;
-            uint32_t k = q;
-            while (k > 0 && (text[k - 1] == ' ' || text[k - 1] == '\t'))
-                --k;
-            if (k == 0 || text[k - 1] == '\n') out.push_back(q);
-        }
+    const uint32_t size = uint32_t(text.size());
+    auto startsSignature = [&](uint32_t q) {
+        if (q == 0 || q >= size || text[q] != '<') return false;
+        uint32_t k = q;
+        while (k > 0 && (text[k - 1] == ' ' || text[k - 1] == '\t'))
+            --k;
+        return k < q && (k == 0 || text[k - 1] == '\n');
     };
-    Cursor cur(root);
-    uint32_t missingAt = UINT32_MAX;
-    for (;;) {
-        TSNode n = cur.node();
-        bool down = false;
-        if (ts_node_is_missing(n)) {
-            missingAt = std::min(missingAt, ts_node_start_byte(n));
-        } else if (ts_node_is_error(n)) {
-            scan(std::min(missingAt, ts_node_start_byte(n)), ts_node_end_byte(n));
-            missingAt = UINT32_MAX;
-        } else {
-            down = ts_node_has_error(n);
+    // The next token's start from `at`: blanks and comments skipped.
+    auto nextToken = [&](uint32_t at) {
+        while (at < size) {
+            char c = text[at];
+            if (c == ' ' || c == '\t' || c == '\r' || c == '\n') {
+                ++at;
+            } else if (text.substr(at, 2) == "//") {
+                size_t nl = text.find('\n', at);
+                at = nl == std::string_view::npos ? size : uint32_t(nl);
+            } else if (text.substr(at, 2) == "/*") {
+                size_t close = text.find("*/", at + 2);
+                at = close == std::string_view::npos ? size : uint32_t(close + 2);
+            } else {
+                break;
+            }
         }
-        if (!cur.next(down)) break;
+        return at;
+    };
+    auto isBody = [](TSNode n) {
+        const char* t = ts_node_type(n);
+        return !std::strcmp(t, "interface_body") || !std::strcmp(t, "object_type");
+    };
+    // Only the paths holding an error are walked (explicitly: a hostile
+    // file nests deeper than a stack should).
+    std::vector<std::pair<TSNode, bool>> stack{{root, false}};
+    while (!stack.empty()) {
+        auto [n, inBody] = stack.back();
+        stack.pop_back();
+        if (ts_node_is_missing(n)) {
+            if (uint32_t q = nextToken(ts_node_start_byte(n)); inBody && startsSignature(q))
+                out.push_back(q);
+            continue;
+        }
+        if (ts_node_is_error(n) && inBody) {
+            for (uint32_t q = ts_node_start_byte(n), e = ts_node_end_byte(n); q < e; ++q)
+                if (startsSignature(q)) out.push_back(q);
+            continue;
+        }
+        if (!ts_node_has_error(n)) continue;
+        bool body = inBody || isBody(n);
+        for (uint32_t i = ts_node_child_count(n); i-- > 0;)
+            stack.push_back({ts_node_child(n, i), body});
     }
-    if (missingAt != UINT32_MAX) scan(missingAt, uint32_t(text.size()));
     std::sort(out.begin(), out.end());
     out.erase(std::unique(out.begin(), out.end()), out.end());
     return out;
