@@ -230,9 +230,16 @@ CodeIndexReport walkCode(const std::string& root, Index& index,
                          const std::function<void(size_t, size_t)>& progress,
                          const std::atomic<bool>* cancel) {
     CodeIndexReport r;
+    // The definitions indexed by other digest rules than these (an index an
+    // earlier engram wrote, or one that never said) are parsed again, every
+    // file as if it had changed: their shapes and names are what anchors
+    // stamped now are looked up by. Gone files still drop. The version is
+    // one of the index's key-value facts, written once the walk is whole.
+    const std::string rules = std::to_string(syntax::kDigestRules);
+    const bool sameRules = index.historyFact(kCodeRulesFact) == rules;
     std::unordered_map<std::string, FileStat> known;
     for (auto& [path, st] : index.codeFiles())
-        known[path] = st;
+        known[path] = sameRules ? st : FileStat{-1, -1, 0};
     ParsePool pool(root, cancel);
     walkSources(root, known, pool, r);
     pool.finishWalk();
@@ -248,6 +255,7 @@ CodeIndexReport walkCode(const std::string& root, Index& index,
     // kept anchor health that was not all intact (Health.cpp).
     if (r.parsed || r.removed) index.bumpCodeGeneration();
     tx->commit();
+    if (!sameRules && r.error.empty()) index.putHistoryFacts({{kCodeRulesFact, rules}});
     size_t n = pool.slots().size();
     if (progress) progress(n, n);
     return r;

@@ -32,4 +32,8 @@ CodeIndexReport walkCode(const std::string& root, Index& index,
                          const std::function<void(size_t, size_t)>& progress,
                          const std::atomic<bool>* cancel);
 
+// The index fact naming the digest rules its code files were parsed by: a
+// walk under other rules parses every file again.
+inline constexpr const char* kCodeRulesFact = "code_index_rules";
+
 } // namespace engram

@@ -1,7 +1,11 @@
 // Symbol anchors through the engine, in every language: a formatter pass
 // keeps a claim intact, a body edit drifts it, a rename moves it (until
 // re-verified), a deletion orphans it.
+#include "engine/CodeWalk.h"
 #include "engine/Engine.h"
+#include "index/Index.h"
+#include "index/Sqlite.h"
+#include "store/Store.h"
 #include "support/Git.h"
 #include "support/LanguageCases.h"
 #include "support/TempDir.h"
@@ -379,6 +383,25 @@ TEST_CASE("the code index parses a workspace of many files (on several threads) 
     auto linked = engine.indexCode();
     CHECK(linked.files == files + 2); // alias.py, not leak.py
     CHECK(linked.parsed == 1);
+
+    // An index written under other digest rules (an earlier engram's, which
+    // said none or another version) is parsed again in full, once.
+    for (const std::string earlier : {"", "1"}) {
+        INFO("rules recorded: '" << earlier << "'");
+        {
+            Store store(root / ".engram", "project", "test");
+            Index index(store);
+            if (earlier.empty())
+                sql::Db(store.indexPath(), false)
+                    .exec(std::string("DELETE FROM history_facts WHERE key = '") + kCodeRulesFact +
+                          "'");
+            else
+                index.putHistoryFacts({{kCodeRulesFact, earlier}});
+        }
+        auto upgraded = engine.indexCode();
+        CHECK(upgraded.parsed == files + 2);
+        CHECK(engine.indexCode().parsed == 0);
+    }
 }
 
 namespace {
