@@ -754,11 +754,18 @@ std::optional<AnchorCheck> Anchorer::byKeptRules(const Anchor& a, const AnchorCh
     const CachedFile* f = load(a.path);
     if (!f || f->language.empty()) return std::nullopt;
     for (int v = from; v <= to; ++v) {
-        auto it = f->kept.find(v);
-        if (it == f->kept.end())
-            it = f->kept.emplace(v, syntax::extractSymbols(f->language, f->text, {}, nullptr, v))
-                     .first;
-        for (const auto& s : it->second) {
+        // A version that extracts this language as today's does needs no
+        // extraction of its own (recall pays for none in a Python file).
+        const std::vector<syntax::Symbol>* kept = &f->symbols;
+        if (!syntax::extractsAsToday(f->language, v)) {
+            auto it = f->kept.find(v);
+            if (it == f->kept.end())
+                it =
+                    f->kept.emplace(v, syntax::extractSymbols(f->language, f->text, {}, nullptr, v))
+                        .first;
+            kept = &it->second;
+        }
+        for (const auto& s : *kept) {
             if (s.qualified != a.symbol || s.hash != a.hash) continue;
             // Unchanged by the rules that stamped it: the definition today's
             // rules find at the same place is the one to re-stamp.

@@ -214,6 +214,24 @@ std::vector<Symbol> extractSymbols(std::string_view language, std::string_view s
         .symbols;
 }
 
+bool extractsAsToday(std::string_view language, int rules) {
+    if (rules == kDigestRules) return true;
+    if (rules < kKeptRules || rules > kDigestRules) return false;
+    const detail::LangSpec* spec = detail::langSpec(language);
+    if (!spec) return true; // no grammar: no symbols under any version
+    // Each version from `rules` + 1 on, and the languages it changed.
+    for (int v = rules + 1; v <= kDigestRules; ++v)
+        switch (v) {
+        case 2:
+            if (spec->lang == detail::Lang::TypeScript || spec->lang == detail::Lang::Tsx)
+                return false;
+            break;
+        default:
+            return false; // a version not described here: assume it changed everything
+        }
+    return true;
+}
+
 std::string writtenName(const Symbol& s) {
     return s.qualified + s.signature;
 }
