@@ -109,12 +109,12 @@ void addKeys(std::set<std::string>& to, const Word& w) {
 }
 
 bool functionWord(std::string_view w) {
-    static constexpr std::array<std::string_view, 37> kWords = {
+    static const WordSet kWords = {
         "a",     "also", "am",    "an",   "are",  "be",    "been",  "being", "did",    "do",
         "does",  "even", "ever",  "is",   "it",   "its",   "it's",  "just",  "really", "so",
         "still", "the",  "their", "them", "then", "there", "these", "they",  "this",   "those",
         "to",    "very", "was",   "were", "will", "would", "you"};
-    return std::find(kWords.begin(), kWords.end(), w) != kWords.end();
+    return kWords.contains(w);
 }
 
 bool negation(std::string_view w) {
@@ -123,10 +123,10 @@ bool negation(std::string_view w) {
 }
 
 bool hedge(std::string_view w) {
-    static constexpr std::array<std::string_view, 13> kWords = {
-        "might", "perhaps",    "maybe", "probably", "possibly", "likely", "seems",
-        "seem",  "apparently", "think", "unclear",  "unsure",   "whether"};
-    return std::find(kWords.begin(), kWords.end(), w) != kWords.end();
+    static const WordSet kWords = {"might",   "perhaps", "maybe",  "probably",   "possibly",
+                                   "likely",  "seems",   "seem",   "apparently", "think",
+                                   "unclear", "unsure",  "whether"};
+    return kWords.contains(w);
 }
 
 std::vector<std::vector<Word>> statements(std::string_view text) {

@@ -6,11 +6,13 @@
 // hyphenated run stays whole, and punctuation is kept as its own token so
 // each rule decides where its clauses end.
 #pragma once
+#include <initializer_list>
 #include <memory>
 #include <set>
 #include <string>
 #include <string_view>
 #include <unordered_map>
+#include <unordered_set>
 #include <vector>
 
 namespace engram::claimwords {
@@ -28,6 +30,20 @@ std::vector<Word> split(std::string_view text);
 // "thread", "safe"), a code span whole without a trailing "()".
 std::vector<std::string> keys(const Word& w);
 void addKeys(std::set<std::string>& to, const Word& w);
+
+// A fixed list of words, found by one hash rather than a scan: the rules
+// test every word of a claim against lists of up to seventy words, several
+// times over, and scanning them was most of the rules' time. The words are
+// string literals (static storage).
+class WordSet {
+public:
+    WordSet(std::initializer_list<std::string_view> words)
+        : words_(words) {}
+    bool contains(std::string_view w) const { return words_.count(w) != 0; }
+
+private:
+    std::unordered_set<std::string_view> words_;
+};
 
 // Articles, pronouns, auxiliaries and intensifiers: they name nothing a claim
 // is about ("the", "it", "is", "does", "also").

@@ -22,19 +22,19 @@ bool oneOf(std::string_view w, std::initializer_list<std::string_view> ws) {
 // "in Python 3", "for writes"): a comma part starting with one belongs to
 // the clause beside it, not to a clause of its own.
 bool conditionOpener(const Word& w) {
-    return !w.code &&
-           oneOf(w.text, {"when",  "whenever", "if",      "unless", "while", "until", "before",
-                          "after", "once",     "on",      "in",     "for",   "at",    "during",
-                          "with",  "without",  "under",   "within", "upon",  "since", "except",
-                          "even",  "across",   "between", "from",   "per"});
+    static const claimwords::WordSet kOpeners = {
+        "when", "whenever", "if",     "unless", "while",  "until",   "before",  "after", "once",
+        "on",   "in",       "for",    "at",     "during", "with",    "without", "under", "within",
+        "upon", "since",    "except", "even",   "across", "between", "from",    "per"};
+    return !w.code && kOpeners.contains(w.text);
 }
 
 bool auxiliary(std::string_view w) {
-    return oneOf(w,
-                 {"must", "shall", "should", "ought",  "can",   "could", "may",   "might", "is",
-                  "are",  "am",    "be",     "been",   "being", "was",   "were",  "do",    "does",
-                  "did",  "will",  "would",  "always", "never", "not",   "cannot"}) ||
-           claimwords::negation(w);
+    static const claimwords::WordSet kAuxiliaries = {
+        "must", "shall", "should", "ought",  "can",   "could", "may",   "might", "is",
+        "are",  "am",    "be",     "been",   "being", "was",   "were",  "do",    "does",
+        "did",  "will",  "would",  "always", "never", "not",   "cannot"};
+    return kAuxiliaries.contains(w) || claimwords::negation(w);
 }
 
 // Clauses: sentences and parts split at ; : ( ) and at a comma, but a comma
@@ -116,8 +116,10 @@ struct Polar {
 // Where a subordinate clause starts: its content must match word for word,
 // and a negation inside it ("when the key is not set") is not the clause's.
 bool subordinator(const Word& w) {
-    return !w.code && oneOf(w.text, {"when", "whenever", "if", "unless", "while", "until", "before",
-                                     "after", "where", "which", "who", "that"});
+    static const claimwords::WordSet kSubordinators = {"when",  "whenever", "if",     "unless",
+                                                       "while", "until",    "before", "after",
+                                                       "where", "which",    "who",    "that"};
+    return !w.code && kSubordinators.contains(w.text);
 }
 
 // The words that set a statement's mood, tense and polarity. A modal's
@@ -289,8 +291,10 @@ Outcome outcomeOf(const Word& w) {
 }
 
 bool outcomeCondition(const Word& w) {
-    return !w.code && oneOf(w.text, {"when", "whenever", "if", "unless", "on", "for", "at", "after",
-                                     "upon", "once", "in", "during", "while", "until"});
+    static const claimwords::WordSet kConditions = {"when", "whenever", "if",    "unless", "on",
+                                                    "for",  "at",       "after", "upon",   "once",
+                                                    "in",   "during",   "while", "until"};
+    return !w.code && kConditions.contains(w.text);
 }
 
 // The outcome a clause states, if it states one plainly: no negation, no

@@ -16,6 +16,7 @@
 #include <cmath>
 #include <cstdlib>
 #include <set>
+#include <unordered_map>
 
 namespace engram {
 
@@ -62,8 +63,16 @@ std::optional<UnitInfo> unitOf(std::string_view u) {
         {{"%", "percent"}, {"percent", 1}},
         {{"x"}, {"factor", 1}},
     };
-    for (auto& r : rows)
-        if (isAny(u, r.names)) return r.info;
+    // Every word after a number is looked up: by one hash, not a scan of
+    // the rows.
+    static const auto byName = [] {
+        std::unordered_map<std::string_view, UnitInfo> m;
+        for (auto& r : rows)
+            for (auto n : r.names)
+                m.emplace(n, r.info);
+        return m;
+    }();
+    if (auto it = byName.find(u); it != byName.end()) return it->second;
     return std::nullopt;
 }
 
@@ -77,12 +86,15 @@ struct NumberWord {
 
 std::optional<NumberWord> parseNumber(const Word& w) {
     if (w.code || w.punct) return std::nullopt;
-    static const std::pair<std::string_view, double> kWords[] = {
-        {"zero", 0},  {"two", 2},   {"three", 3}, {"four", 4}, {"five", 5},    {"six", 6},
-        {"seven", 7}, {"eight", 8}, {"nine", 9},  {"ten", 10}, {"eleven", 11}, {"twelve", 12}};
-    for (auto& [name, v] : kWords)
-        if (w.text == name) return NumberWord{v, ""};
     const std::string& t = w.text;
+    if (t.empty()) return std::nullopt;
+    if (t[0] < '0' || t[0] > '9') {
+        static const std::unordered_map<std::string_view, double> kWords = {
+            {"zero", 0},  {"two", 2},   {"three", 3}, {"four", 4}, {"five", 5},    {"six", 6},
+            {"seven", 7}, {"eight", 8}, {"nine", 9},  {"ten", 10}, {"eleven", 11}, {"twelve", 12}};
+        if (auto it = kWords.find(t); it != kWords.end()) return NumberWord{it->second, ""};
+        return std::nullopt;
+    }
     size_t i = 0;
     while (i < t.size() && t[i] >= '0' && t[i] <= '9')
         ++i;
@@ -105,27 +117,28 @@ std::optional<NumberWord> parseNumber(const Word& w) {
 
 // Words after which a number names something rather than measuring it.
 bool idWord(std::string_view w) {
-    return isAny(
-        w, {"line",        "lines",    "l",       "step",     "steps",   "claim",    "claims",
-            "issue",       "issues",   "pr",      "ticket",   "bug",     "case",     "phase",
-            "stage",       "option",   "item",    "test",     "note",    "finding",  "rule",
-            "version",     "versions", "release", "releases", "v",       "r",        "migration",
-            "commit",      "rfc",      "cve",     "port",     "code",    "errno",    "signal",
-            "shard",       "worker",   "level",   "section",  "chapter", "page",     "figure",
-            "requirement", "build",    "patch",   "revision", "rev",     "number",   "no",
-            "id",          "day",      "q",       "python",   "go",      "node",     "java",
-            "gson",        "openssl",  "tls",     "http",     "https",   "api",      "schema",
-            "format",      "c",        "jdk",     "ruby",     "rust",    "postgres", "ipv",
-            "utf",         "sha",      "es",      "round",    "attempt", "pass"});
+    static const claimwords::WordSet kWords = {
+        "line",        "lines",    "l",       "step",     "steps",   "claim",    "claims",
+        "issue",       "issues",   "pr",      "ticket",   "bug",     "case",     "phase",
+        "stage",       "option",   "item",    "test",     "note",    "finding",  "rule",
+        "version",     "versions", "release", "releases", "v",       "r",        "migration",
+        "commit",      "rfc",      "cve",     "port",     "code",    "errno",    "signal",
+        "shard",       "worker",   "level",   "section",  "chapter", "page",     "figure",
+        "requirement", "build",    "patch",   "revision", "rev",     "number",   "no",
+        "id",          "day",      "q",       "python",   "go",      "node",     "java",
+        "gson",        "openssl",  "tls",     "http",     "https",   "api",      "schema",
+        "format",      "c",        "jdk",     "ruby",     "rust",    "postgres", "ipv",
+        "utf",         "sha",      "es",      "round",    "attempt", "pass"};
+    return kWords.contains(w);
 }
 
 // Words that carry no part of what a number measures.
 bool measureFiller(std::string_view w) {
-    return claimwords::functionWord(w) ||
-           isAny(w, {"at",        "in",     "on",     "for",   "of",   "by",      "with",
-                     "after",     "within", "into",   "has",   "have", "default", "defaults",
-                     "set",       "equal",  "equals", "value", "only", "exactly", "now",
-                     "currently", "up",     "than",   "no",    "and"});
+    static const claimwords::WordSet kWords = {
+        "at",   "in",      "on",   "for",       "of",       "by",   "with",  "after",  "within",
+        "into", "has",     "have", "default",   "defaults", "set",  "equal", "equals", "value",
+        "only", "exactly", "now",  "currently", "up",       "than", "no",    "and"};
+    return claimwords::functionWord(w) || kWords.contains(w);
 }
 
 enum class Bound { Exact, AtMost, AtLeast, Above, Below };
@@ -133,49 +146,57 @@ enum class Bound { Exact, AtMost, AtLeast, Above, Below };
 // The bound words of "at most 5", "up to 5", "max 5", "capped at 5", "at
 // least 8", "more than 10", "under 1 s": they are not part of the measure.
 std::optional<Bound> boundWord(const std::vector<Word>& c, size_t i) {
+    // Above and Below turn into AtMost and AtLeast after "no" or "not".
+    static const std::unordered_map<std::string_view, Bound> kWords = {
+        {"most", Bound::AtMost},     {"max", Bound::AtMost},      {"maximum", Bound::AtMost},
+        {"cap", Bound::AtMost},      {"caps", Bound::AtMost},     {"capped", Bound::AtMost},
+        {"upto", Bound::AtMost},     {"least", Bound::AtLeast},   {"min", Bound::AtLeast},
+        {"minimum", Bound::AtLeast}, {"more", Bound::Above},      {"greater", Bound::Above},
+        {"larger", Bound::Above},    {"bigger", Bound::Above},    {"longer", Bound::Above},
+        {"over", Bound::Above},      {"above", Bound::Above},     {"exceeds", Bound::Above},
+        {"exceed", Bound::Above},    {"exceeding", Bound::Above}, {"less", Bound::Below},
+        {"fewer", Bound::Below},     {"smaller", Bound::Below},   {"shorter", Bound::Below},
+        {"under", Bound::Below},     {"below", Bound::Below}};
     const std::string& w = c[i].text;
+    if (w == "up" && i + 1 < c.size() && c[i + 1].text == "to") return Bound::AtMost;
+    auto it = kWords.find(w);
+    if (it == kWords.end()) return std::nullopt;
     bool denied = i > 0 && isAny(c[i - 1].text, {"no", "not"});
-    if (isAny(w, {"most", "max", "maximum", "cap", "caps", "capped", "upto"}) ||
-        (w == "up" && i + 1 < c.size() && c[i + 1].text == "to"))
-        return Bound::AtMost;
-    if (isAny(w, {"least", "min", "minimum"})) return Bound::AtLeast;
-    if (isAny(w, {"more", "greater", "larger", "bigger", "longer", "over", "above", "exceeds",
-                  "exceed", "exceeding"}))
-        return denied ? Bound::AtMost : Bound::Above;
-    if (isAny(w, {"less", "fewer", "smaller", "shorter", "under", "below"}))
-        return denied ? Bound::AtLeast : Bound::Below;
-    return std::nullopt;
+    if (denied && it->second == Bound::Above) return Bound::AtMost;
+    if (denied && it->second == Bound::Below) return Bound::AtLeast;
+    return it->second;
 }
 
 // Words that open a condition: a quantity stated under one ("5 s in tests")
 // is another quantity than the same words under another or under none.
 bool conditionWord(std::string_view w) {
-    return isAny(w, {"when",    "whenever", "if",     "unless", "while", "until",   "before",
-                     "after",   "once",     "on",     "in",     "for",   "at",      "during",
-                     "with",    "without",  "under",  "within", "upon",  "since",   "except",
-                     "across",  "between",  "from",   "per",    "via",   "through", "over",
-                     "against", "inside",   "outside"});
+    static const claimwords::WordSet kWords = {
+        "when",  "whenever", "if",      "unless", "while",   "until",  "before",  "after",
+        "once",  "on",       "in",      "for",    "at",      "during", "with",    "without",
+        "under", "within",   "upon",    "since",  "except",  "across", "between", "from",
+        "per",   "via",      "through", "over",   "against", "inside", "outside"};
+    return kWords.contains(w);
 }
 
 bool stopAfterNumber(const Word& w) {
-    return w.punct ||
-           (!w.code && (claimwords::functionWord(w.text) || conditionWord(w.text) ||
-                        isAny(w.text, {"and",   "or",    "but",    "than", "of",     "because",
-                                       "so",    "which", "that",   "must", "should", "can",
-                                       "may",   "not",   "never",  "no",   "each",   "every",
-                                       "apart", "later", "longer", "more", "less"})));
+    static const claimwords::WordSet kWords = {
+        "and",  "or",    "but",    "than",  "of",     "because", "so",    "which",
+        "that", "must",  "should", "can",   "may",    "not",     "never", "no",
+        "each", "every", "apart",  "later", "longer", "more",    "less"};
+    return w.punct || (!w.code && (claimwords::functionWord(w.text) || conditionWord(w.text) ||
+                                   kWords.contains(w.text)));
 }
 
 // Words that make a number something other than a value stated now: a
 // past value, a change or a range ("from", "between"), a possibility, a
 // habit, an estimate or a guess.
 bool notAValue(std::string_view w) {
-    return isAny(w, {"was",        "were",    "used",          "had",    "previously", "formerly",
-                     "originally", "from",    "between",       "can",    "could",      "may",
-                     "might",      "usually", "typically",     "often",  "sometimes",  "about",
-                     "around",     "roughly", "approximately", "approx", "nearly",     "almost",
-                     "some",       "e.g"}) ||
-           claimwords::hedge(w);
+    static const claimwords::WordSet kWords = {
+        "was",       "were",    "used",      "had",   "previously", "formerly", "originally",
+        "from",      "between", "can",       "could", "may",        "might",    "usually",
+        "typically", "often",   "sometimes", "about", "around",     "roughly",  "approximately",
+        "approx",    "nearly",  "almost",    "some",  "e.g"};
+    return kWords.contains(w) || claimwords::hedge(w);
 }
 
 // A bare number, with no unit and nothing counted, is a value only after a
@@ -221,9 +242,35 @@ std::vector<std::vector<Word>> numberClauses(std::string_view text) {
     return out;
 }
 
+// What a word of a clause adds to the measure before a number or the
+// qualifier after it, read once per clause: a clause with many numbers
+// reads the words around each of them.
+struct Reading {
+    bool filler = false;    // measureFiller, for a word outside code
+    bool universal = false; // "every", "all", "any", "each" outside code
+    std::vector<std::string> keys;
+};
+
 std::vector<Quantity> quantities(std::string_view text) {
     std::vector<Quantity> out;
     for (auto& c : numberClauses(text)) {
+        std::vector<std::optional<Reading>> readings(c.size());
+        auto reading = [&](size_t k) -> const Reading& {
+            if (!readings[k]) {
+                Reading r;
+                r.filler = !c[k].code && measureFiller(c[k].text);
+                r.universal = !c[k].code && isAny(c[k].text, {"every", "all", "any", "each"});
+                r.keys = claimwords::keys(c[k]);
+                readings[k] = std::move(r);
+            }
+            return *readings[k];
+        };
+        // The measured words and the bound before the number, gathered as
+        // the numbers are met: each number's are those of the one before
+        // it and the words between.
+        std::set<std::string> measure;
+        Bound bound = Bound::Exact;
+        size_t measured = 0;
         bool denied = false, hedged = false;
         for (size_t i = 0; i < c.size(); ++i) {
             const Word& w = c[i];
@@ -271,15 +318,17 @@ std::vector<Quantity> quantities(std::string_view text) {
                 for (++j; j < c.size() && !stopAfterNumber(c[j]); ++j)
                     claimwords::addKeys(q.rate, c[j]);
             }
-            for (size_t k = 0; k < i; ++k) {
-                if (c[k].punct) continue;
-                if (auto b = boundWord(c, k)) {
-                    q.bound = *b;
+            for (; measured < i; ++measured) {
+                if (c[measured].punct) continue;
+                if (auto b = boundWord(c, measured)) {
+                    bound = *b;
                     continue;
                 }
-                if (!c[k].code && measureFiller(c[k].text)) continue;
-                claimwords::addKeys(q.measure, c[k]);
+                const Reading& r = reading(measured);
+                if (!r.filler) measure.insert(r.keys.begin(), r.keys.end());
             }
+            q.bound = bound;
+            q.measure = measure;
             q.measure.erase("default");
             // Something must say what is measured: words before the number, or
             // the counted things after it ("at most 4 retries").
@@ -287,12 +336,14 @@ std::vector<Quantity> quantities(std::string_view text) {
             if (j < c.size() && !c[j].code && conditionWord(c[j].text))
                 q.qualifierIsCondition = true;
             for (size_t k = j; k < c.size(); ++k) {
-                if (c[k].punct || (!c[k].code && measureFiller(c[k].text))) continue;
-                if (!c[k].code && isAny(c[k].text, {"every", "all", "any", "each"})) {
+                if (c[k].punct) continue;
+                const Reading& r = reading(k);
+                if (r.filler) continue;
+                if (r.universal) {
                     q.universal = true;
                     continue;
                 }
-                claimwords::addKeys(q.qualifier, c[k]);
+                q.qualifier.insert(r.keys.begin(), r.keys.end());
             }
             q.qualifier.erase("default");
             if (q.qualifier.count("other") || q.qualifier.count("els") ||
