@@ -3,8 +3,7 @@
 
 #include "text/Tokenize.h"
 
-#include <algorithm>
-#include <array>
+#include <utility>
 
 namespace engram::claimwords {
 
