@@ -193,6 +193,10 @@ def main():
     for lang in ["typescript", "tsx"]:
         put("symbols-" + lang, "call-signatures.ts",
             provider_string(b"\n") + src + b"\x04\x40\x00")
+    # The same in TSX, with components that render JSX after the interface.
+    src = open(os.path.join(ROOT, "fixtures", "recovery", "call-signatures.tsx"), "rb").read()
+    src = src[src.index(b"export interface"):][:2048]
+    put("symbols-tsx", "call-signatures.tsx", provider_string(b"\n") + src + b"\x04\x40\x00")
 
 
 if __name__ == "__main__":
