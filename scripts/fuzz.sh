@@ -2,6 +2,7 @@
 # Runs the libFuzzer targets (tests/fuzz/Fuzz.cpp) under ASan and UBSan.
 #
 #   scripts/fuzz.sh [--runs N] [--jobs J] [--fresh] [TARGET...]
+#   scripts/fuzz.sh --status [TARGET...]
 #
 # Each target starts from its seeds (fixtures/fuzz/<target>/) and a working
 # corpus kept in build-san/fuzz/corpus/<target>/ (--fresh: a new empty one,
@@ -18,24 +19,44 @@
 # and outcome; a run on the kept corpus also records them, with the rate,
 # in bench/results/fuzz.json, and the clean executions of the same code
 # summed over its runs (a campaign may run in parts: --runs 100000 at a time).
+# --status prints each target's count under its key as the code stands and
+# what is left, building and running nothing.
 set -euo pipefail
-here="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
-runs="" jobs=1 fresh=0 targets=()
+# The physical path: fuzz-layers.py resolves its own, and the two must
+# agree for the key to name files relative to the checkout.
+here="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd -P)"
+runs="" jobs=1 fresh=0 status_only=0 targets=()
 while (($#)); do
     case "$1" in
         --runs) runs="$2"; shift 2 ;;
         --jobs) jobs="$2"; shift 2 ;;
         --fresh) fresh=1; shift ;;
-        -h|--help) sed -n '2,20p' "$0"; exit 0 ;;
+        --status) status_only=1; shift ;;
+        -h|--help) sed -n '2,23p' "$0"; exit 0 ;;
         -*) echo "fuzz.sh: unknown option $1" >&2; exit 2 ;;
         *) targets+=("$1"); shift ;;
     esac
 done
 fuzz="${ENGRAM_FUZZ_BINARY:-$here/build-san/tests/fuzz/engram_fuzz}"
-if [ -z "${ENGRAM_FUZZ_BINARY:-}" ]; then "$here/scripts/build-sanitized.sh" >/dev/null; fi
+if [ -z "${ENGRAM_FUZZ_BINARY:-}" ] && ((!status_only)); then "$here/scripts/build-sanitized.sh" >/dev/null; fi
 out="$here/build-san/fuzz"
 mkdir -p "$out"
 ((${#targets[@]})) || mapfile -t targets < <(ENGRAM_FUZZ_TARGET=list "$fuzz")
+
+# A campaign's goal: a symbol execution parses random bytes several times
+# under the sanitizers, some fifty times the cost of any other target's.
+goal_of() {
+    if [[ "$1" == symbols-* ]]; then echo 1000000; else echo 10000000; fi
+}
+# The first of a target's key files changed after the binary was built.
+newer_than_binary() {
+    key_files "$1" | while read -r f; do
+        if [ "$f" -nt "$fuzz" ]; then
+            echo "$f"
+            break
+        fi
+    done
+}
 
 one() {
     local t="$1" corpus art log n maxlen
@@ -57,27 +78,25 @@ one() {
     # under the sanitizers, against well under 1 ms for the other targets.
     # Its inputs stay within 1 KiB, room for a few nested definitions (the
     # symbol bug fuzzing found was 750 bytes).
-    n=10000000 maxlen=4096
-    if [[ "$t" == symbols-* ]]; then n=1000000 maxlen=1024; fi
-    n="${runs:-$n}"
+    maxlen=4096
+    if [[ "$t" == symbols-* ]]; then maxlen=1024; fi
+    n="${runs:-$(goal_of "$t")}"
     # libFuzzer's timeout is wall-clock: a niced campaign beside a busy
     # machine once took 20 s over an input that runs in 0.05 s. A real hang
     # still stops it.
     local common=(-max_len="$maxlen" -timeout=120 -rss_limit_mb=2560 -print_final_stats=1
                   -artifact_prefix="$art/")
     local rc=0 leaks=0 start end key
-    key="$(code_key "$t")" # before the run: sources edited meanwhile are not what ran
+    # Before the run: sources edited meanwhile are not what ran. (A fresh
+    # run records nothing, so needs no key.)
+    key=""
+    ((fresh)) || key="$(code_key "$t")"
     # A binary given from outside (ENGRAM_FUZZ_BINARY) may be older than the
     # sources of its key: its executions would be counted for code it does
     # not hold. (Without it, this script has just built the binary.)
     if [ -n "${ENGRAM_FUZZ_BINARY:-}" ] && ((!fresh)); then
         local newer
-        newer="$(key_files "$t" | while read -r f; do
-            if [ "$f" -nt "$fuzz" ]; then
-                echo "$f"
-                break
-            fi
-        done)"
+        newer="$(newer_than_binary "$t")"
         if [ -n "$newer" ]; then
             printf '%-22s not run: %s changed after %s was built; rebuild it\n' \
                 "$t" "${newer#"$here"/}" "$fuzz"
@@ -179,6 +198,10 @@ results[target] = {
     "code": code, "clean_executions_of_code": clean,
     "date": datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ"),
 }
+# Where a count began under an older definition of the key (carried_from,
+# ARCHITECTURE.md's Fuzzing), that stays said while it is summed on.
+if clean > int(units) and "carried_from" in before:
+    results[target]["carried_from"] = before["carried_from"]
 with open(path + ".tmp", "w") as f:
     json.dump(results, f, indent=2, sort_keys=True)
     f.write("\n")
@@ -187,19 +210,19 @@ EOF
     fi
     return "$rc"
 }
-# What a target's executions were spent on. A symbol target exercises the
-# syntax layer (which includes nothing of the server but util/Hash.h), the
-# tree-sitter runtime, its language's grammar and the harness: the key is
-# their sources, the runtime's and grammar's object code and the compiler
-# and flags, so work elsewhere in the server does not throw a campaign of
-# hours away. Any other target calls one layer (layer_of): its key is the
-# sources of that layer and of every library it links, as
-# scripts/fuzz-layers.py reads them from the CMake files (layers reach
-# each other only through the include roots their libraries publish), the
-# grammars' object code if the syntax layer is among them, and the same
-# compiler, flags and system libraries. The server compiles as unity
-# sources within each layer, so object code cannot be told apart more
-# finely than that.
+# What a target's executions were spent on: the files and the Debian
+# packages scripts/fuzz-layers.py lists for it. A symbol target exercises
+# the syntax layer (which includes nothing of the server but util/Hash.h),
+# the tree-sitter runtime, its language's grammar and the harness; any
+# other target calls one layer (layer_of), and its key holds the sources
+# of that layer and of every library it links, as fuzz-layers.py reads
+# them from the CMake files (layers reach each other only through the
+# include roots their libraries publish). Work elsewhere in the server
+# does not throw a campaign of hours away. The key is made of sources,
+# package versions and flags, never of bytes the build wrote: object code
+# holds the checkout's paths, so a key made of it changed with the machine
+# though the code did not. The server compiles as unity sources within
+# each layer, so code cannot be told apart more finely than a layer.
 layer_of() {
     case "$1" in
         framing) echo protocol ;;
@@ -208,41 +231,72 @@ layer_of() {
         claim-file | merge | conflicted | store-conf) echo store ;;
         secret-scan) echo secrets ;;
         contradictions) echo engine ;;
+        symbols-*) ;;
         *) echo "fuzz.sh: no layer known for target $1" >&2; return 1 ;;
     esac
 }
+build_of() { realpath "$(dirname "$fuzz")/../.."; }
 # The files behind a target's key, one per line, sorted.
 key_files() {
-    local t="$1" build
-    build="$(realpath "$(dirname "$fuzz")/../..")"
-    if [[ "$t" == symbols-* ]]; then
-        {
-            find "$here/server/syntax" -type f
-            echo "$here/server/util/Hash.h" "$here/server/util/Hash.cpp"
-            echo "$here/tests/fuzz/Fuzz.cpp"
-            echo "$build/libts_runtime.a" "$build/libts_grammar_${t#symbols-}.a"
-        } | tr ' ' '\n' | LC_ALL=C sort
-    else
-        python3 "$here/scripts/fuzz-layers.py" "$build" "$(layer_of "$t")" "$t"
-    fi
+    local layer
+    layer="$(layer_of "$1")" || return 1
+    python3 "$here/scripts/fuzz-layers.py" "$(build_of)" "$1" $layer
 }
 code_key() {
-    local t="$1" build
-    build="$(realpath "$(dirname "$fuzz")/../..")"
+    local t="$1" build layer
+    build="$(build_of)"
+    layer="$(layer_of "$t")" || return 1
     {
-        key_files "$t" | xargs sha256sum | sed "s|$build/||; s|$here/||"
-        if [[ "$t" != symbols-* ]]; then
-            dpkg-query -W -f '${Package} ${Version}\n' libre2-dev libsodium-dev \
-                nlohmann-json3-dev libstemmer-dev libsqlite3-dev 2>/dev/null || true
-        fi
-        grep -E '^(CMAKE_(CXX|C)_(COMPILER|FLAGS[A-Z_]*)|CMAKE_BUILD_TYPE|ENGRAM_(SANITIZE|UNITY)):' \
+        echo "key 2"
+        key_files "$t" | xargs sha256sum | sed "s|$here/||"
+        python3 "$here/scripts/fuzz-layers.py" --packages "$build" "$t" $layer
+        grep -E '^(CMAKE_(CXX|C)_FLAGS[A-Z_]*|CMAKE_BUILD_TYPE|ENGRAM_(SANITIZE|UNITY)):' \
             "$build/CMakeCache.txt"
         grep -h -- '-fsanitize' "$here/CMakeLists.txt"
-        "$(grep -oP '^CMAKE_CXX_COMPILER:\w+=\K.*' "$build/CMakeCache.txt")" --version | head -1
     } | sha256sum | cut -c1-16
 }
-export -f one code_key key_files layer_of
+export -f one code_key key_files layer_of build_of goal_of newer_than_binary
 export here fuzz out runs fresh
+
+# --status: each target's clean executions under its key as the sources and
+# packages stand now, and what is left to its goal. Nothing is built or run.
+if ((status_only)); then
+    keys="$(for t in "${targets[@]}"; do
+        newer="$(newer_than_binary "$t")"
+        [ -z "$newer" ] || echo "$t: ${newer#"$here"/} changed after $fuzz was built" >&2
+        echo "$t $(code_key "$t") $(goal_of "$t")"
+    done)"
+    python3 - "$here/bench/results/fuzz.json" "$keys" <<'EOF'
+import json, sys
+try:
+    with open(sys.argv[1]) as f:
+        results = json.load(f)
+except (OSError, ValueError):
+    results = {}
+head = ("target", "key", "clean", "goal", "left", "per s", "hours")
+print("%-20s %-16s %11s %11s %11s %6s %6s" % head)
+hours = 0.0
+for line in sys.argv[2].splitlines():
+    target, key, goal = line.split()
+    r = results.get(target, {})
+    clean = r.get("clean_executions_of_code", 0) if r.get("code") == key else 0
+    left = max(0, int(goal) - clean)
+    rate = r.get("exec_per_sec", 0)
+    h = left / rate / 3600 if rate else 0.0
+    hours += h
+    note = ""
+    if r.get("code") not in (None, key):
+        note = "  (its %s are under %s, other code)" % (
+            format(r.get("clean_executions_of_code", 0), ","), r["code"])
+    elif left and not rate:
+        note = "  (no rate recorded yet)"
+    print("%-20s %-16s %11s %11s %11s %6s %6.1f%s" % (
+        target, key, format(clean, ","), format(int(goal), ","), format(left, ","),
+        rate or "-", h, note))
+print("about %.1f core-hours left at the recorded rates (a target with none recorded not counted)" % hours)
+EOF
+    exit 0
+fi
 
 status=0
 printf '%s\n' "${targets[@]}" | xargs -P "$jobs" -I{} bash -c 'one "$@"' _ {} \
