@@ -290,6 +290,10 @@ for line in sys.argv[2].splitlines():
             format(r.get("clean_executions_of_code", 0), ","), r["code"])
     elif left and not rate:
         note = "  (no rate recorded yet)"
+    elif "carried_from" in r:
+        c = r["carried_from"]
+        note = "  (%s of them carried from %s, unchanged since %s)" % (
+            format(c["clean_executions_of_code"], ","), c["code"], c["old_key_since"])
     print("%-20s %-16s %11s %11s %11s %6s %6.1f%s" % (
         target, key, format(clean, ","), format(int(goal), ","), format(left, ","),
         rate or "-", h, note))
