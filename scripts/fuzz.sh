@@ -2,6 +2,7 @@
 # Runs the libFuzzer targets (tests/fuzz/Fuzz.cpp) under ASan and UBSan.
 #
 #   scripts/fuzz.sh [--runs N] [--jobs J] [--fresh] [TARGET...]
+#   scripts/fuzz.sh --until-done [--runs PART] [--jobs J] [TARGET...]
 #   scripts/fuzz.sh --status [TARGET...]
 #
 # Each target starts from its seeds (fixtures/fuzz/<target>/) and a working
@@ -19,20 +20,23 @@
 # and outcome; a run on the kept corpus also records them, with the rate,
 # in bench/results/fuzz.json, and the clean executions of the same code
 # summed over its runs (a campaign may run in parts: --runs 100000 at a time).
-# --status prints each target's count under its key as the code stands and
-# what is left, building and running nothing.
+# --until-done runs a target in parts of --runs (default 50,000 for a symbol
+# target) until its clean executions under its key reach the goal; --status
+# prints each target's count under its key as the code stands and what is
+# left, building and running nothing.
 set -euo pipefail
 # The physical path: fuzz-layers.py resolves its own, and the two must
 # agree for the key to name files relative to the checkout.
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd -P)"
-runs="" jobs=1 fresh=0 status_only=0 targets=()
+runs="" jobs=1 fresh=0 status_only=0 until_done=0 targets=()
 while (($#)); do
     case "$1" in
         --runs) runs="$2"; shift 2 ;;
         --jobs) jobs="$2"; shift 2 ;;
         --fresh) fresh=1; shift ;;
         --status) status_only=1; shift ;;
-        -h|--help) sed -n '2,23p' "$0"; exit 0 ;;
+        --until-done) until_done=1; shift ;;
+        -h|--help) sed -n '2,27p' "$0"; exit 0 ;;
         -*) echo "fuzz.sh: unknown option $1" >&2; exit 2 ;;
         *) targets+=("$1"); shift ;;
     esac
@@ -47,6 +51,37 @@ mkdir -p "$out"
 # under the sanitizers, some fifty times the cost of any other target's.
 goal_of() {
     if [[ "$1" == symbols-* ]]; then echo 1000000; else echo 10000000; fi
+}
+# The clean executions recorded for target $1 under key $2.
+clean_of() {
+    python3 - "$here/bench/results/fuzz.json" "$1" "$2" <<'EOF'
+import json, sys
+path, target, code = sys.argv[1:]
+try:
+    with open(path) as f:
+        before = json.load(f).get(target, {})
+except (OSError, ValueError):
+    before = {}
+print(before.get("clean_executions_of_code", 0) if before.get("code") == code else 0)
+EOF
+}
+# --until-done: parts of --runs executions (default 50,000 for a symbol
+# target, 1,000,000 for the others) until the target's clean executions
+# under its key reach its goal. A part that fails or is stopped ends it.
+until_done() {
+    local t="$1" part left
+    part="${runs:-}"
+    if [ -z "$part" ]; then
+        if [[ "$t" == symbols-* ]]; then part=50000; else part=1000000; fi
+    fi
+    while :; do
+        left=$(($(goal_of "$t") - $(clean_of "$t" "$(code_key "$t")")))
+        if ((left <= 0)); then
+            printf '%-22s done    %s clean executions under its key\n' "$t" "$(goal_of "$t")"
+            return 0
+        fi
+        runs=$((left < part ? left : part)) one "$t" || return
+    done
 }
 # The first of a target's key files changed after the binary was built.
 newer_than_binary() {
@@ -109,17 +144,7 @@ one() {
     # fresh run uses seed 1: the suite's short runs do the same work each time.
     local seed=1
     if ((!fresh)); then
-        seed="$(python3 - "$here/bench/results/fuzz.json" "$t" "$key" <<'EOF'
-import json, sys
-path, target, code = sys.argv[1:]
-try:
-    with open(path) as f:
-        before = json.load(f).get(target, {})
-except (OSError, ValueError):
-    before = {}
-print(1 + (before.get("clean_executions_of_code", 0) if before.get("code") == code else 0))
-EOF
-)"
+        seed="$((1 + $(clean_of "$t" "$key")))"
     fi
     # The campaign records no stack for each allocation and free (ASan's
     # malloc_context_size=0): that bookkeeping was a tenth of a symbol
@@ -255,7 +280,7 @@ code_key() {
         grep -h -- '-fsanitize' "$here/CMakeLists.txt"
     } | sha256sum | cut -c1-16
 }
-export -f one code_key key_files layer_of build_of goal_of newer_than_binary
+export -f one code_key key_files layer_of build_of goal_of newer_than_binary clean_of until_done
 export here fuzz out runs fresh
 
 # --status: each target's clean executions under its key as the sources and
@@ -303,6 +328,8 @@ EOF
 fi
 
 status=0
-printf '%s\n' "${targets[@]}" | xargs -P "$jobs" -I{} bash -c 'one "$@"' _ {} \
+each=one
+((!until_done)) || each=until_done
+printf '%s\n' "${targets[@]}" | xargs -P "$jobs" -I{} bash -c "$each \"\$@\"" _ {} \
     | tee "$out/results.txt" || status=1
 exit "$status"
